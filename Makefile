@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: MIT
+# msprof: dynamic profiling for AI accelerator tasks.  `make V=1` shows commands.
+
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+BUILD ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+override CFLAGS += $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE -Itests/unit \
+	-Iinclude -Iuser -Iuser/common -Itools/npusim/include -I$(BUILD)/gen
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+
+OBJ := $(BUILD)/obj
+BIN := $(BUILD)/bin
+LIB := $(BUILD)/lib
+GEN := $(BUILD)/gen
+
+COMMON_SRC := $(wildcard user/common/*.c)
+CTL_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) \
+	$(wildcard user/export/*.c) $(COMMON_SRC)
+AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)
+NPUSIM_SRC := $(wildcard tools/npusim/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+BPF_SRC := $(wildcard bpf/*.bpf.c)
+SKELS := $(patsubst bpf/%.bpf.c,$(GEN)/%.skel.h,$(BPF_SRC))
+
+obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
+san_obj = $(patsubst %.c,$(OBJ)/san/%.o,$(1))
+
+TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
+	$(BIN)/npu_sample
+
+.SECONDARY:
+.PHONY: all deps vmlinux test unit e2e demo bench clean
+all: $(TARGETS)
+
+# --- BPF: CO-RE object against the per-arch vmlinux.h, then a skeleton ----
+$(OBJ)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/msprof/*.h) vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Iinclude -Ivmlinux/$(ARCH) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	@mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+vmlinux:
+	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
+	@mkdir -p vmlinux/$(ARCH)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+# --- user space -------------------------------------------------------------
+$(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
+	$(call msg,CC-SAN,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lbpf -lelf -lz
+
+$(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC))
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libmsprof_agent.so $^ -o $@ -pthread -ldl
+
+$(LIB)/libnpusim.so: $(call obj,$(NPUSIM_SRC)) $(LIB)/libmsprof_agent.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libnpusim.so \
+		$(call obj,$(NPUSIM_SRC)) -o $@ -L$(LIB) -lmsprof_agent \
+		-Wl,-rpath,'$$ORIGIN' -pthread
+
+$(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim.so
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -o $@ -L$(LIB) -lnpusim -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Unit tests link the controller's and agent's objects, built with sanitizers.
+$(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC))
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -pthread -ldl
+
+# --- entry points -------------------------------------------------------------
+deps:
+	$(Q)tools/install-deps.sh
+
+unit: $(BUILD)/tests/unit_tests
+	$(Q)$(BUILD)/tests/unit_tests
+
+e2e: all
+	$(Q)tests/e2e/run.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests
+	$(Q)tests/run-all.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/bench.sh
+
+clean:
+	$(Q)rm -rf $(BUILD)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

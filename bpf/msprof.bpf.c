@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Host-side capture: runtime API calls (uprobe/uretprobe pairs) and driver
+ * ioctls of the target processes, written into one ring buffer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "msprof/events.h"
+
+/* Syscall number of ioctl on the build's architecture, set before load. */
+const volatile long ioctl_nr = -1;
+
+/*
+ * The collection window.  Probes stay attached only while collecting, but
+ * they attach one by one; the gate opens and closes all of them at once.
+ */
+__u32 gate;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MSPROF_MAX_TARGETS);
+	__type(key, __u32);	/* host tgid */
+	__type(value, __u32);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MSPROF_MAX_DEVS);
+	__type(key, __u32);	/* MSPROF_KDEV(major, minor) */
+	__type(value, __u32);
+} devs SEC(".maps");
+
+struct call_frame {
+	__u64 start_ns;
+	__u32 api_id;
+	__u32 pad;
+};
+
+struct call_stack {
+	__u32 depth;	/* may exceed MSPROF_MAX_DEPTH; deeper frames go unrecorded */
+	__u32 pad;
+	struct call_frame frames[MSPROF_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* tid */
+	__type(value, struct call_stack);
+} stacks SEC(".maps");
+
+struct pending_ioctl {
+	__u64 start_ns;
+	__u32 fd;
+	__u32 cmd;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* tid */
+	__type(value, struct pending_ioctl);
+} ioctls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MSPROF_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+_Static_assert((MSPROF_MAX_DEPTH & (MSPROF_MAX_DEPTH - 1)) == 0,
+	       "depth is masked into the frames array");
+
+static __always_inline void count(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline void *reserve(__u64 size)
+{
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+
+	count(e ? MSPROF_STAT_EMITTED : MSPROF_STAT_LOST);
+	return e;
+}
+
+static __always_inline bool is_target(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&targets, &tgid);
+}
+
+SEC("uprobe")
+int api_enter(struct pt_regs *ctx)
+{
+	static const struct call_stack empty;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct call_stack *st;
+	__u32 d;
+
+	if (!gate || !is_target(id >> 32))
+		return 0;
+	st = bpf_map_lookup_elem(&stacks, &tid);
+	if (!st) {
+		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&stacks, &tid);
+		if (!st)
+			return 0;
+	}
+	d = st->depth;
+	if (d < MSPROF_MAX_DEPTH) {
+		st->frames[d & (MSPROF_MAX_DEPTH - 1)].start_ns = bpf_ktime_get_ns();
+		st->frames[d & (MSPROF_MAX_DEPTH - 1)].api_id = (__u32)bpf_get_attach_cookie(ctx);
+	}
+	st->depth = d + 1;
+	return 0;
+}
+
+/*
+ * Not gated: a call that entered inside the window is recorded even if it
+ * returns just after stop closed the gate.
+ */
+SEC("uretprobe")
+int api_exit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u32 api_id = (__u32)bpf_get_attach_cookie(ctx);
+	struct msprof_api_event *e;
+	struct call_frame *f;
+	struct call_stack *st;
+	__u32 d;
+
+	st = bpf_map_lookup_elem(&stacks, &tid);
+	if (!st || !st->depth)
+		return 0;
+	d = st->depth - 1;
+	if (d >= MSPROF_MAX_DEPTH) {
+		st->depth = d;
+		return 0;
+	}
+	f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
+	/* A return whose entry came before the probes were attached. */
+	if (f->api_id != api_id)
+		return 0;
+	st->depth = d;
+
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->kind = MSPROF_EV_API;
+	e->api_id = api_id;
+	e->tgid = id >> 32;
+	e->tid = tid;
+	e->start_ns = f->start_ns;
+	e->end_ns = bpf_ktime_get_ns();
+	e->ret = PT_REGS_RC(ctx);
+	e->depth = d;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* Device number of the file behind fd in the current task, 0 if none. */
+static __always_inline __u32 fd_rdev(unsigned int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *file;
+
+	if (fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return 0;
+	return BPF_CORE_READ(file, f_inode, i_rdev);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct pending_ioctl p = {};
+
+	if (nr != ioctl_nr || !gate || !is_target(id >> 32))
+		return 0;
+	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	p.dev = fd_rdev(p.fd);
+	if (!p.dev || !bpf_map_lookup_elem(&devs, &p.dev))
+		return 0;
+	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct msprof_ioctl_event *e;
+	struct pending_ioctl *p;
+
+	p = bpf_map_lookup_elem(&ioctls, &tid);
+	if (!p)
+		return 0;
+	e = reserve(sizeof(*e));
+	if (e) {
+		e->kind = MSPROF_EV_IOCTL;
+		e->fd = p->fd;
+		e->tgid = id >> 32;
+		e->tid = tid;
+		e->start_ns = p->start_ns;
+		e->end_ns = bpf_ktime_get_ns();
+		e->ret = ret;
+		e->cmd = p->cmd;
+		e->dev = p->dev;
+		bpf_ringbuf_submit(e, 0);
+	}
+	bpf_map_delete_elem(&ioctls, &tid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Records that the BPF programs write into the ring buffer.  This header is
+ * compiled both against vmlinux.h (bpf/) and against libc (user/), so it may
+ * only use the __u32-style types both worlds define.
+ */
+#ifndef MSPROF_EVENTS_H
+#define MSPROF_EVENTS_H
+
+/* Most API functions one controller probes at once (cookie = index). */
+#define MSPROF_MAX_APIS		64
+/* Nesting depth of probed calls kept per thread (acl -> rt -> ...). */
+#define MSPROF_MAX_DEPTH	8
+/* Most target processes filtered in the kernel. */
+#define MSPROF_MAX_TARGETS	256
+/* Most driver device numbers whose ioctls are kept. */
+#define MSPROF_MAX_DEVS		64
+
+enum msprof_event_kind {
+	MSPROF_EV_API = 1,
+	MSPROF_EV_IOCTL = 2,
+};
+
+/* One probed runtime API call, from its entry and its return. */
+struct msprof_api_event {
+	__u32 kind;		/* MSPROF_EV_API */
+	__u32 api_id;		/* index into the controller's probe table */
+	__u32 tgid;		/* host pid of the task */
+	__u32 tid;
+	__u64 start_ns;		/* CLOCK_MONOTONIC */
+	__u64 end_ns;
+	__s64 ret;
+	__u32 depth;		/* 0 = outermost probed call on this thread */
+	__u32 pad;
+};
+
+/* One ioctl on a driver device node of the target. */
+struct msprof_ioctl_event {
+	__u32 kind;		/* MSPROF_EV_IOCTL */
+	__u32 fd;
+	__u32 tgid;
+	__u32 tid;
+	__u64 start_ns;
+	__u64 end_ns;
+	__s64 ret;
+	__u32 cmd;
+	__u32 dev;		/* kernel encoding: major << 20 | minor */
+};
+
+/* Per-CPU counters the BPF side keeps, indexes of its stats map. */
+enum msprof_stat {
+	MSPROF_STAT_EMITTED,	/* records written into the ring buffer */
+	MSPROF_STAT_LOST,	/* records dropped: ring buffer full */
+	MSPROF_STAT_MAX,
+};
+
+/* Kernel dev_t layout, which differs from glibc's makedev(). */
+#define MSPROF_KDEV(major, minor) (((__u32)(major) << 20) | (__u32)(minor))
+
+#endif

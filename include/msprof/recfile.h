@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw data files in a PROF_ directory: a header (magic, version, clock bases)
+ * followed by length-prefixed records, so a file cut short by a crash still
+ * parses up to its last whole record.  Host byte order.
+ */
+#ifndef MSPROF_RECFILE_H
+#define MSPROF_RECFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "msprof/events.h"
+
+#define MSPROF_REC_MAGIC	"MSPROFRD"
+#define MSPROF_REC_VERSION	1
+
+struct msprof_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;	/* sizeof this struct when written */
+	uint64_t mono_ns;	/* CLOCK_MONOTONIC when the file was created */
+	uint64_t real_ns;	/* CLOCK_REALTIME at the same instant */
+};
+
+struct msprof_rec_hdr {
+	uint16_t type;
+	uint16_t size;		/* body bytes that follow */
+};
+
+enum msprof_rec_type {
+	MSPROF_REC_NAME = 1,	/* struct msprof_name_rec */
+	MSPROF_REC_API = 2,	/* struct msprof_api_event */
+	MSPROF_REC_IOCTL = 3,	/* struct msprof_ioctl_event */
+	MSPROF_REC_DEVTASK = 4,	/* struct msprof_devtask_rec */
+};
+
+/* Names an API id used by the API records of the same file. */
+struct msprof_name_rec {
+	uint32_t id;
+	uint32_t layer;		/* enum msprof_api_layer */
+	char name[];		/* NUL-terminated */
+};
+
+/* One task executed on a device, as the device backend saw it. */
+struct msprof_devtask_rec {
+	uint32_t device;
+	uint32_t stream;
+	uint32_t task_id;
+	uint32_t block_dim;
+	uint32_t host_tid;	/* thread that submitted the task */
+	uint32_t pad;
+	uint64_t submit_ns;	/* CLOCK_MONOTONIC, inside the launching call */
+	uint64_t start_ns;
+	uint64_t end_ns;
+	char name[];		/* kernel or task type, NUL-terminated */
+};
+
+enum msprof_api_layer {
+	MSPROF_LAYER_ACL = 0,
+	MSPROF_LAYER_RUNTIME = 1,
+	MSPROF_LAYER_HCCL = 2,
+};
+
+struct recfile;
+
+/* Creates path and writes the header; 0 or -errno. */
+int recfile_create(struct recfile **out, const char *path);
+/* Appends one record whose body is head followed by tail (tail may be NULL). */
+int recfile_append(struct recfile *f, uint16_t type, const void *head,
+		   size_t head_len, const void *tail, size_t tail_len);
+/* Flushes and closes; returns the first error seen while writing. */
+int recfile_close(struct recfile *f);
+
+/* Called for each whole record; a non-zero return stops the walk with it. */
+typedef int (*recfile_visit_fn)(uint16_t type, const void *body, size_t len,
+				void *ctx);
+/*
+ * Reads path, fills hdr (may be NULL) and visits each record.  A truncated
+ * last record ends the walk without error; a bad header is -EPROTO.
+ */
+int recfile_read(const char *path, struct msprof_file_header *hdr,
+		 recfile_visit_fn visit, void *ctx);
+
+#endif

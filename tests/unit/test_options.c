@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include <string.h>
+
+#include "options.h"
+#include "unit.h"
+
+static char err[256];
+
+/* Parses a NULL-terminated argument list after "msprof". */
+static int parse(struct msprof_opts *o, char **args)
+{
+	/* Static: opts_parse keeps pointers into argv. */
+	static char *argv[16];
+	int argc = 1;
+
+	argv[0] = "msprof";
+	while (*args)
+		argv[argc++] = *args++;
+	err[0] = '\0';
+	return opts_parse(o, argc, argv, err, sizeof(err));
+}
+
+static void test_launch_trailing_app(void)
+{
+	char *args[] = { "--dynamic=on", "--output=/tmp/x", "./app", "--steps", "3", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, args), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_LAUNCH);
+	CU_ASSERT_STRING_EQUAL(o.output, "/tmp/x");
+	CU_ASSERT_STRING_EQUAL(o.app_argv[0], "./app");
+	/* The app's own options are not msprof's. */
+	CU_ASSERT_STRING_EQUAL(o.app_argv[1], "--steps");
+	CU_ASSERT_PTR_NULL(o.app_argv[3]);
+	opts_free(&o);
+}
+
+static void test_launch_application_option(void)
+{
+	char *args[] = { "--dynamic=on", "--application=./app --steps 3", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, args), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_LAUNCH);
+	CU_ASSERT_STRING_EQUAL(o.app_argv[0], "./app");
+	CU_ASSERT_STRING_EQUAL(o.app_argv[2], "3");
+	CU_ASSERT_PTR_NULL(o.app_argv[3]);
+	opts_free(&o);
+}
+
+static void test_attach_pids_collapse(void)
+{
+	char *args[] = { "--dynamic=on", "--pid=12,7,12", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, args), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
+	CU_ASSERT_EQUAL(o.npids, 2);
+	CU_ASSERT_EQUAL(o.pids[0], 12);
+	CU_ASSERT_EQUAL(o.pids[1], 7);
+	CU_ASSERT_STRING_EQUAL(o.output, ".");
+	opts_free(&o);
+}
+
+static void expect_error(char **args, const char *needle)
+{
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, args), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	opts_free(&o);
+}
+
+static void test_errors(void)
+{
+	char *bad_switch[] = { "--dynamic=yes", "--pid=1", NULL };
+	char *bad_pid[] = { "--dynamic=on", "--pid=1,x", NULL };
+	char *neg_pid[] = { "--dynamic=on", "--pid=-4", NULL };
+	char *both[] = { "--dynamic=on", "--pid=1", "./app", NULL };
+	char *none[] = { "--output=/tmp", NULL };
+	char *nothing[] = { "--dynamic=on", NULL };
+	char *unknown[] = { "--dynamic=on", "--frobnicate=1", NULL };
+	char *novalue[] = { "--dynamic", NULL };
+	char *dollar[] = { "--dynamic=on", "--pid=1", "--output=/tmp/$HOME", NULL };
+	char *newline[] = { "--dynamic=on", "--pid=1", "--output=/tmp/a\nb", NULL };
+	char *escaped[] = { "--dynamic=on", "--pid=1", "--output=/tmp/a\\nb", NULL };
+
+	expect_error(bad_switch, "--dynamic takes on or off");
+	expect_error(bad_pid, "--pid takes process ids");
+	expect_error(neg_pid, "--pid takes process ids");
+	expect_error(both, "--pid cannot be combined");
+	expect_error(none, "no mode given");
+	expect_error(nothing, "needs an app");
+	expect_error(unknown, "unknown option '--frobnicate=1'");
+	expect_error(novalue, "needs a value");
+	expect_error(dollar, "must not contain '$'");
+	expect_error(newline, "control character 0x0a");
+	expect_error(escaped, "must not contain '\\'");
+}
+
+static void test_export_and_help(void)
+{
+	char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
+	char *help[] = { "--help", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, exp), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
+	opts_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, help), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
+	opts_free(&o);
+}
+
+int register_options_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "launch mode with trailing app", test_launch_trailing_app },
+		{ "launch mode with --application", test_launch_application_option },
+		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
+		{ "bad input is one line naming the problem", test_errors },
+		{ "export and help modes", test_export_and_help },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("options", tests);
+}

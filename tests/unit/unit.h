@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_UNIT_H
+#define MSPROF_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+/* Each test file registers its suite. */
+int register_options_tests(void);
+int register_profdir_tests(void);
+int register_recfile_tests(void);
+int register_protocol_tests(void);
+int register_elfsym_tests(void);
+
+/* Adds a suite with the given tests; 0 or -1 as CUnit wants. */
+int add_suite(const char *name, const CU_TestInfo *tests);
+
+#endif

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What npusim's source files share.  Nothing here leaves the library: a
+ * profiler probes libnpusim.so by symbol, so only the ACL API and the
+ * observer hook may be visible there.
+ */
+#ifndef NPUSIM_INTERNAL_H
+#define NPUSIM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <acl/acl.h>
+#include <npusim/npusim_ioctl.h>
+#include <npusim/npusim_prof.h>
+
+#pragma GCC visibility push(hidden)
+
+#define NPUSIM_MAX_DEVICES	8
+#define NPUSIM_DEFAULT_DEVICES	2
+
+/* --- kernels (npusim_kernels.c) ----------------------------------------- */
+
+struct npusim_kernel {
+	const char *name;
+	size_t args_size;
+	bool (*valid)(const void *args);
+	void (*run)(const void *args);
+};
+
+/* The task aclrtMemcpyAsync enqueues; not launchable by name. */
+struct npusim_copy_args {
+	void *dst;
+	const void *src;
+	size_t count;
+};
+
+extern const struct npusim_kernel npusim_copy_kernel;
+
+const struct npusim_kernel *npusim_kernel_find(const char *name);
+
+/* --- devices, streams, tasks (npusim_device.c) -------------------------- */
+
+struct npusim_task;
+
+struct npusim_stream {
+	struct npusim_stream *next;
+	uint32_t id;
+	uint32_t last_task;	/* newest task submitted on it, 0 = none */
+};
+
+struct npusim_device {
+	pthread_mutex_t ctl;	/* serialises bring-up against reset */
+	pthread_mutex_t lock;	/* everything below */
+	pthread_cond_t work;	/* tasks queued, or stopping */
+	pthread_cond_t done;	/* done_task advanced */
+	bool up;		/* written with ctl held too */
+	bool stopping;
+	uint64_t gen;		/* bumped at each bring-up */
+	pthread_t worker;
+	struct npusim_task *head;
+	struct npusim_task **tail;
+	struct npusim_stream *streams;
+	uint32_t last_stream;
+	uint32_t last_task;
+	uint32_t done_task;
+};
+
+struct npusim_device *npusim_dev_get(uint32_t id);
+uint32_t npusim_dev_id(const struct npusim_device *dev);
+aclError npusim_dev_up(struct npusim_device *dev, uint64_t *gen);
+void npusim_dev_down(struct npusim_device *dev);
+bool npusim_dev_is_current(struct npusim_device *dev, uint64_t gen);
+aclError npusim_dev_sync(struct npusim_device *dev);
+
+aclError npusim_stream_create(struct npusim_device *dev, aclrtStream *out);
+aclError npusim_stream_destroy(struct npusim_device *dev, aclrtStream h);
+aclError npusim_stream_sync(struct npusim_device *dev, aclrtStream h);
+aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
+			      const struct npusim_kernel *kernel,
+			      uint32_t block_dim, const void *args);
+
+/* --- process state and the calling thread's device (npusim_runtime.c) --- */
+
+/*
+ * Every API call runs between enter and leave, so aclFinalize cannot pull
+ * the runtime from under it.  enter fails when aclInit has not run.
+ */
+aclError npusim_rt_enter(void);
+void npusim_rt_leave(void);
+/* The device aclrtSetDevice made current on this thread, if still up. */
+aclError npusim_rt_current(struct npusim_device **dev);
+
+/* --- simulated device memory (npusim_mem.c) ----------------------------- */
+
+void npusim_mem_release(uint32_t device);
+/* The argument checks aclrtMemcpy and aclrtMemcpyAsync share. */
+bool npusim_copy_valid(const void *dst, size_t dest_max, const void *src,
+		       size_t count, aclrtMemcpyKind kind);
+
+/* --- driver node (npusim_driver.c) -------------------------------------- */
+
+int npusim_drv_open(void);
+void npusim_drv_ioctl(unsigned long cmd, struct npusim_ioctl_arg *arg);
+
+/* --- observer (npusim_prof.c) ------------------------------------------- */
+
+void npusim_prof_report(const struct npusim_task_record *rec);
+
+static inline uint64_t npusim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+#pragma GCC visibility pop
+
+#endif

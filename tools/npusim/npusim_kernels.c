@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The built-in kernels.  They do real arithmetic on the worker thread so
+ * that device task durations and CPU load look like work, not like sleeps.
+ */
+#include <string.h>
+
+#include "npusim_internal.h"
+#include "npusim_kernels.h"
+
+static bool vector_add_valid(const void *args)
+{
+	const struct npusim_vector_add_args *p = args;
+
+	return p->a && p->b && p->c;
+}
+
+static void vector_add_run(const void *args)
+{
+	const struct npusim_vector_add_args *p = args;
+	uint64_t i;
+
+	for (i = 0; i < p->n; i++)
+		p->c[i] = p->a[i] + p->b[i];
+}
+
+static bool matmul_valid(const void *args)
+{
+	const struct npusim_matmul_args *p = args;
+
+	return p->a && p->b && p->c;
+}
+
+/* i-p-j order walks b and c by rows, which keeps the inner loop in cache. */
+static void matmul_run(const void *args)
+{
+	const struct npusim_matmul_args *p = args;
+	size_t i, j, q;
+
+	for (i = 0; i < p->m; i++) {
+		float *row = p->c + i * p->n;
+
+		for (j = 0; j < p->n; j++)
+			row[j] = 0.0f;
+		for (q = 0; q < p->k; q++) {
+			float aiq = p->a[i * p->k + q];
+			const float *brow = p->b + q * p->n;
+
+			for (j = 0; j < p->n; j++)
+				row[j] += aiq * brow[j];
+		}
+	}
+}
+
+static bool relu_valid(const void *args)
+{
+	const struct npusim_relu_args *p = args;
+
+	return p->x && p->y;
+}
+
+static void relu_run(const void *args)
+{
+	const struct npusim_relu_args *p = args;
+	uint64_t i;
+
+	for (i = 0; i < p->n; i++)
+		p->y[i] = p->x[i] > 0.0f ? p->x[i] : 0.0f;
+}
+
+/* memmove: overlapping buffers are the caller's bug, not a crash. */
+static void copy_run(const void *args)
+{
+	const struct npusim_copy_args *p = args;
+
+	memmove(p->dst, p->src, p->count);
+}
+
+/* No .valid: aclrtMemcpyAsync checks its own arguments. */
+const struct npusim_kernel npusim_copy_kernel = {
+	.name = "MEMCPY_ASYNC",
+	.args_size = sizeof(struct npusim_copy_args),
+	.run = copy_run,
+};
+
+static const struct npusim_kernel kernels[] = {
+	{
+		.name = "vector_add",
+		.args_size = sizeof(struct npusim_vector_add_args),
+		.valid = vector_add_valid,
+		.run = vector_add_run,
+	},
+	{
+		.name = "matmul",
+		.args_size = sizeof(struct npusim_matmul_args),
+		.valid = matmul_valid,
+		.run = matmul_run,
+	},
+	{
+		.name = "relu",
+		.args_size = sizeof(struct npusim_relu_args),
+		.valid = relu_valid,
+		.run = relu_run,
+	},
+};
+
+const struct npusim_kernel *npusim_kernel_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++)
+		if (!strcmp(kernels[i].name, name))
+			return &kernels[i];
+	return NULL;
+}

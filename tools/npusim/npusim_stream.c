@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* The stream API: streams, kernel launches and asynchronous copies. */
+#include "npusim_internal.h"
+
+static aclError create_stream(aclrtStream *stream)
+{
+	struct npusim_device *dev;
+	aclError ret;
+
+	if (!stream)
+		return ACL_ERROR_INVALID_PARAM;
+	ret = npusim_rt_current(&dev);
+	if (ret)
+		return ret;
+	return npusim_stream_create(dev, stream);
+}
+
+aclError aclrtCreateStream(aclrtStream *stream)
+{
+	aclError ret;
+
+	ret = npusim_rt_enter();
+	if (ret)
+		return ret;
+	ret = create_stream(stream);
+	npusim_rt_leave();
+	return ret;
+}
+
+/*
+ * A stream belongs to the device current when it was created; naming it
+ * while another device is current is an invalid handle, as in ACL.
+ */
+static aclError stream_op(aclrtStream stream,
+			  aclError (*op)(struct npusim_device *, aclrtStream))
+{
+	struct npusim_device *dev;
+	aclError ret;
+
+	ret = npusim_rt_enter();
+	if (ret)
+		return ret;
+	if (!stream)
+		ret = ACL_ERROR_INVALID_PARAM;
+	else
+		ret = npusim_rt_current(&dev);
+	if (!ret)
+		ret = op(dev, stream);
+	npusim_rt_leave();
+	return ret;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream)
+{
+	return stream_op(stream, npusim_stream_destroy);
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+	return stream_op(stream, npusim_stream_sync);
+}
+
+static aclError launch(const char *name, uint32_t block_dim, const void *args,
+		       size_t size, aclrtStream stream)
+{
+	const struct npusim_kernel *kernel;
+	struct npusim_device *dev;
+	aclError ret;
+
+	if (!name || !args || !stream || !block_dim)
+		return ACL_ERROR_INVALID_PARAM;
+	ret = npusim_rt_current(&dev);
+	if (ret)
+		return ret;
+	kernel = npusim_kernel_find(name);
+	if (!kernel)
+		return ACL_ERROR_KERNEL_NOT_FOUND;
+	if (size != kernel->args_size || !kernel->valid(args))
+		return ACL_ERROR_INVALID_PARAM;
+	return npusim_stream_submit(dev, stream, kernel, block_dim, args);
+}
+
+aclError aclrtLaunchKernel(const char *kernelName, uint32_t blockDim,
+			   const void *args, size_t argsSize,
+			   aclrtStream stream)
+{
+	aclError ret;
+
+	ret = npusim_rt_enter();
+	if (ret)
+		return ret;
+	ret = launch(kernelName, blockDim, args, argsSize, stream);
+	npusim_rt_leave();
+	return ret;
+}
+
+static aclError copy_async(void *dst, size_t dest_max, const void *src,
+			   size_t count, aclrtMemcpyKind kind,
+			   aclrtStream stream)
+{
+	struct npusim_copy_args args = { dst, src, count };
+	struct npusim_device *dev;
+	aclError ret;
+
+	if (!stream || !npusim_copy_valid(dst, dest_max, src, count, kind))
+		return ACL_ERROR_INVALID_PARAM;
+	ret = npusim_rt_current(&dev);
+	if (ret)
+		return ret;
+	return npusim_stream_submit(dev, stream, &npusim_copy_kernel, 0, &args);
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
+			  size_t count, aclrtMemcpyKind kind,
+			  aclrtStream stream)
+{
+	aclError ret;
+
+	ret = npusim_rt_enter();
+	if (ret)
+		return ret;
+	ret = copy_async(dst, destMax, src, count, kind, stream);
+	npusim_rt_leave();
+	return ret;
+}

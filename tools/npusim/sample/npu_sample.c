@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * npu_sample: a training-like loop on the simulated accelerator, the target
+ * the profiler is tested and demonstrated against.  At exit it prints how
+ * many times it called each API so that a test can check a profile against
+ * the truth.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <acl/acl.h>
+
+#include "../npusim_kernels.h"
+
+#define MAX_DEVICES	8
+#define VEC_N		4096	/* elements of the vector kernels */
+#define MAT_N		64	/* the matmul is MAT_N x MAT_N x MAT_N */
+#define MAT_SIZE	(MAT_N * MAT_N)
+/* All inputs in one block, so one H2D copy per step carries them. */
+#define IN_N		(2 * VEC_N + 2 * MAT_SIZE)
+
+#define SAMPLE_APIS(X)							\
+	X(aclInit) X(aclFinalize) X(aclrtGetDeviceCount)		\
+	X(aclrtSetDevice) X(aclrtResetDevice)				\
+	X(aclrtCreateStream) X(aclrtDestroyStream)			\
+	X(aclrtMalloc) X(aclrtFree) X(aclrtMemcpy) X(aclrtMemcpyAsync)	\
+	X(aclrtLaunchKernel) X(aclrtSynchronizeStream)
+
+#define API_ENUM(name) API_##name,
+#define API_NAME(name) #name,
+
+enum api { SAMPLE_APIS(API_ENUM) API_COUNT };
+
+static const char *const api_names[API_COUNT] = { SAMPLE_APIS(API_NAME) };
+static unsigned long api_calls[API_COUNT];
+
+/* Counts the call, reports a failure; 0 on success, -1 on failure. */
+#define CALL(fn, ...) \
+	acl_check((api_calls[API_##fn]++, fn(__VA_ARGS__)), #fn)
+
+struct device_ctx {
+	int32_t id;
+	aclrtStream streams[2];
+	float *in;	/* device: a | b | ma | mb */
+	float *vec;	/* device: relu(a + b) */
+	float *mat;	/* device: ma * mb */
+	float *host_in;
+	float *host_out;
+};
+
+struct options {
+	unsigned long steps;
+	unsigned long step_ms;
+	unsigned int devices;
+};
+
+static volatile sig_atomic_t stop;
+
+static int acl_check(aclError err, const char *what)
+{
+	if (err == ACL_SUCCESS)
+		return 0;
+	fprintf(stderr, "npu_sample: %s failed: error %d\n", what, err);
+	return -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL)) {
+		perror("npu_sample: sigaction");
+		return -1;
+	}
+	return 0;
+}
+
+/* --- options ------------------------------------------------------------- */
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+static void usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d])\n",
+		what, arg, MAX_DEVICES);
+}
+
+static int parse_value(int c, const char *arg, struct options *o)
+{
+	unsigned long devices;
+
+	switch (c) {
+	case 's':
+		return parse_ulong(arg, ULONG_MAX, &o->steps);
+	case 'm':
+		return parse_ulong(arg, 3600 * 1000UL, &o->step_ms);
+	default:
+		if (parse_ulong(arg, MAX_DEVICES, &devices) || !devices)
+			return -1;
+		o->devices = devices;
+		return 0;
+	}
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "steps", required_argument, NULL, 's' },
+		{ "step-ms", required_argument, NULL, 'm' },
+		{ "devices", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct options) { .steps = 10, .step_ms = 20, .devices = 1 };
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			usage_error(c == '?' ? "unknown option" :
+				    "missing value for", argv[optind - 1]);
+			return -1;
+		}
+		if (parse_value(c, optarg, o)) {
+			usage_error("bad value", optarg);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		usage_error("unexpected argument", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- per-device setup and teardown --------------------------------------- */
+
+static void fill_inputs(float *in, unsigned long step)
+{
+	size_t i;
+
+	/* Mixed signs, so relu has something to clip. */
+	for (i = 0; i < IN_N; i++)
+		in[i] = (float)((i + step) % 17) - 8.0f;
+}
+
+static int device_setup(struct device_ctx *d)
+{
+	d->host_in = malloc(IN_N * sizeof(float));
+	d->host_out = malloc(VEC_N * sizeof(float));
+	if (!d->host_in || !d->host_out) {
+		fprintf(stderr, "npu_sample: out of memory\n");
+		return -1;
+	}
+	if (CALL(aclrtSetDevice, d->id) ||
+	    CALL(aclrtCreateStream, &d->streams[0]) ||
+	    CALL(aclrtCreateStream, &d->streams[1]) ||
+	    CALL(aclrtMalloc, (void **)&d->in, IN_N * sizeof(float),
+		 ACL_MEM_MALLOC_HUGE_FIRST) ||
+	    CALL(aclrtMalloc, (void **)&d->vec, VEC_N * sizeof(float),
+		 ACL_MEM_MALLOC_HUGE_FIRST) ||
+	    CALL(aclrtMalloc, (void **)&d->mat, MAT_SIZE * sizeof(float),
+		 ACL_MEM_MALLOC_HUGE_FIRST))
+		return -1;
+	return 0;
+}
+
+/* Undoes whatever part of device_setup succeeded. */
+static void device_teardown(struct device_ctx *d)
+{
+	size_t i;
+
+	if (d->streams[0] || d->in) {
+		CALL(aclrtSetDevice, d->id);
+		for (i = 0; i < 2; i++)
+			if (d->streams[i])
+				CALL(aclrtDestroyStream, d->streams[i]);
+		if (d->in)
+			CALL(aclrtFree, d->in);
+		if (d->vec)
+			CALL(aclrtFree, d->vec);
+		if (d->mat)
+			CALL(aclrtFree, d->mat);
+		CALL(aclrtResetDevice, d->id);
+	}
+	free(d->host_in);
+	free(d->host_out);
+}
+
+/* --- one step ------------------------------------------------------------- */
+
+static int launch_kernels(struct device_ctx *d)
+{
+	struct npusim_vector_add_args add = {
+		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
+	};
+	struct npusim_matmul_args mm = {
+		.a = d->in + 2 * VEC_N, .b = d->in + 2 * VEC_N + MAT_SIZE,
+		.c = d->mat, .m = MAT_N, .n = MAT_N, .k = MAT_N,
+	};
+	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
+
+	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
+		 d->streams[0]) ||
+	    CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
+		 d->streams[1]) ||
+	    CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
+		 d->streams[0]))
+		return -1;
+	return 0;
+}
+
+/* The result must be exactly what the host computes: the work is real. */
+static int check_output(const struct device_ctx *d)
+{
+	size_t i;
+
+	for (i = 0; i < VEC_N; i++) {
+		float sum = d->host_in[i] + d->host_in[VEC_N + i];
+
+		if (d->host_out[i] != (sum > 0.0f ? sum : 0.0f)) {
+			fprintf(stderr, "npu_sample: device %d: wrong result at %zu\n",
+				d->id, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int device_step(struct device_ctx *d, unsigned long step)
+{
+	fill_inputs(d->host_in, step);
+	if (CALL(aclrtSetDevice, d->id) ||
+	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
+		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
+	    launch_kernels(d) ||
+	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
+		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
+		 d->streams[0]) ||
+	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
+	    CALL(aclrtSynchronizeStream, d->streams[1]))
+		return -1;
+	return check_output(d);
+}
+
+/* A signal cuts the wait short; the loop then sees stop and ends. */
+static void pad_step(const struct timespec *start, unsigned long step_ms)
+{
+	struct timespec until = *start;
+
+	until.tv_sec += step_ms / 1000;
+	until.tv_nsec += (long)(step_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
+					NULL) == EINTR)
+		;
+}
+
+static int run_steps(struct device_ctx *devs, const struct options *o)
+{
+	struct timespec start;
+	unsigned long step;
+	unsigned int i;
+
+	for (step = 0; !stop && (!o->steps || step < o->steps); step++) {
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		for (i = 0; i < o->devices; i++)
+			if (device_step(&devs[i], step))
+				return -1;
+		pad_step(&start, o->step_ms);
+	}
+	return 0;
+}
+
+/* --- main ------------------------------------------------------------------ */
+
+static void print_calls(void)
+{
+	int i;
+
+	for (i = 0; i < API_COUNT; i++)
+		if (api_calls[i])
+			printf("calls %s %lu\n", api_names[i], api_calls[i]);
+}
+
+static int check_devices(unsigned int wanted)
+{
+	uint32_t count;
+
+	if (CALL(aclrtGetDeviceCount, &count))
+		return 1;
+	if (wanted > count) {
+		fprintf(stderr, "npu_sample: --devices %u, but only %u present\n",
+			wanted, count);
+		return 2;
+	}
+	return 0;
+}
+
+static int run(const struct options *o)
+{
+	struct device_ctx devs[MAX_DEVICES] = { 0 };
+	unsigned int i;
+	int ret;
+
+	ret = check_devices(o->devices);
+	for (i = 0; i < o->devices && !ret; i++) {
+		devs[i].id = i;
+		if (device_setup(&devs[i]))
+			ret = 1;
+	}
+	if (!ret && run_steps(devs, o))
+		ret = 1;
+	for (i = 0; i < o->devices; i++)
+		device_teardown(&devs[i]);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int ret;
+
+	if (parse_options(argc, argv, &o))
+		return 2;
+	if (install_signals() || CALL(aclInit, NULL))
+		return 1;
+	/* After aclInit: by now the profiling agent is listening. */
+	printf("npu_sample pid=%d\n", (int)getpid());
+	fflush(stdout);
+
+	ret = run(&o);
+	if (CALL(aclFinalize) && !ret)
+		ret = 1;
+	print_calls();
+	return ret;
+}

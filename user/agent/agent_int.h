@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* What the agent's parts share inside libmsprof_agent.so. */
+#ifndef MSPROF_AGENT_INT_H
+#define MSPROF_AGENT_INT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+/*
+ * The library is preloaded into arbitrary tasks: keep its internals out of
+ * the task's symbol namespace.
+ */
+#pragma GCC visibility push(hidden)
+
+/* The task's own output must stay clean: one line, errors only. */
+#define agent_err(fmt, ...) \
+	fprintf(stderr, "msprof-agent: " fmt "\n", ##__VA_ARGS__)
+
+/* The device backends the agent knows, and their state (in agent.c). */
+struct agent_devices;
+
+/*
+ * Opens the backends whose runtime is now in the process, then starts all
+ * open ones; on failure none is left running.  0 or -errno.
+ */
+int agent_devices_start(struct agent_devices *devs);
+/* Stops the running backends and flushes them into dir.  0 or -errno. */
+int agent_devices_stop(struct agent_devices *devs, const char *dir);
+
+struct agent_server {
+	int fd;			/* listening socket, -1 until bound */
+	pid_t owner;		/* a forked child inherits fd but owns nothing */
+	dev_t dev;		/* the socket file, so that exit removes only ours */
+	ino_t ino;
+	unsigned int idle_s;	/* a connection idle this long is closed */
+	struct agent_devices *devs;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+/* Binds the task's socket and starts the server thread.  0 or -errno. */
+int agent_server_start(struct agent_server *srv);
+/* At exit: removes the socket file if it is still ours, stops accepting. */
+void agent_server_stop(struct agent_server *srv);
+
+/* mkdir -p.  0 or -errno. */
+int agent_mkdir_p(const char *path);
+
+#pragma GCC visibility pop
+
+#endif

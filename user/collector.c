@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* The ring buffer's consumer: each record into its target's host file. */
+#include <errno.h>
+#include <string.h>
+
+#include "collector.h"
+#include "probes.h"
+
+static struct collector_sink *find_sink(struct collector *c, int tgid)
+{
+	int i;
+
+	for (i = 0; i < c->nsinks; i++)
+		if (c->sinks[i].tgid == tgid)
+			return &c->sinks[i];
+	return NULL;
+}
+
+int collector_on_event(void *ctx, void *data, size_t size)
+{
+	const struct msprof_api_event *api = data;
+	const struct msprof_ioctl_event *io = data;
+	struct collector_sink *s;
+	int err;
+
+	if (size < sizeof(__u32) * 3)
+		return 0;
+	/* tgid sits at the same offset in both kinds of record. */
+	s = find_sink(ctx, (int)api->tgid);
+	if (!s || s->err)
+		return 0;
+	if (api->kind == MSPROF_EV_API && size >= sizeof(*api)) {
+		err = recfile_append(s->file, MSPROF_REC_API, api, sizeof(*api), NULL, 0);
+		s->api_events++;
+	} else if (io->kind == MSPROF_EV_IOCTL && size >= sizeof(*io)) {
+		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, sizeof(*io), NULL, 0);
+		s->ioctl_events++;
+	} else {
+		return 0;
+	}
+	s->err = err;
+	return 0;
+}
+
+int collector_open(struct collector *c, int tgid, const char *path)
+{
+	struct collector_sink *s;
+	size_t i;
+	int err;
+
+	if (c->nsinks == MSPROF_MAX_PIDS)
+		return -ENOSPC;
+	s = &c->sinks[c->nsinks];
+	memset(s, 0, sizeof(*s));
+	s->tgid = tgid;
+	err = recfile_create(&s->file, path);
+	for (i = 0; !err && i < probe_napis; i++) {
+		struct msprof_name_rec rec = {
+			.id = (uint32_t)i,
+			.layer = probe_apis[i].layer,
+		};
+
+		err = recfile_append(s->file, MSPROF_REC_NAME, &rec, sizeof(rec),
+				     probe_apis[i].name,
+				     strlen(probe_apis[i].name) + 1);
+	}
+	if (err) {
+		recfile_close(s->file);
+		return err;
+	}
+	c->nsinks++;
+	return 0;
+}
+
+int collector_close(struct collector *c, int tgid, struct collector_sink *out)
+{
+	struct collector_sink *s = find_sink(c, tgid);
+	int err;
+
+	if (!s)
+		return -ENOENT;
+	err = recfile_close(s->file);
+	if (!err)
+		err = s->err;
+	*out = *s;
+	out->file = NULL;
+	*s = c->sinks[--c->nsinks];
+	return err;
+}

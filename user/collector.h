@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_COLLECTOR_H
+#define MSPROF_COLLECTOR_H
+
+#include <stdint.h>
+
+#include "msprof/recfile.h"
+#include "options.h"
+
+/* Where one target's host records of the current window go. */
+struct collector_sink {
+	int tgid;
+	struct recfile *file;
+	uint64_t api_events;
+	uint64_t ioctl_events;
+	int err;		/* first write error, reported at stop */
+};
+
+/* Demultiplexes the ring buffer's records by tgid into per-target files. */
+struct collector {
+	struct collector_sink sinks[MSPROF_MAX_PIDS];
+	int nsinks;
+};
+
+/* ring_buffer_sample_fn: ctx is the collector. */
+int collector_on_event(void *ctx, void *data, size_t size);
+/* Creates the target's host file, naming every probed API first. */
+int collector_open(struct collector *c, int tgid, const char *path);
+/* Closes the sink of tgid, hands back its counts; the first write error. */
+int collector_close(struct collector *c, int tgid, struct collector_sink *out);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_PROFDATA_H
+#define MSPROF_PROFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msprof/recfile.h"
+
+struct devtask {
+	struct msprof_devtask_rec rec;
+	char name[64];
+};
+
+/* A PROF_ directory read back into memory. */
+struct profdata {
+	int pid;
+	char comm[64];
+	char *api_names[MSPROF_MAX_APIS];
+	struct msprof_api_event *apis;	/* sorted by tid, then start */
+	size_t napis, cap_apis;
+	struct msprof_ioctl_event *ioctls;
+	size_t nioctls, cap_ioctls;
+	struct devtask *tasks;
+	size_t ntasks, cap_tasks;
+};
+
+int profdata_load(struct profdata *p, const char *dir);
+void profdata_free(struct profdata *p);
+/* The innermost API call on tid whose span holds ns, or NULL. */
+const struct msprof_api_event *profdata_call_at(const struct profdata *p,
+						uint32_t tid, uint64_t ns);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* The timeline: host API and ioctl slices, device tasks, and flows. */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/ioctl.h>
+#include <stdbool.h>
+
+#include "json.h"
+#include "timeline.h"
+
+/* Devices get trace pids of their own, far from real ones. */
+#define DEVICE_PID_BASE 2000000000
+
+struct writer {
+	FILE *fp;
+	bool first;
+};
+
+/* Starts the next event of the array. */
+static FILE *ev(struct writer *w)
+{
+	fputs(w->first ? "\n" : ",\n", w->fp);
+	w->first = false;
+	return w->fp;
+}
+
+static void us(FILE *fp, const char *key, uint64_t ns)
+{
+	fprintf(fp, "\"%s\":%" PRIu64 ".%03" PRIu64, key, ns / 1000, ns % 1000);
+}
+
+static void meta(struct writer *w, const char *what, long pid, long tid,
+		 const char *name, long sort)
+{
+	FILE *fp = ev(w);
+
+	fprintf(fp, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":",
+		what, pid, tid);
+	json_put_str(fp, name);
+	fputs("}}", fp);
+	fprintf(ev(w), "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"sort_index\":%ld}}",
+		what, pid, tid, sort);
+}
+
+static void write_names(struct writer *w, const struct profdata *p)
+{
+	char name[128];
+	uint32_t last_tid = 0, seen[64] = { 0 };
+	size_t i, j, nseen = 0;
+
+	snprintf(name, sizeof(name), "Host %s (pid %d)", p->comm, p->pid);
+	meta(w, "process", p->pid, 0, name, 0);
+	for (i = 0; i < p->napis; i++) {
+		if (p->apis[i].tid == last_tid)
+			continue;
+		last_tid = p->apis[i].tid;
+		snprintf(name, sizeof(name), "Thread %u", last_tid);
+		meta(w, "thread", p->pid, last_tid, name, last_tid);
+	}
+	for (i = 0; i < p->ntasks; i++) {
+		const struct msprof_devtask_rec *r = &p->tasks[i].rec;
+
+		for (j = 0; j < nseen && seen[j] != r->device; j++)
+			;
+		if (j < nseen || nseen == 64)
+			continue;
+		seen[nseen++] = r->device;
+		snprintf(name, sizeof(name), "NPU %u", r->device);
+		meta(w, "process", DEVICE_PID_BASE + r->device, 0, name,
+		     1 + r->device);
+	}
+}
+
+static void write_apis(struct writer *w, const struct profdata *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->napis; i++) {
+		const struct msprof_api_event *e = &p->apis[i];
+		const char *name = e->api_id < MSPROF_MAX_APIS ?
+				   p->api_names[e->api_id] : NULL;
+		FILE *fp = ev(w);
+
+		fputs("{\"ph\":\"X\",\"cat\":\"AscendCL\",\"name\":", fp);
+		json_put_str(fp, name ? name : "unknown_api");
+		fprintf(fp, ",\"pid\":%d,\"tid\":%u,", p->pid, e->tid);
+		us(fp, "ts", e->start_ns);
+		fputc(',', fp);
+		us(fp, "dur", e->end_ns - e->start_ns);
+		fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u}}",
+			(long long)e->ret, e->depth);
+	}
+}
+
+static void write_ioctls(struct writer *w, const struct profdata *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nioctls; i++) {
+		const struct msprof_ioctl_event *e = &p->ioctls[i];
+		FILE *fp = ev(w);
+
+		fprintf(fp, "{\"ph\":\"X\",\"cat\":\"driver\",\"name\":\"ioctl\",\"pid\":%d,\"tid\":%u,",
+			p->pid, e->tid);
+		us(fp, "ts", e->start_ns);
+		fputc(',', fp);
+		us(fp, "dur", e->end_ns - e->start_ns);
+		fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld}}",
+			e->fd, e->cmd, _IOC_DIR(e->cmd), _IOC_TYPE(e->cmd),
+			_IOC_NR(e->cmd), _IOC_SIZE(e->cmd), e->dev >> 20,
+			e->dev & 0xfffff, (long long)e->ret);
+	}
+}
+
+/* A device task slice and, when its launch is known, the flow from it. */
+static void write_task(struct writer *w, const struct profdata *p,
+		       const struct devtask *t, size_t flow_id)
+{
+	const struct msprof_devtask_rec *r = &t->rec;
+	long dpid = DEVICE_PID_BASE + (long)r->device;
+	FILE *fp = ev(w);
+
+	fputs("{\"ph\":\"X\",\"cat\":\"device\",\"name\":", fp);
+	json_put_str(fp, t->name);
+	fprintf(fp, ",\"pid\":%ld,\"tid\":%u,", dpid, r->stream);
+	us(fp, "ts", r->start_ns);
+	fputc(',', fp);
+	us(fp, "dur", r->end_ns - r->start_ns);
+	fprintf(fp, ",\"args\":{\"task_id\":%u,\"stream_id\":%u,\"block_dim\":%u,\"host_tid\":%u}}",
+		r->task_id, r->stream, r->block_dim, r->host_tid);
+	if (!profdata_call_at(p, r->host_tid, r->submit_ns))
+		return;
+	fp = ev(w);
+	fprintf(fp, "{\"ph\":\"s\",\"cat\":\"HostToDevice\",\"name\":\"acl_to_npu\",\"id\":%zu,\"pid\":%d,\"tid\":%u,",
+		flow_id, p->pid, r->host_tid);
+	us(fp, "ts", r->submit_ns);
+	fputc('}', fp);
+	fp = ev(w);
+	fprintf(fp, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"HostToDevice\",\"name\":\"acl_to_npu\",\"id\":%zu,\"pid\":%ld,\"tid\":%u,",
+		flow_id, dpid, r->stream);
+	us(fp, "ts", r->start_ns);
+	fputc('}', fp);
+}
+
+int timeline_write(FILE *fp, const struct profdata *p)
+{
+	struct writer w = { .fp = fp, .first = true };
+	size_t i;
+
+	fputc('[', fp);
+	write_names(&w, p);
+	write_apis(&w, p);
+	write_ioctls(&w, p);
+	for (i = 0; i < p->ntasks; i++)
+		write_task(&w, p, &p->tasks[i], i + 1);
+	fputs("\n]\n", fp);
+	return ferror(fp) ? -EIO : 0;
+}

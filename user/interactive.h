@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_INTERACTIVE_H
+#define MSPROF_INTERACTIVE_H
+
+#include <sys/types.h>
+
+#include "session.h"
+
+/*
+ * The (msprof) prompt: reads start/stop/quit from stdin until quit, end of
+ * input, a signal in sigfd, or every target gone; child (launch mode, else
+ * 0) is reaped when it exits.  Returns 0 or the first failure.
+ */
+int interactive_run(struct session *s, int sigfd, pid_t child);
+
+#endif

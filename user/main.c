@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* msprof: parse the command line, then run the mode it asks for. */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "interactive.h"
+#include "launch.h"
+#include "options.h"
+#include "session.h"
+
+/* How long launch mode waits for the app's agent socket, as msprof does. */
+#define LAUNCH_WAIT_MS 20000
+
+static const char *own_home(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home && *home)
+		return home;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_dir : "/";
+}
+
+static int run_session(const struct msprof_opts *o, const int *pids,
+		       int npids, int sigfd, pid_t child)
+{
+	struct session s;
+	int err;
+
+	err = session_open(&s, o, pids, npids);
+	if (err)
+		return err;
+	err = interactive_run(&s, sigfd, child);
+	session_close(&s);
+	return err;
+}
+
+static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
+		      int sigfd)
+{
+	int err, task_pid, status;
+	pid_t child;
+
+	if (getenv("PROFILING_MODE") || getenv("PROFILING_OPTIONS")) {
+		fprintf(stderr, "msprof: unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app\n");
+		return -EINVAL;
+	}
+	err = launch_app(o->app_argv, oldmask, &child);
+	if (err) {
+		fprintf(stderr, "msprof: cannot run %s: %s\n", o->app_argv[0],
+			strerror(-err));
+		return err;
+	}
+	printf("msprof: launched %s (pid %d)\n", o->app_argv[0], child);
+	err = launch_find_task(child, own_home(), LAUNCH_WAIT_MS, &task_pid);
+	if (err == -ECHILD) {
+		fprintf(stderr, "msprof: %s exited before its profiling agent started\n",
+			o->app_argv[0]);
+		return err;
+	}
+	if (err) {
+		fprintf(stderr, "msprof: no profiling socket from %s or its children (%s); if it runs in the background use attach mode: msprof --dynamic=on --pid=<pid>\n",
+			o->app_argv[0], strerror(-err));
+		return err;
+	}
+	err = run_session(o, &task_pid, 1, sigfd, child);
+	if (waitpid(child, &status, WNOHANG) == 0) {
+		printf("msprof: waiting for %s (pid %d) to exit\n", o->app_argv[0], child);
+		fflush(stdout);
+		waitpid(child, &status, 0);
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t mask, oldmask;
+	struct msprof_opts o;
+	char err_msg[512];
+	int err, sigfd;
+
+	err = opts_parse(&o, argc, argv, err_msg, sizeof(err_msg));
+	if (err) {
+		fprintf(stderr, "msprof: %s\n", err_msg);
+		opts_free(&o);
+		return 1;
+	}
+	if (o.mode == MSPROF_MODE_HELP) {
+		opts_usage(stdout);
+		return 0;
+	}
+	if (o.mode == MSPROF_MODE_EXPORT) {
+		err = export_run(o.output);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
+	/* Signals end the session in order, through the event loop. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sigfd < 0) {
+		perror("msprof: signalfd");
+		return 1;
+	}
+	if (o.mode == MSPROF_MODE_LAUNCH)
+		err = run_launch(&o, &oldmask, sigfd);
+	else
+		err = run_session(&o, o.pids, o.npids, sigfd, 0);
+	close(sigfd);
+	opts_free(&o);
+	return err ? 1 : 0;
+}

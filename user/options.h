@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_OPTIONS_H
+#define MSPROF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define MSPROF_MAX_PIDS 64
+
+enum msprof_mode {
+	MSPROF_MODE_NONE,
+	MSPROF_MODE_LAUNCH,	/* --dynamic=on <app> */
+	MSPROF_MODE_ATTACH,	/* --dynamic=on --pid=... */
+	MSPROF_MODE_EXPORT,	/* --export=on */
+	MSPROF_MODE_HELP,
+};
+
+struct msprof_opts {
+	enum msprof_mode mode;
+	const char *output;		/* default "." */
+	int pids[MSPROF_MAX_PIDS];
+	int npids;
+	char **app_argv;		/* NULL-terminated, launch mode */
+	char *app_storage;		/* --application string, split in place */
+	size_t ringbuf_bytes;
+};
+
+/*
+ * Parses the command line.  On bad input returns -EINVAL with a one-line
+ * explanation in err.  Free with opts_free().
+ */
+int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
+	       size_t errlen);
+void opts_free(struct msprof_opts *o);
+void opts_usage(FILE *fp);
+
+#endif

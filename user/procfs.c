@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/* What msprof learns about a task from /proc. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+static FILE *proc_open(int pid, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	return fopen(path, "re");
+}
+
+int procfs_getenv(int pid, const char *name, char *out, size_t len)
+{
+	size_t nlen = strlen(name);
+	char *entry = NULL;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *fp;
+
+	fp = proc_open(pid, "environ");
+	if (!fp)
+		return -errno;
+	while (getdelim(&entry, &cap, '\0', fp) > 0) {
+		if (strncmp(entry, name, nlen) || entry[nlen] != '=')
+			continue;
+		err = snprintf(out, len, "%s", entry + nlen + 1) >= (int)len ?
+		      -ENAMETOOLONG : 0;
+		break;
+	}
+	free(entry);
+	fclose(fp);
+	return err;
+}
+
+/* Finds "key:" in /proc/<pid>/status and returns the rest of its line. */
+static int status_field(int pid, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key);
+	char line[512];
+	int err = -ENOENT;
+	FILE *fp;
+
+	fp = proc_open(pid, "status");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		snprintf(out, len, "%s", line + klen + 1);
+		err = 0;
+		break;
+	}
+	fclose(fp);
+	return err;
+}
+
+int procfs_ns_pid(int pid, int *ns_pid)
+{
+	char buf[256], *last, *tok, *save;
+	int err = status_field(pid, "NSpid", buf, sizeof(buf));
+
+	if (err == -ENOENT) {	/* kernels before 4.1 */
+		*ns_pid = pid;
+		return 0;
+	}
+	if (err)
+		return err;
+	last = NULL;
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		last = tok;
+	if (!last)
+		return -EPROTO;
+	*ns_pid = atoi(last);
+	return 0;
+}
+
+int procfs_ppid(int pid, int *ppid)
+{
+	char buf[64];
+	int err = status_field(pid, "PPid", buf, sizeof(buf));
+
+	if (!err)
+		*ppid = atoi(buf);
+	return err;
+}
+
+int procfs_comm(int pid, char *out, size_t len)
+{
+	FILE *fp = proc_open(pid, "comm");
+
+	if (!fp)
+		return -errno;
+	if (!fgets(out, (int)len, fp))
+		*out = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(fp);
+	return 0;
+}
+
+int procfs_owner(int pid, uid_t *uid, gid_t *gid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st))
+		return -errno;
+	*uid = st.st_uid;
+	*gid = st.st_gid;
+	return 0;
+}
+
+bool procfs_alive(int pid)
+{
+	char state[64];
+
+	/* A zombie has a /proc entry but will never answer. */
+	if (status_field(pid, "State", state, sizeof(state)))
+		return false;
+	return !strchr(state, 'Z');
+}
+
+bool procfs_is_descendant(int pid, int ancestor)
+{
+	int depth;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		if (pid == ancestor)
+			return true;
+		if (procfs_ppid(pid, &pid))
+			return false;
+	}
+	return false;
+}
+
+int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
+{
+	char line[4096 + 128], last[4096] = "";
+	int err = 0;
+	FILE *fp;
+
+	fp = proc_open(pid, "maps");
+	if (!fp)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), fp)) {
+		char perms[8], *path;
+
+		if (sscanf(line, "%*s %7s", perms) != 1 || perms[2] != 'x')
+			continue;
+		path = strchr(line, '/');
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		/* Segments of one file are adjacent: skip repeats cheaply. */
+		if (!strcmp(path, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", path);
+		err = fn(path, ctx);
+	}
+	fclose(fp);
+	return err;
+}

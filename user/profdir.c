@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/* PROF_ directories: their names, their layout and their description. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <string.h>
+
+#include "json.h"
+#include "profdir.h"
+
+int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
+		 const unsigned char rnd[16])
+{
+	time_t secs = (time_t)(real_ns / 1000000000ull);
+	char stamp[32], letters[17];
+	struct tm tm;
+	int i, n;
+
+	localtime_r(&secs, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	for (i = 0; i < 16; i++)
+		letters[i] = (char)('A' + rnd[i] % 18);	/* A..R */
+	letters[16] = '\0';
+	n = snprintf(buf, len, "PROF_%06u_%s%03u_%s", index % 1000000, stamp,
+		     (unsigned int)(real_ns / 1000000ull % 1000), letters);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int write_clock_file(const char *dir, const char *name, const char *key,
+			    const struct clock_pair *c)
+{
+	char path[4096];
+	FILE *fp;
+	int err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fp = fopen(path, "we");
+	if (!fp)
+		return -errno;
+	/* The keys of msprof's own start_info/end_info. */
+	fprintf(fp, "{\"%s\": \"%llu\", \"clockMonotonicRaw\": \"%llu\"}\n",
+		key, (unsigned long long)(c->real_ns / 1000),
+		(unsigned long long)c->mono_ns);
+	if (ferror(fp))
+		err = -EIO;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}
+
+int profdir_create(const char *output, unsigned int index,
+		   const struct clock_pair *start, char *dir, size_t len)
+{
+	unsigned char rnd[16];
+	char name[64], sub[4096];
+	int err;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -errno;
+	err = profdir_name(name, sizeof(name), index, start->real_ns, rnd);
+	if (err)
+		return err;
+	if (snprintf(dir, len, "%s/%s", output, name) >= (int)len ||
+	    snprintf(sub, sizeof(sub), "%s/host", dir) >= (int)sizeof(sub))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0750) || mkdir(sub, 0750))
+		return -errno;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, PROFDIR_HOST_DATA);
+	if (mkdir(sub, 0750))
+		return -errno;
+	return write_clock_file(dir, "start_info", "collectionTimeBegin", start);
+}
+
+int profdir_finish(const char *dir, const struct profdir_summary *s)
+{
+	char path[4096];
+	FILE *fp;
+	int err;
+
+	err = write_clock_file(dir, "end_info", "collectionTimeEnd", &s->end);
+	if (err)
+		return err;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_INFO) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fp = fopen(path, "we");
+	if (!fp)
+		return -errno;
+	fprintf(fp, "{\n  \"tool\": \"msprof-ebpf\",\n  \"version\": 1,\n"
+		"  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"comm\": ",
+		s->host_pid, s->ns_pid);
+	json_put_str(fp, s->comm);
+	fprintf(fp, ",\n  \"window\": %u,\n"
+		"  \"start\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
+		"  \"end\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
+		"  \"host\": {\"api_events\": %llu, \"ioctl_events\": %llu, "
+		"\"lost_events\": %llu},\n"
+		"  \"target_exited\": %s,\n  \"device_status\": ",
+		s->window,
+		(unsigned long long)s->start.mono_ns,
+		(unsigned long long)s->start.real_ns,
+		(unsigned long long)s->end.mono_ns,
+		(unsigned long long)s->end.real_ns,
+		(unsigned long long)s->api_events,
+		(unsigned long long)s->ioctl_events,
+		(unsigned long long)s->lost_events,
+		s->target_exited ? "true" : "false");
+	json_put_str(fp, s->device_status);
+	fputs("\n}\n", fp);
+	err = ferror(fp) ? -EIO : 0;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/* start and stop: what a window is made of, in the order it happens. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dynsock.h"
+#include "msprof/protocol.h"
+#include "probes.h"
+#include "procfs.h"
+#include "profdir.h"
+#include "session.h"
+
+#define ERR(fmt, ...) fprintf(stderr, "msprof: " fmt "\n", ##__VA_ARGS__)
+
+/* mkdir -p, then the absolute path, so the agent resolves it the same. */
+static int make_output(const char *dir, char *abs)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	if (!realpath(tmp, abs))
+		return -errno;
+	return 0;
+}
+
+static int add_device_nodes(struct session *s, struct target *t)
+{
+	char node[PATH_MAX], full[PATH_MAX + 32];
+	int err = probe_device_node(t->host_pid, node, sizeof(node));
+
+	if (err)
+		return err;
+	snprintf(full, sizeof(full), "/proc/%d/root%s", t->host_pid, node);
+	err = tracer_add_device(s->tracer, full);
+	/* A node that is not a character device carries no driver ioctls. */
+	return err == -ENOENT || err == -ENOTTY ? 0 : err;
+}
+
+int session_open(struct session *s, const struct msprof_opts *o,
+		 const int *pids, int npids)
+{
+	struct target *t;
+	int i, err;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < npids; i++) {
+		t = &s->targets[s->ntargets];
+		err = target_init(t, pids[i]);
+		if (err == -ESRCH) {
+			ERR("no process with pid %d", pids[i]);
+			return err;
+		}
+		if (err) {
+			ERR("pid %d: %s", pids[i], strerror(-err));
+			return err;
+		}
+		if (access(t->sock_path, F_OK)) {
+			ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment",
+			    pids[i], t->sock_path);
+			return -ENOENT;
+		}
+		s->ntargets++;
+	}
+	err = make_output(o->output, s->output);
+	if (err) {
+		ERR("cannot use output directory %s: %s", o->output, strerror(-err));
+		return err;
+	}
+	err = tracer_open(&s->tracer, o->ringbuf_bytes, collector_on_event,
+			  &s->collector);
+	if (err) {
+		ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
+		    strerror(-err));
+		return err;
+	}
+	for (i = 0; i < s->ntargets; i++) {
+		t = &s->targets[i];
+		err = tracer_add_target(s->tracer, t->host_pid);
+		if (!err)
+			err = add_device_nodes(s, t);
+		if (!err)
+			err = target_connect(t, s->output);
+		if (err) {
+			ERR("pid %d: cannot connect to its profiling agent at %s: %s",
+			    t->host_pid, t->sock_path, strerror(-err));
+			session_close(s);
+			return err;
+		}
+		if (t->ns_pid != t->host_pid)
+			printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
+			       t->host_pid, t->ns_pid, t->comm);
+		else
+			printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
+	}
+	return 0;
+}
+
+static int begin_window(struct session *s, struct target *t)
+{
+	char path[PATH_MAX * 2];
+	size_t probes;
+	int err;
+
+	err = profdir_create(s->output, s->windows, &s->start, t->dir,
+			     sizeof(t->dir));
+	if (err) {
+		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
+		    t->host_pid, s->output, strerror(-err));
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/%s", t->dir, PROFDIR_HOST_FILE);
+	err = collector_open(&s->collector, t->host_pid, path);
+	if (err) {
+		ERR("cannot create %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = tracer_attach_target(s->tracer, t->host_pid, &probes);
+	if (err) {
+		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
+		return err;
+	}
+	if (!probes)
+		printf("msprof: pid %d maps no runtime library with functions to probe\n",
+		       t->host_pid);
+	return 0;
+}
+
+/* Sends one request to every connected agent; returns the first failure. */
+static int tell_agents(struct session *s, int type)
+{
+	int i, status, err, first = 0;
+
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->fd < 0) {
+			if (type == MSPROF_STOP_REQ)
+				t->device_status = -ENOTCONN;
+			continue;
+		}
+		err = dynsock_request(t->fd, type, &status);
+		if (!err && status != MSPROF_SUCCESS)
+			err = -EIO;
+		if (type == MSPROF_STOP_REQ)
+			t->device_status = err ? err : status;
+		if (err == -EIO)
+			ERR("pid %d: the agent answered %s: %s", t->host_pid,
+			    msprof_msg_type_name(type + 1),
+			    msprof_msg_status_name(status));
+		else if (err)
+			ERR("pid %d: %s to the agent failed: %s", t->host_pid,
+			    msprof_msg_type_name(type), strerror(-err));
+		if (err == -ECONNRESET)
+			target_disconnect(t);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+int session_start(struct session *s)
+{
+	int i, err;
+
+	if (s->collecting) {
+		printf("msprof: collection is already running; type stop first\n");
+		return 0;
+	}
+	s->windows++;
+	clock_pair_now(&s->start);
+	err = tracer_stats(s->tracer, s->stats_at_start);
+	for (i = 0; !err && i < s->ntargets; i++)
+		if (!s->targets[i].exited)
+			err = begin_window(s, &s->targets[i]);
+	if (!err)
+		err = tracer_attach_syscalls(s->tracer);
+	if (!err)
+		err = tracer_set_gate(s->tracer, true);
+	s->collecting = true;
+	if (err) {
+		session_stop(s);
+		return err;
+	}
+	/* Device collection failing still leaves a useful host window. */
+	tell_agents(s, MSPROF_START_REQ);
+	printf("msprof: collection started (window %u)\n", s->windows);
+	return 0;
+}
+
+static int end_window(struct session *s, struct target *t, uint64_t lost)
+{
+	struct profdir_summary sum = {
+		.host_pid = t->host_pid,
+		.ns_pid = t->ns_pid,
+		.comm = t->comm,
+		.window = s->windows,
+		.start = s->start,
+		.lost_events = lost,
+		.target_exited = t->exited,
+	};
+	struct collector_sink sink = { 0 };
+	int err, derr = 0;
+
+	err = collector_close(&s->collector, t->host_pid, &sink);
+	if (err)
+		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-err));
+	if (t->device_status == MSPROF_SUCCESS && *t->stage)
+		derr = target_collect_device_data(t);
+	if (derr)
+		ERR("pid %d: cannot move device data: %s", t->host_pid, strerror(-derr));
+	sum.api_events = sink.api_events;
+	sum.ioctl_events = sink.ioctl_events;
+	sum.device_status = t->device_status < 0 ? strerror(-t->device_status) :
+			    msprof_msg_status_name(t->device_status);
+	clock_pair_now(&sum.end);
+	err = profdir_finish(t->dir, &sum);
+	if (err) {
+		ERR("cannot finish %s: %s", t->dir, strerror(-err));
+		return err;
+	}
+	printf("msprof: %s: %llu API calls, %llu ioctls%s\n", t->dir,
+	       (unsigned long long)sum.api_events,
+	       (unsigned long long)sum.ioctl_events,
+	       t->exited ? " (the task exited during the window)" : "");
+	*t->dir = '\0';
+	return 0;
+}
+
+int session_stop(struct session *s)
+{
+	uint64_t stats[MSPROF_STAT_MAX], lost = 0;
+	int i, err, first = 0;
+
+	if (!s->collecting) {
+		printf("msprof: collection is not running; type start first\n");
+		return 0;
+	}
+	tracer_set_gate(s->tracer, false);
+	tell_agents(s, MSPROF_STOP_REQ);
+	/* Returns still in flight now are lost with the probes; few by design. */
+	tracer_detach(s->tracer);
+	err = tracer_consume(s->tracer);
+	if (err)
+		ERR("reading the ring buffer failed: %s", strerror(-err));
+	if (!tracer_stats(s->tracer, stats))
+		lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
+	if (lost)
+		ERR("warning: %llu host events were lost (ring buffer full)",
+		    (unsigned long long)lost);
+	for (i = 0; i < s->ntargets; i++) {
+		if (!*s->targets[i].dir)
+			continue;
+		err = end_window(s, &s->targets[i], lost);
+		if (err && !first)
+			first = err;
+	}
+	s->collecting = false;
+	printf("msprof: collection stopped (window %u)\n", s->windows);
+	return first;
+}
+
+void session_close(struct session *s)
+{
+	int i;
+
+	if (s->collecting)
+		session_stop(s);
+	tell_agents(s, MSPROF_QUIT_REQ);
+	for (i = 0; i < s->ntargets; i++)
+		target_disconnect(&s->targets[i]);
+	tracer_close(s->tracer);
+	s->tracer = NULL;
+}
+
+int session_consume(struct session *s)
+{
+	return tracer_consume(s->tracer);
+}
+
+bool session_check_targets(struct session *s)
+{
+	int i, alive = 0;
+
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (!t->exited && !procfs_alive(t->host_pid)) {
+			t->exited = true;
+			printf("msprof: pid %d exited\n", t->host_pid);
+			tracer_remove_target(s->tracer, t->host_pid);
+			/* Its agent is gone with it: no device data to wait for. */
+			target_disconnect(t);
+			t->device_status = -ESRCH;
+		}
+		alive += !t->exited;
+	}
+	return alive > 0;
+}

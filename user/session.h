@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_SESSION_H
+#define MSPROF_SESSION_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "clock.h"
+#include "collector.h"
+#include "options.h"
+#include "target.h"
+#include "tracer.h"
+
+/* Everything one interactive msprof controls: its targets and windows. */
+struct session {
+	char output[PATH_MAX];
+	struct tracer *tracer;
+	struct collector collector;
+	struct target targets[MSPROF_MAX_PIDS];
+	int ntargets;
+	bool collecting;
+	unsigned int windows;		/* windows started so far */
+	struct clock_pair start;
+	uint64_t stats_at_start[MSPROF_STAT_MAX];
+};
+
+/*
+ * Checks the targets, then creates output, loads the BPF side and connects
+ * to every agent.  Prints what went wrong; nothing is left behind on error.
+ */
+int session_open(struct session *s, const struct msprof_opts *o,
+		 const int *pids, int npids);
+int session_start(struct session *s);
+int session_stop(struct session *s);
+/* Stops a running window, tells the agents we quit, unloads everything. */
+void session_close(struct session *s);
+/* Drains the ring buffer into the targets' files. */
+int session_consume(struct session *s);
+/* Notices targets that exited; false once none is left. */
+bool session_check_targets(struct session *s);
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_TRACER_H
+#define MSPROF_TRACER_H
+
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "msprof/events.h"
+
+/*
+ * The BPF side, loaded once per controller.  Probes are attached for a
+ * window and detached after it, so a task pays nothing between windows.
+ */
+struct tracer;
+
+int tracer_open(struct tracer **out, size_t ringbuf_bytes,
+		ring_buffer_sample_fn on_event, void *ctx);
+void tracer_close(struct tracer *t);
+
+/* The kernel-side filters: which processes, which driver device nodes. */
+int tracer_add_target(struct tracer *t, int host_pid);
+int tracer_remove_target(struct tracer *t, int host_pid);
+int tracer_add_device(struct tracer *t, const char *path);
+
+/*
+ * Attaches entry/return probes on every probe_apis function that a library
+ * mapped by host_pid exports; *attached says how many functions.
+ */
+int tracer_attach_target(struct tracer *t, int host_pid, size_t *attached);
+int tracer_attach_syscalls(struct tracer *t);
+/* Opening forgets half-seen calls of an earlier window first. */
+int tracer_set_gate(struct tracer *t, bool open);
+void tracer_detach(struct tracer *t);
+
+/* For poll(): readable when events wait; then call tracer_consume(). */
+int tracer_fd(struct tracer *t);
+int tracer_consume(struct tracer *t);
+/* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
+int tracer_stats(struct tracer *t, uint64_t out[MSPROF_STAT_MAX]);
+
+#endif
