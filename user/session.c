@@ -278,6 +278,8 @@ void session_close(struct session *s)
 {
 	int i;
 
+	/* A task that is gone gets no goodbye, and no error about it. */
+	session_check_targets(s);
 	if (s->collecting)
 		session_stop(s);
 	tell_agents(s, MSPROF_QUIT_REQ);

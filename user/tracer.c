@@ -242,6 +242,10 @@ int tracer_set_gate(struct tracer *t, bool open)
 	return err;
 }
 
+/*
+ * Each uprobe detach waits for the kernel to sync (about 35 ms in a VM, and
+ * serialised even across threads), so stop costs that much per link.
+ */
 void tracer_detach(struct tracer *t)
 {
 	while (t->nlinks)

@@ -75,7 +75,11 @@ static void *dev_worker(void *arg)
 {
 	struct npusim_device *dev = arg;
 	struct npusim_task *t;
+	char name[16];
 
+	/* Named by itself: naming another thread opens a /proc file. */
+	snprintf(name, sizeof(name), "npusim-dev%u", npusim_dev_id(dev));
+	pthread_setname_np(pthread_self(), name);
 	while ((t = dev_next_task(dev))) {
 		t->rec.start_ns = npusim_now_ns();
 		t->kernel->run(t->args);
@@ -103,18 +107,13 @@ static void dev_wait(struct npusim_device *dev, uint32_t task_id)
 static int dev_spawn(struct npusim_device *dev)
 {
 	sigset_t all, old;
-	char name[16];
 	int err;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&dev->worker, NULL, dev_worker, dev);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return err;
-	snprintf(name, sizeof(name), "npusim-dev%u", npusim_dev_id(dev));
-	pthread_setname_np(dev->worker, name);
-	return 0;
+	return err;
 }
 
 /* The queue is empty whenever the device is down; tail just needs aiming. */

@@ -50,7 +50,8 @@ int agent_mkdir_p(const char *path)
 
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
-	for (p = buf + 1;; p++) {
+	/* The root needs no making; "" fails in mkdir() like it should. */
+	for (p = buf + (buf[0] == '/');; p++) {
 		char c = *p;
 
 		if (c && c != '/')
@@ -138,8 +139,6 @@ int agent_devices_stop(struct agent_devices *devs, const char *dir)
 static void agent_init(void)
 {
 	agent.err = agent_server_start(&agent.srv);
-	if (agent.err)
-		agent_err("cannot serve msprof: %s", strerror(-agent.err));
 }
 
 int msprof_agent_start(void)
@@ -159,9 +158,14 @@ int msprof_agent_start(void)
 static void __attribute__((constructor)) agent_preloaded(void)
 {
 	const char *preload = getenv("LD_PRELOAD");
+	int err;
 
-	if (preload && strstr(preload, "libmsprof_agent"))
-		msprof_agent_start();
+	if (!preload || !strstr(preload, "libmsprof_agent"))
+		return;
+	/* No caller to tell: say it here. */
+	err = msprof_agent_start();
+	if (err)
+		agent_err("cannot serve msprof: %s", strerror(-err));
 }
 
 static void __attribute__((destructor)) agent_exit(void)

@@ -108,7 +108,7 @@ static int npusim_start(void *state)
 {
 	struct npusim_backend *nb = state;
 
-	/* Drop what a window whose flush failed left behind. */
+	/* Records of a window that never got flushed are stale now. */
 	pthread_mutex_lock(&nb->lock);
 	buf_free(&nb->buf);
 	pthread_mutex_unlock(&nb->lock);

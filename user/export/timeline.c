@@ -34,7 +34,7 @@ static void meta(struct writer *w, const char *what, long pid, long tid,
 {
 	FILE *fp = ev(w);
 
-	fprintf(fp, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":",
+	fprintf(fp, "{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":",
 		what, pid, tid);
 	json_put_str(fp, name);
 	fputs("}}", fp);
@@ -42,11 +42,40 @@ static void meta(struct writer *w, const char *what, long pid, long tid,
 		what, pid, tid, sort);
 }
 
+/* Names each device and stream once; seen holds the tracks named. */
+static void name_device_track(struct writer *w, uint64_t *seen, size_t *nseen,
+			      size_t cap, uint32_t device, uint32_t stream)
+{
+	uint64_t dev_key = (uint64_t)device << 32 | UINT32_MAX;
+	uint64_t key = (uint64_t)device << 32 | stream;
+	long dpid = DEVICE_PID_BASE + (long)device;
+	bool dev_seen = false;
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < *nseen; i++) {
+		if (seen[i] == key)
+			return;
+		dev_seen |= seen[i] == dev_key;
+	}
+	if (*nseen + 2 > cap)
+		return;
+	if (!dev_seen) {
+		seen[(*nseen)++] = dev_key;
+		snprintf(name, sizeof(name), "NPU %u", device);
+		meta(w, "process", dpid, 0, name, 1 + device);
+	}
+	seen[(*nseen)++] = key;
+	snprintf(name, sizeof(name), "Stream %u", stream);
+	meta(w, "thread", dpid, stream, name, stream);
+}
+
 static void write_names(struct writer *w, const struct profdata *p)
 {
+	uint64_t seen[256];
+	size_t i, nseen = 0;
+	uint32_t last_tid = 0;
 	char name[128];
-	uint32_t last_tid = 0, seen[64] = { 0 };
-	size_t i, j, nseen = 0;
 
 	snprintf(name, sizeof(name), "Host %s (pid %d)", p->comm, p->pid);
 	meta(w, "process", p->pid, 0, name, 0);
@@ -57,18 +86,9 @@ static void write_names(struct writer *w, const struct profdata *p)
 		snprintf(name, sizeof(name), "Thread %u", last_tid);
 		meta(w, "thread", p->pid, last_tid, name, last_tid);
 	}
-	for (i = 0; i < p->ntasks; i++) {
-		const struct msprof_devtask_rec *r = &p->tasks[i].rec;
-
-		for (j = 0; j < nseen && seen[j] != r->device; j++)
-			;
-		if (j < nseen || nseen == 64)
-			continue;
-		seen[nseen++] = r->device;
-		snprintf(name, sizeof(name), "NPU %u", r->device);
-		meta(w, "process", DEVICE_PID_BASE + r->device, 0, name,
-		     1 + r->device);
-	}
+	for (i = 0; i < p->ntasks; i++)
+		name_device_track(w, seen, &nseen, 256, p->tasks[i].rec.device,
+				  p->tasks[i].rec.stream);
 }
 
 static void write_apis(struct writer *w, const struct profdata *p)

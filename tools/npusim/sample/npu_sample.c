@@ -132,17 +132,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "devices", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	char what[32];
+	int c, idx;
 
 	*o = (struct options) { .steps = 10, .step_ms = 20, .devices = 1 };
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
 			usage_error(c == '?' ? "unknown option" :
 				    "missing value for", argv[optind - 1]);
 			return -1;
 		}
 		if (parse_value(c, optarg, o)) {
-			usage_error("bad value", optarg);
+			snprintf(what, sizeof(what), "bad value for --%s",
+				 longopts[idx].name);
+			usage_error(what, optarg);
 			return -1;
 		}
 	}

@@ -35,7 +35,11 @@ struct npusim_ioctl_arg {
 	__u32 flags;	/* MALLOC: aclrtMemMallocPolicy; MEMCPY: aclrtMemcpyKind */
 };
 
-#define NPUSIM_IOC_MAGIC	'N'
+/*
+ * 'N' would read as NVDIMM commands in strace; 'Y' belonged to the cyclades
+ * serial driver, gone since Linux 5.13, and nothing decodes these numbers.
+ */
+#define NPUSIM_IOC_MAGIC	'Y'
 
 #define NPUSIM_IOC_SET_DEVICE	_IOWR(NPUSIM_IOC_MAGIC, 1, struct npusim_ioctl_arg)
 #define NPUSIM_IOC_RESET_DEVICE	_IOWR(NPUSIM_IOC_MAGIC, 2, struct npusim_ioctl_arg)

@@ -1,0 +1,73 @@
+# Helpers shared by the end-to-end tests (sourced).
+MSPROF=$PWD/build/bin/msprof
+SAMPLE=$PWD/build/bin/npu_sample
+WORK=$(mktemp -d /tmp/msprof-e2e.XXXXXX)
+PIDS_TO_KILL=()
+
+cleanup() {
+	local p
+	for p in "${PIDS_TO_KILL[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() {	# check "what" command...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok $what"
+	else
+		echo "FAIL $what"
+	fi
+}
+
+# Starts npu_sample in the background with the agent enabled; sets TASK_PID.
+start_task() {
+	PROFILING_MODE=dynamic "$SAMPLE" "$@" >"$WORK/task.out" 2>&1 &
+	TASK_PID=$!
+	PIDS_TO_KILL+=("$TASK_PID")
+	local i
+	for i in $(seq 100); do
+		[ -S "$HOME/dynamic_profiling_socket_$TASK_PID" ] && return 0
+		sleep 0.1
+	done
+	echo "task $TASK_PID never opened its socket"
+	return 1
+}
+
+# Feeds msprof a script of commands, one "cmd" or "sleep N" per argument.
+feed() {
+	local c
+	for c in "$@"; do
+		case $c in
+		sleep*) $c ;;
+		*) echo "$c" ;;
+		esac
+	done
+}
+
+prof_dirs() {	# prof_dirs DIR: the PROF_ directories in DIR, sorted
+	find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort
+}
+
+# None of our programs may stay loaded once msprof has quit.  The kernel
+# frees a program after its last reference, a moment after the exit.
+no_bpf_left() {
+	local i
+	for i in $(seq 20); do
+		bpftool prog show 2>/dev/null |
+			grep -Eq 'name (api_enter|api_exit|ioctl_enter|ioctl_exit) ' || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# jq over the newest exported timeline of a PROF dir
+timeline() {
+	local dir=$1
+	shift
+	jq "$@" "$(ls -t "$dir"/mindstudio_profiler_output/msprof_*.json | head -1)"
+}

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Attach mode: two windows on a running npu_sample, then quit; the task runs on.
+source tests/e2e/lib.sh
+
+start_task --steps 0 --step-ms 10 || exit 1
+out=$WORK/out
+# stop waits for the probes to detach: the sleeps keep the windows apart.
+feed start "sleep 1.5" stop "sleep 3" start "sleep 1.5" stop quit |
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
+rc=$?
+cat "$WORK/msprof.log"
+check "msprof exits 0" [ $rc -eq 0 ]
+mapfile -t dirs < <(prof_dirs "$out")
+check "one PROF_ directory per window" [ ${#dirs[@]} -eq 2 ]
+check "task still running after quit" kill -0 "$TASK_PID"
+check "no BPF program left after quit" no_bpf_left
+check "staging directory removed" [ -z "$(ls -A "$out" | grep -v '^PROF_')" ]
+
+d=${dirs[0]}
+check "PROF_ name follows msprof" grep -Eq '^PROF_000001_[0-9]{17}_[A-R]{16}$' <<<"$(basename "$d")"
+check "info.json names the task" [ "$(jq .pid "$d/info.json")" = "$TASK_PID" ]
+check "start_info and end_info written" [ -s "$d/start_info" -a -s "$d/end_info" ]
+check "host raw data written" [ -s "$d/host/data/host_trace.data" ]
+check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
+api=$(jq .host.api_events "$d/info.json")
+io=$(jq .host.ioctl_events "$d/info.json")
+check "API calls captured ($api)" [ "$api" -gt 20 ]
+check "ioctls captured ($io)" [ "$io" -gt 5 ]
+check "second window has data too" [ "$(jq .host.api_events "${dirs[1]}/info.json")" -gt 20 ]
+check "nothing lost" [ "$(jq .host.lost_events "$d/info.json")" = 0 ]
+
+"$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
+check "export exits 0" [ $? -eq 0 ]
+check "export prints one JSON per PROF_ directory" [ "$(grep -c '\.json$' "$WORK/export.log")" -eq 2 ]
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="AscendCL")] | length')
+check "timeline holds every API call of info.json ($n)" [ "$n" = "$api" ]
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
+check "timeline holds every ioctl of info.json ($n)" [ "$n" = "$io" ]
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
+n=$(timeline "$d" '[.[] | select(.ph=="s" and .name=="acl_to_npu")] | length')
+check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
+check "launch flows start on a launch call" [ "$(timeline "$d" -r '
+	[.[] | select(.ph=="X" and .cat=="AscendCL")] as $api |
+	[.[] | select(.ph=="s") as $f | $api[] |
+	 select(.tid==$f.tid and .ts<=$f.ts and .ts+.dur>=$f.ts) | .name] |
+	unique | join(",")')" = "aclrtLaunchKernel,aclrtMemcpyAsync" ]
+check "process names for host and device" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | .args.name] | join(",")')" = "Host npu_sample (pid $TASK_PID),NPU 0" ]
+
+kill -TERM "$TASK_PID"
+wait "$TASK_PID"
+check "task exits cleanly on SIGTERM" [ $? -eq 0 ]
+check "agent removed its socket at exit" [ ! -e "$HOME/dynamic_profiling_socket_$TASK_PID" ]

@@ -1,0 +1,26 @@
+#!/bin/bash
+# make demo: launch the bundled sample task under msprof, collect one
+# window, export it and print the timeline's path.
+set -e
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo: BPF needs root (or CAP_BPF+CAP_PERFMON)" >&2
+	exit 1
+fi
+out=${DEMO_OUTPUT:-$PWD/build/demo}
+rm -rf "$out"
+mkdir -p "$out"
+echo "== msprof --dynamic=on --output=$out build/bin/npu_sample --steps 200 --step-ms 10"
+(echo start; sleep 1.5; echo stop; echo quit) |
+	build/bin/msprof --dynamic=on --output="$out" build/bin/npu_sample \
+		--steps 200 --step-ms 10 | grep -v '^calls '
+echo
+echo "== msprof --export=on --output=$out"
+json=$(build/bin/msprof --export=on --output="$out")
+count() { jq "[.[] | select($1)] | length" "$json"; }
+echo "API slices:         $(count '.ph=="X" and .cat=="AscendCL"')"
+echo "ioctl slices:       $(count '.ph=="X" and .cat=="driver"')"
+echo "device task slices: $(count '.ph=="X" and .cat=="device"')"
+echo "launch flows:       $(count '.ph=="s"')"
+echo "timeline (open it in https://ui.perfetto.dev):"
+echo "$json"
