@@ -82,10 +82,13 @@ $(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lbpf -lelf -lz
 
-$(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC))
+# nodelete: the server thread runs the agent's code until the process ends.
+$(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC)) user/agent/agent.map
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libmsprof_agent.so $^ -o $@ -pthread -ldl
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libmsprof_agent.so \
+		-Wl,--version-script=user/agent/agent.map -Wl,-z,nodelete \
+		$(call obj,$(AGENT_SRC)) -o $@ -pthread -ldl
 
 $(LIB)/libnpusim.so: $(call obj,$(NPUSIM_SRC)) $(LIB)/libmsprof_agent.so
 	$(call msg,LINK,$@)
@@ -99,7 +102,7 @@ $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim
 	$(Q)$(CC) $(CFLAGS) $< -o $@ -L$(LIB) -lnpusim -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Unit tests link the controller's and agent's objects, built with sanitizers.
-$(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC))
+$(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -pthread -ldl

@@ -13,7 +13,7 @@ mkdir -p "$out"
 echo "== msprof --dynamic=on --output=$out build/bin/npu_sample --steps 200 --step-ms 10"
 (echo start; sleep 1.5; echo stop; echo quit) |
 	build/bin/msprof --dynamic=on --output="$out" build/bin/npu_sample \
-		--steps 200 --step-ms 10 | grep -v '^calls '
+		--steps 200 --step-ms 10 | grep -Ev '(^|\) )calls '
 echo
 echo "== msprof --export=on --output=$out"
 json=$(build/bin/msprof --export=on --output="$out")
@@ -22,5 +22,5 @@ echo "API slices:         $(count '.ph=="X" and .cat=="AscendCL"')"
 echo "ioctl slices:       $(count '.ph=="X" and .cat=="driver"')"
 echo "device task slices: $(count '.ph=="X" and .cat=="device"')"
 echo "launch flows:       $(count '.ph=="s"')"
-echo "timeline (open it in https://ui.perfetto.dev):"
+echo "timeline (open it in Perfetto or chrome://tracing):"
 echo "$json"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dynsock.h"
+#include "fsutil.h"
 #include "msprof/protocol.h"
 #include "probes.h"
 #include "procfs.h"
@@ -16,24 +17,14 @@
 
 #define ERR(fmt, ...) fprintf(stderr, "msprof: " fmt "\n", ##__VA_ARGS__)
 
-/* mkdir -p, then the absolute path, so the agent resolves it the same. */
+/* The absolute path, so the agent resolves it the same. */
 static int make_output(const char *dir, char *abs)
 {
-	char tmp[PATH_MAX], *p;
+	int err = mkdir_p(dir, 0755);
 
-	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	if (!realpath(tmp, abs))
+	if (err)
+		return err;
+	if (!realpath(dir, abs))
 		return -errno;
 	return 0;
 }

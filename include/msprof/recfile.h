@@ -64,7 +64,7 @@ enum msprof_api_layer {
 
 struct recfile;
 
-/* Creates path and writes the header; 0 or -errno. */
+/* Creates path and writes the header; 0 or -errno (then *out is unset). */
 int recfile_create(struct recfile **out, const char *path);
 /* Appends one record whose body is head followed by tail (tail may be NULL). */
 int recfile_append(struct recfile *f, uint16_t type, const void *head,

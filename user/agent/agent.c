@@ -16,6 +16,7 @@
 #include "msprof/agent.h"
 #include "msprof/agent_backend.h"
 #include "agent_int.h"
+#include "fsutil.h"
 
 static const struct msprof_backend *const agent_backends[] = {
 	&msprof_backend_npusim,
@@ -42,28 +43,6 @@ static struct msprof_agent {
 	.once = PTHREAD_ONCE_INIT,
 	.srv = { .fd = -1, .devs = &agent.devs },
 };
-
-int agent_mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	char *p;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	/* The root needs no making; "" fails in mkdir() like it should. */
-	for (p = buf + (buf[0] == '/');; p++) {
-		char c = *p;
-
-		if (c && c != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		if (!c)
-			return 0;
-		*p = c;
-	}
-}
 
 /* Logs a backend's failure once; returns err. */
 static int backend_err(const struct msprof_backend *be, const char *op, int err)
@@ -121,7 +100,7 @@ int agent_devices_stop(struct agent_devices *devs, const char *dir)
 	/* A task without an accelerator runtime leaves no trace in dir. */
 	if (!any)
 		return 0;
-	ret = agent_mkdir_p(dir);
+	ret = mkdir_p(dir, 0755);
 	if (ret) {
 		agent_err("%s: %s", dir, strerror(-ret));
 		return err ?: ret;

@@ -43,8 +43,6 @@ int agent_server_start(struct agent_server *srv);
 /* At exit: removes the socket file if it is still ours, stops accepting. */
 void agent_server_stop(struct agent_server *srv);
 
-/* mkdir -p.  0 or -errno. */
-int agent_mkdir_p(const char *path);
 
 #pragma GCC visibility pop
 

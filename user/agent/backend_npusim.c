@@ -16,6 +16,7 @@
 #include "msprof/recfile.h"
 #include "npusim/npusim_prof.h"
 #include "agent_int.h"
+#include "fsutil.h"
 
 #define NPUSIM_BACKEND	"npusim"
 #define TASK_NAME_LEN	64
@@ -162,15 +163,15 @@ static int dev_file_open(struct dev_files *df, const char *dir,
 		return -ENOMEM;
 	df->v = v;
 	err = path_fmt(path, "%s/device_%" PRIu32 "/data", dir, device) ?:
-	      agent_mkdir_p(path) ?:
+	      mkdir_p(path, 0755) ?:
 	      path_fmt(path, "%s/device_%" PRIu32 "/data/task_time.data",
 		       dir, device) ?:
 	      recfile_create(&f, path);
-	/* recfile_create() may hand out a file even when it fails. */
-	if (f)
-		v[df->nr++] = (struct dev_file){ .device = device, .f = f };
+	if (err)
+		return err;
+	v[df->nr++] = (struct dev_file){ .device = device, .f = f };
 	*out = f;
-	return err;
+	return 0;
 }
 
 static int dev_files_close(struct dev_files *df)

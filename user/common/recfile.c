@@ -41,8 +41,15 @@ int recfile_create(struct recfile **out, const char *path)
 	hdr.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	hdr.real_ns = clock_ns(CLOCK_REALTIME);
 	put(f, &hdr, sizeof(hdr));
+	if (f->err) {
+		int err = f->err;
+
+		fclose(f->fp);
+		free(f);
+		return err;
+	}
 	*out = f;
-	return f->err;
+	return 0;
 }
 
 int recfile_append(struct recfile *f, uint16_t type, const void *head,

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent's server, run inside this test process: with no accelerator
+ * runtime here its backends stay closed, so only the protocol is exercised.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "msprof/agent.h"
+#include "msprof/agent_backend.h"
+#include "msprof/protocol.h"
+#include "agent/agent_int.h"
+#include "fsutil.h"
+#include "unit.h"
+
+/* The agent's $HOME: the server lives as long as this process. */
+static char home[] = "/tmp/msprof-agent-unit-XXXXXX";
+static char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static void test_mkdir_p(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", path[256];
+	struct stat st;
+	FILE *fp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/a//b/c/", base);
+	CU_ASSERT_EQUAL(mkdir_p(path, 0755), 0);
+	CU_ASSERT_EQUAL(mkdir_p(path, 0755), 0);
+	CU_ASSERT(!stat(path, &st) && S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/f", base);
+	fp = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/f/x", base);
+	CU_ASSERT_EQUAL(mkdir_p(path, 0755), -ENOTDIR);
+	CU_ASSERT_EQUAL(mkdir_p("", 0755), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
+static void test_npusim_absent(void)
+{
+	void *state = NULL;
+
+	CU_ASSERT_EQUAL(msprof_backend_npusim.open(&state), -ENODEV);
+	CU_ASSERT_PTR_NULL(state);
+}
+
+/* Starts the agent once, with a short idle timeout, then connects to it. */
+static int agent_connect(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	int fd;
+
+	if (!sock[0]) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(home));
+		setenv("HOME", home, 1);
+		setenv("PROFILING_MODE", "dynamic", 1);
+		setenv("MSPROF_AGENT_IDLE_TIMEOUT_S", "1", 1);
+		CU_ASSERT_EQUAL_FATAL(msprof_agent_start(), 0);
+		CU_ASSERT_EQUAL(msprof_agent_start(), 0);
+		unsetenv("MSPROF_AGENT_IDLE_TIMEOUT_S");
+		unsetenv("PROFILING_MODE");
+		msprof_socket_path(sock, sizeof(sock), home, getpid());
+	}
+	memcpy(addr.sun_path, sock, sizeof(sock));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	CU_ASSERT_EQUAL(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	return fd;
+}
+
+static int32_t send_params(int fd, const char *json)
+{
+	struct msprof_params_msg params;
+	struct msprof_msg rsp = { -1, -1 };
+
+	CU_ASSERT_EQUAL(msprof_params_pack(&params, json), 0);
+	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
+	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(rsp.type, MSPROF_PARAMS_RSP);
+	return rsp.status;
+}
+
+static void expect_reply(int fd, int32_t type, int32_t status)
+{
+	struct msprof_msg rsp = { -1, -1 };
+
+	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(rsp.type, type);
+	CU_ASSERT_EQUAL(rsp.status, status);
+}
+
+static void request(int fd, int32_t type, int32_t status)
+{
+	struct msprof_msg req = { .type = type };
+
+	CU_ASSERT_EQUAL(msprof_write_full(fd, &req, sizeof(req)), 0);
+	expect_reply(fd, type + 1, status);
+}
+
+static void expect_closed(int fd)
+{
+	char c;
+
+	CU_ASSERT_EQUAL(read(fd, &c, 1), 0);
+	close(fd);
+}
+
+static void test_requests(void)
+{
+	int fd = agent_connect();
+	struct stat st;
+
+	CU_ASSERT(!stat(sock, &st) && S_ISSOCK(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/nonexistent/out\"}"),
+			MSPROF_SUCCESS);
+	request(fd, MSPROF_STOP_REQ, MSPROF_NOT_START);
+	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+	request(fd, MSPROF_START_REQ, MSPROF_ALREADY_START);
+	request(fd, MSPROF_STOP_RSP, MSPROF_FAIL);
+	/* Without a device runtime nothing is written, so no directory either. */
+	request(fd, MSPROF_STOP_REQ, MSPROF_SUCCESS);
+	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
+	expect_closed(fd);
+}
+
+static void test_bad_params(void)
+{
+	struct msprof_params_msg params;
+	int fd = agent_connect();
+
+	CU_ASSERT_EQUAL(send_params(fd, "{\"path\": \"output\"}"), MSPROF_FAIL);
+	expect_closed(fd);
+
+	fd = agent_connect();
+	memset(&params, 'x', sizeof(params));
+	params.len = sizeof(params.data);
+	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
+	expect_reply(fd, MSPROF_PARAMS_RSP, MSPROF_FAIL);
+	expect_closed(fd);
+}
+
+static void test_message_limit(void)
+{
+	int fd = agent_connect();
+	int i;
+
+	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	for (i = 0; i < MSPROF_MAX_MSGS; i++)
+		request(fd, i % 2 ? MSPROF_STOP_REQ : MSPROF_START_REQ,
+			MSPROF_SUCCESS);
+	expect_reply(fd, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
+	expect_closed(fd);
+
+	/* A new connection counts from zero again. */
+	fd = agent_connect();
+	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
+	expect_closed(fd);
+}
+
+static void test_idle_timeout(void)
+{
+	int fd = agent_connect();
+
+	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	expect_closed(fd);
+	/* The agent's exit handler finds its file gone and leaves it be. */
+	CU_ASSERT_EQUAL(unlink(sock), 0);
+	CU_ASSERT_EQUAL(rmdir(home), 0);
+}
+
+int register_agent_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "mkdir -p", test_mkdir_p },
+		{ "npusim backend needs npusim in the process", test_npusim_absent },
+		{ "requests get their replies", test_requests },
+		{ "bad parameters are refused", test_bad_params },
+		{ "the 100th request ends the connection", test_message_limit },
+		{ "an idle connection is closed", test_idle_timeout },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("agent", tests);
+}
