@@ -61,10 +61,15 @@ $(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
+# x86 is checked in; other architectures get theirs from the running kernel.
+vmlinux/%/vmlinux.h:
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
 vmlinux:
-	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
-	@mkdir -p vmlinux/$(ARCH)
-	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+	$(Q)rm -f vmlinux/$(ARCH)/vmlinux.h
+	$(Q)$(MAKE) --no-print-directory vmlinux/$(ARCH)/vmlinux.h
 
 # --- user space -------------------------------------------------------------
 $(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
