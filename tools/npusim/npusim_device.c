@@ -282,7 +282,7 @@ aclError npusim_stream_sync(struct npusim_device *dev, aclrtStream h)
 	if (!ret) {
 		arg.stream = (*link)->id;
 		npusim_drv_ioctl(NPUSIM_IOC_SYNC, &arg);
-		/* Only the id is kept: the stream may be destroyed meanwhile. */
+		/* By task id: the stream may be destroyed meanwhile. */
 		dev_wait(dev, (*link)->last_task);
 	}
 	pthread_mutex_unlock(&dev->lock);

@@ -11,8 +11,12 @@
 
 #include "npusim_internal.h"
 
-/* Readers: every API call.  Writer: aclInit and aclFinalize. */
-static pthread_rwlock_t rt_lock = PTHREAD_RWLOCK_INITIALIZER;
+/*
+ * Readers: every API call.  Writer: aclInit and aclFinalize, which go
+ * first so that busy threads cannot starve them.  No call re-enters.
+ */
+static pthread_rwlock_t rt_lock =
+	PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static bool rt_ready;
 static uint32_t rt_ndev;
 

@@ -18,7 +18,7 @@
 
 #include "../npusim_kernels.h"
 
-#define MAX_DEVICES	8
+#define MAX_DEVICES	8	/* npusim's own limit */
 #define VEC_N		4096	/* elements of the vector kernels */
 #define MAT_N		64	/* the matmul is MAT_N x MAT_N x MAT_N */
 #define MAT_SIZE	(MAT_N * MAT_N)
@@ -298,7 +298,7 @@ static int run_steps(struct device_ctx *devs, const struct options *o)
 	return 0;
 }
 
-/* --- main ------------------------------------------------------------------ */
+/* --- main ---------------------------------------------------------------- */
 
 static void print_calls(void)
 {

@@ -32,21 +32,21 @@ struct npusim_ioctl_arg {
 	__u64 addr;	/* MALLOC, FREE: the block; MEMCPY: destination */
 	__u64 size;	/* MALLOC: bytes asked; MEMCPY: bytes copied */
 	__u32 task_id;	/* SUBMIT */
-	__u32 flags;	/* MALLOC: aclrtMemMallocPolicy; MEMCPY: aclrtMemcpyKind */
+	__u32 flags;	/* MALLOC: policy; MEMCPY: aclrtMemcpyKind */
 };
 
-/*
- * 'N' would read as NVDIMM commands in strace; 'Y' belonged to the cyclades
- * serial driver, gone since Linux 5.13, and nothing decodes these numbers.
- */
+/* Not 'N': strace would print these numbers as NVDIMM commands. */
 #define NPUSIM_IOC_MAGIC	'Y'
 
-#define NPUSIM_IOC_SET_DEVICE	_IOWR(NPUSIM_IOC_MAGIC, 1, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_RESET_DEVICE	_IOWR(NPUSIM_IOC_MAGIC, 2, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_MALLOC	_IOWR(NPUSIM_IOC_MAGIC, 3, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_FREE		_IOWR(NPUSIM_IOC_MAGIC, 4, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_MEMCPY	_IOWR(NPUSIM_IOC_MAGIC, 5, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_SUBMIT	_IOWR(NPUSIM_IOC_MAGIC, 6, struct npusim_ioctl_arg)
-#define NPUSIM_IOC_SYNC		_IOWR(NPUSIM_IOC_MAGIC, 7, struct npusim_ioctl_arg)
+#define NPUSIM_IOC(nr) \
+	_IOWR(NPUSIM_IOC_MAGIC, nr, struct npusim_ioctl_arg)
+
+#define NPUSIM_IOC_SET_DEVICE	NPUSIM_IOC(1)
+#define NPUSIM_IOC_RESET_DEVICE	NPUSIM_IOC(2)
+#define NPUSIM_IOC_MALLOC	NPUSIM_IOC(3)
+#define NPUSIM_IOC_FREE		NPUSIM_IOC(4)
+#define NPUSIM_IOC_MEMCPY	NPUSIM_IOC(5)
+#define NPUSIM_IOC_SUBMIT	NPUSIM_IOC(6)
+#define NPUSIM_IOC_SYNC		NPUSIM_IOC(7)
 
 #endif
