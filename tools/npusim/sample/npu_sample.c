@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,9 +59,11 @@ struct options {
 	unsigned long steps;
 	unsigned long step_ms;
 	unsigned int devices;
+	bool wait_signal;
 };
 
 static volatile sig_atomic_t stop;
+static volatile sig_atomic_t go;
 
 static int acl_check(aclError err, const char *what)
 {
@@ -76,12 +79,22 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static void on_go(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
 static int install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL)) {
+	struct sigaction start = { .sa_handler = on_go };
+
+	sigemptyset(&start.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIGUSR1, &start, NULL)) {
 		perror("npu_sample: sigaction");
 		return -1;
 	}
@@ -103,7 +116,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal])\n",
 		what, arg, MAX_DEVICES);
 }
 
@@ -130,6 +143,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "steps", required_argument, NULL, 's' },
 		{ "step-ms", required_argument, NULL, 'm' },
 		{ "devices", required_argument, NULL, 'd' },
+		{ "wait-signal", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[32];
@@ -141,6 +155,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			usage_error(c == '?' ? "unknown option" :
 				    "missing value for", argv[optind - 1]);
 			return -1;
+		}
+		if (c == 'w') {
+			o->wait_signal = true;
+			continue;
 		}
 		if (parse_value(c, optarg, o)) {
 			snprintf(what, sizeof(what), "bad value for --%s",
@@ -282,12 +300,42 @@ static void pad_step(const struct timespec *start, unsigned long step_ms)
 		;
 }
 
+/*
+ * --wait-signal: the steps begin at SIGUSR1, so a profiler can open its
+ * window first and see a known number of calls (tests, benchmarks).
+ */
+static void wait_for_go(void)
+{
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	printf("npu_sample waiting for SIGUSR1\n");
+	fflush(stdout);
+	while (!go && !stop)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static double elapsed_ms(const struct timespec *from)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
+}
+
 static int run_steps(struct device_ctx *devs, const struct options *o)
 {
-	struct timespec start;
+	struct timespec start, begin;
 	unsigned long step;
 	unsigned int i;
 
+	if (o->wait_signal)
+		wait_for_go();
+	clock_gettime(CLOCK_MONOTONIC, &begin);
 	for (step = 0; !stop && (!o->steps || step < o->steps); step++) {
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		for (i = 0; i < o->devices; i++)
@@ -295,6 +343,7 @@ static int run_steps(struct device_ctx *devs, const struct options *o)
 				return -1;
 		pad_step(&start, o->step_ms);
 	}
+	printf("steps %lu loop_ms %.3f\n", step, elapsed_ms(&begin));
 	return 0;
 }
 

@@ -1,0 +1,43 @@
+#!/bin/bash
+# A window that holds a known stretch of the task sees exactly its calls:
+# npu_sample starts its steps on SIGUSR1, after the window opened, and ends
+# inside it, so every per-step and teardown call must be in the PROF_ dir.
+source tests/e2e/lib.sh
+
+STEPS=57
+PROFILING_MODE=dynamic "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal >"$WORK/task.out" 2>&1 &
+TASK_PID=$!
+PIDS_TO_KILL+=("$TASK_PID")
+until grep -q 'waiting for SIGUSR1' "$WORK/task.out"; do sleep 0.05; done
+
+mkfifo "$WORK/cmd"
+"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" <"$WORK/cmd" >"$WORK/msprof.log" 2>&1 &
+MSPROF_PID=$!
+exec 3>"$WORK/cmd"
+echo start >&3
+until grep -q 'collection started' "$WORK/msprof.log"; do sleep 0.05; done
+kill -USR1 "$TASK_PID"
+wait "$TASK_PID"
+exec 3>&-
+wait "$MSPROF_PID"
+check "msprof finishes when the task exits" [ $? -eq 0 ]
+cat "$WORK/msprof.log"
+
+d=$(prof_dirs "$WORK/out")
+check "the directory says the task exited" [ "$(jq .target_exited "$d/info.json")" = true ]
+"$MSPROF" --export=on --output="$d" >/dev/null
+for api in aclrtLaunchKernel aclrtMemcpyAsync aclrtMemcpy aclrtSynchronizeStream \
+	   aclrtDestroyStream aclrtFree aclrtResetDevice aclFinalize; do
+	want=$(sed -n "s/^calls $api //p" "$WORK/task.out")
+	got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .name==$n)] | length')
+	check "exactly $want $api calls in the window (got $got)" [ "$got" = "$want" ]
+done
+check "3 launches a step" [ "$(sed -n 's/^calls aclrtLaunchKernel //p' "$WORK/task.out")" = $((3 * STEPS)) ]
+# Every successful driver-reaching call issued one ioctl (npusim_ioctl.h).
+want=$(timeline "$d" '[.[] | select(.ph=="X" and .args.return==0 and (.name |
+	IN("aclrtSetDevice","aclrtResetDevice","aclrtMalloc","aclrtFree","aclrtMemcpy",
+	   "aclrtLaunchKernel","aclrtMemcpyAsync","aclrtSynchronizeStream",
+	   "aclrtSynchronizeDevice")))] | length')
+got=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
+check "one ioctl per driver-reaching call ($want = $got)" [ "$want" = "$got" ]
+check "ioctls decoded as npusim's ('Y' = 89)" [ "$(timeline "$d" '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "$(printf '[\n  89\n]')" ]
