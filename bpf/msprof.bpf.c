@@ -12,6 +12,12 @@
 
 /* Syscall number of ioctl on the build's architecture, set before load. */
 const volatile long ioctl_nr = -1;
+/*
+ * msprof's own pid namespace when it is not the initial one (msprof runs
+ * in a container): ids are then taken as msprof sees them.
+ */
+const volatile __u64 view_ns_dev;
+const volatile __u64 view_ns_ino;
 
 /*
  * The collection window.  Probes stay attached only while collecting, but
@@ -27,8 +33,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MSPROF_MAX_TARGETS);
-	__type(key, __u32);	/* host tgid */
-	__type(value, __u32);
+	__type(key, __u32);	/* tgid as msprof sees it */
+	__type(value, struct msprof_target_info);
 } targets SEC(".maps");
 
 struct {
@@ -41,7 +47,7 @@ struct {
 struct call_frame {
 	__u64 start_ns;
 	__u32 api_id;
-	__u32 pad;
+	__u32 ns_tid;
 };
 
 struct call_stack {
@@ -98,33 +104,66 @@ static __always_inline void *reserve(__u64 size)
 	return e;
 }
 
-static __always_inline bool is_target(__u32 tgid)
+/* The current thread's ids as msprof sees them; false if it cannot. */
+static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
 {
-	return bpf_map_lookup_elem(&targets, &tgid);
+	struct bpf_pidns_info ns;
+	__u64 id;
+
+	if (!view_ns_ino) {
+		id = bpf_get_current_pid_tgid();
+		*tgid = id >> 32;
+		*tid = (__u32)id;
+		return true;
+	}
+	if (bpf_get_ns_current_pid_tgid(view_ns_dev, view_ns_ino, &ns, sizeof(ns)))
+		return false;
+	*tgid = ns.tgid;
+	*tid = ns.pid;
+	return true;
+}
+
+/* The tid as the target sees itself, which its runtime reports. */
+static __always_inline __u32 task_tid(const struct msprof_target_info *ti,
+				      __u32 tid)
+{
+	struct bpf_pidns_info ns;
+
+	if (bpf_get_ns_current_pid_tgid(ti->pidns_dev, ti->pidns_ino, &ns,
+					sizeof(ns)))
+		return tid;
+	return ns.pid;
 }
 
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
 	static const struct call_stack empty;
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	struct msprof_target_info *ti;
 	struct call_stack *st;
-	__u32 d;
+	__u32 tgid, tid, d;
 
-	if (!gate || !is_target(id >> 32))
+	if (!gate || !current_ids(&tgid, &tid))
+		return 0;
+	ti = bpf_map_lookup_elem(&targets, &tgid);
+	if (!ti)
 		return 0;
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st) {
 		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);
 		st = bpf_map_lookup_elem(&stacks, &tid);
-		if (!st)
+		if (!st) {
+			count(MSPROF_STAT_LOST);
 			return 0;
+		}
 	}
 	d = st->depth;
 	if (d < MSPROF_MAX_DEPTH) {
-		st->frames[d & (MSPROF_MAX_DEPTH - 1)].start_ns = bpf_ktime_get_ns();
-		st->frames[d & (MSPROF_MAX_DEPTH - 1)].api_id = (__u32)bpf_get_attach_cookie(ctx);
+		struct call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
+
+		f->start_ns = bpf_ktime_get_ns();
+		f->api_id = (__u32)bpf_get_attach_cookie(ctx);
+		f->ns_tid = task_tid(ti, tid);
 	}
 	st->depth = d + 1;
 	return 0;
@@ -137,14 +176,14 @@ int api_enter(struct pt_regs *ctx)
 SEC("uretprobe")
 int api_exit(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	__u32 api_id = (__u32)bpf_get_attach_cookie(ctx);
 	struct msprof_api_event *e;
 	struct call_frame *f;
 	struct call_stack *st;
-	__u32 d;
+	__u32 tgid, tid, d;
 
+	if (!current_ids(&tgid, &tid))
+		return 0;
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st || !st->depth)
 		return 0;
@@ -164,13 +203,13 @@ int api_exit(struct pt_regs *ctx)
 		return 0;
 	e->kind = MSPROF_EV_API;
 	e->api_id = api_id;
-	e->tgid = id >> 32;
+	e->tgid = tgid;
 	e->tid = tid;
 	e->start_ns = f->start_ns;
 	e->end_ns = bpf_ktime_get_ns();
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = d;
-	e->pad = 0;
+	e->ns_tid = f->ns_tid;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -194,11 +233,11 @@ static __always_inline __u32 fd_rdev(unsigned int fd)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	struct pending_ioctl p = {};
+	__u32 tgid, tid;
 
-	if (nr != ioctl_nr || !gate || !is_target(id >> 32))
+	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
+	    !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
 	p.dev = fd_rdev(p.fd);
@@ -213,11 +252,12 @@ int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	struct msprof_ioctl_event *e;
 	struct pending_ioctl *p;
+	__u32 tgid, tid;
 
+	if (!current_ids(&tgid, &tid))
+		return 0;
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
 		return 0;
@@ -225,7 +265,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	if (e) {
 		e->kind = MSPROF_EV_IOCTL;
 		e->fd = p->fd;
-		e->tgid = id >> 32;
+		e->tgid = tgid;
 		e->tid = tid;
 		e->start_ns = p->start_ns;
 		e->end_ns = bpf_ktime_get_ns();
@@ -234,6 +274,23 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 		e->dev = p->dev;
 		bpf_ringbuf_submit(e, 0);
 	}
+	bpf_map_delete_elem(&ioctls, &tid);
+	return 0;
+}
+
+/*
+ * A thread that dies inside a probed call or an ioctl leaves its entry
+ * behind; a new thread reusing the tid must not inherit it, and the maps
+ * must not fill up with the dead.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(thread_exit, struct task_struct *task)
+{
+	__u32 tgid, tid;
+
+	if (!current_ids(&tgid, &tid))
+		return 0;
+	bpf_map_delete_elem(&stacks, &tid);
 	bpf_map_delete_elem(&ioctls, &tid);
 	return 0;
 }

@@ -6,7 +6,7 @@
 #include "collector.h"
 #include "probes.h"
 
-static struct collector_sink *find_sink(struct collector *c, int tgid)
+struct collector_sink *collector_find(struct collector *c, int tgid)
 {
 	int i;
 
@@ -26,7 +26,7 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(__u32) * 3)
 		return 0;
 	/* tgid sits at the same offset in both kinds of record. */
-	s = find_sink(ctx, (int)api->tgid);
+	s = collector_find(ctx, (int)api->tgid);
 	if (!s || s->err)
 		return 0;
 	if (api->kind == MSPROF_EV_API && size >= sizeof(*api)) {
@@ -74,7 +74,7 @@ int collector_open(struct collector *c, int tgid, const char *path)
 
 int collector_close(struct collector *c, int tgid, struct collector_sink *out)
 {
-	struct collector_sink *s = find_sink(c, tgid);
+	struct collector_sink *s = collector_find(c, tgid);
 	int err;
 
 	if (!s)

@@ -22,6 +22,8 @@ struct collector {
 	int nsinks;
 };
 
+/* The sink of tgid in the current window, or NULL. */
+struct collector_sink *collector_find(struct collector *c, int tgid);
 /* ring_buffer_sample_fn: ctx is the collector. */
 int collector_on_event(void *ctx, void *data, size_t size);
 /* Creates the target's host file, naming every probed API first. */

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "interactive.h"
 
 /* Checks for exited targets this often while waiting for input. */
@@ -45,10 +46,11 @@ static int next_line(struct line_reader *r, char *line, size_t len)
 static void help(void)
 {
 	puts("commands:\n"
-	     "  start  begin a collection window\n"
-	     "  stop   end it and write its PROF_ directories\n"
-	     "  quit   stop if needed and leave; the task keeps running\n"
-	     "  help   this text");
+	     "  start   begin a collection window\n"
+	     "  stop    end it and write its PROF_ directories\n"
+	     "  status  state, window, events and losses so far\n"
+	     "  quit    stop if needed and leave; the task keeps running\n"
+	     "  help    this text");
 }
 
 enum verdict { GO_ON, LEAVE };
@@ -65,6 +67,8 @@ static enum verdict run_command(struct session *s, const char *cmd, int *err)
 		*err = session_stop(s);
 	else if (!strcmp(word, "quit") || !strcmp(word, "exit"))
 		return LEAVE;
+	else if (!strcmp(word, "status"))
+		session_status(s);
 	else if (!strcmp(word, "help"))
 		help();
 	else
@@ -72,8 +76,19 @@ static enum verdict run_command(struct session *s, const char *cmd, int *err)
 	return GO_ON;
 }
 
-int interactive_run(struct session *s, int sigfd, pid_t child)
+/* True once idle_s passed with no window running since since_ns. */
+static bool idle_too_long(const struct session *s, uint64_t since_ns,
+			  unsigned int idle_s)
 {
+	if (s->collecting)
+		return false;
+	return clock_ns(CLOCK_MONOTONIC) - since_ns >= idle_s * 1000000000ull;
+}
+
+int interactive_run(struct session *s, int sigfd, pid_t child,
+		    unsigned int idle_s)
+{
+	uint64_t idle_since = clock_ns(CLOCK_MONOTONIC);
 	struct pollfd fds[3] = {
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 		{ .fd = sigfd, .events = POLLIN },
@@ -86,8 +101,13 @@ int interactive_run(struct session *s, int sigfd, pid_t child)
 	prompt();
 	for (;;) {
 		while (next_line(&r, line, sizeof(line))) {
+			bool was_collecting = s->collecting;
+
 			if (run_command(s, line, &err) == LEAVE)
 				return first;
+			/* The idle clock restarts when a window ends. */
+			if (was_collecting && !s->collecting)
+				idle_since = clock_ns(CLOCK_MONOTONIC);
 			if (err && !first)
 				first = err;
 			prompt();
@@ -118,6 +138,11 @@ int interactive_run(struct session *s, int sigfd, pid_t child)
 			child = 0;
 		if (!session_check_targets(s)) {
 			printf("\nmsprof: no task left to profile\n");
+			return first;
+		}
+		if (idle_too_long(s, idle_since, idle_s)) {
+			printf("\nmsprof: no start for %u s: leaving the interactive mode; the task keeps running, run msprof again to re-enter\n",
+			       idle_s);
 			return first;
 		}
 	}

@@ -9,8 +9,11 @@
 /*
  * The (msprof) prompt: reads start/stop/quit from stdin until quit, end of
  * input, a signal in sigfd, or every target gone; child (launch mode, else
- * 0) is reaped when it exits.  Returns 0 or the first failure.
+ * 0) is reaped when it exits.  Leaves after idle_s seconds without a
+ * window running (counted from entry or the last stop).  Returns 0 or the
+ * first failure.
  */
-int interactive_run(struct session *s, int sigfd, pid_t child);
+int interactive_run(struct session *s, int sigfd, pid_t child,
+		    unsigned int idle_s);
 
 #endif

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,41 @@
 #include "msprof/protocol.h"
 #include "procfs.h"
 
-int launch_app(char *const *argv, const sigset_t *sigmask, pid_t *child)
+int launch_agent_path(char *path, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	/* bin/msprof and lib/libmsprof_agent.so, as built and as installed. */
+	if (snprintf(path, len, "%s/../lib/libmsprof_agent.so", exe) >= (int)len)
+		return -ENAMETOOLONG;
+	return access(path, R_OK) ? -errno : 0;
+}
+
+/* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
+static void preload(const char *agent)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *both;
+
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", agent, 1);
+		return;
+	}
+	if (asprintf(&both, "%s:%s", agent, old) >= 0)
+		setenv("LD_PRELOAD", both, 1);
+}
+
+int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
+	       pid_t *child)
 {
 	int pipefd[2], child_err = 0;
 	ssize_t n;
@@ -40,6 +75,8 @@ int launch_app(char *const *argv, const sigset_t *sigmask, pid_t *child)
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		setenv("PROFILING_MODE", "dynamic", 1);
+		if (agent)
+			preload(agent);
 		execvp(argv[0], argv);
 		child_err = errno;
 		if (write(pipefd[1], &child_err, sizeof(child_err)) !=

@@ -6,10 +6,15 @@
 #include <sys/types.h>
 
 /*
- * Starts argv with PROFILING_MODE=dynamic, stdin from /dev/null (msprof's
- * stdin carries the commands) and sigmask as its signal mask.
+ * Starts argv with PROFILING_MODE=dynamic and agent (if not NULL) preloaded,
+ * stdin from /dev/null (msprof's stdin carries the commands) and sigmask as
+ * its signal mask.
  */
-int launch_app(char *const *argv, const sigset_t *sigmask, pid_t *child);
+int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
+	       pid_t *child);
+
+/* The agent library installed beside msprof, or -ENOENT. */
+int launch_agent_path(char *path, size_t len);
 
 /*
  * Waits for the agent socket of child or of one of its descendants to

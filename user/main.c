@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* msprof: parse the command line, then run the mode it asks for. */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +18,16 @@
 #include "session.h"
 
 /* How long launch mode waits for the app's agent socket, as msprof does. */
-#define LAUNCH_WAIT_MS 20000
+#define LAUNCH_WAIT_S 20
+
+/* MSPROF_LAUNCH_WAIT_S overrides the wait (tests, slow-starting services). */
+static int launch_wait_ms(void)
+{
+	const char *env = getenv("MSPROF_LAUNCH_WAIT_S");
+	int s = env ? atoi(env) : 0;
+
+	return (s > 0 ? s : LAUNCH_WAIT_S) * 1000;
+}
 
 static const char *own_home(void)
 {
@@ -39,7 +49,7 @@ static int run_session(const struct msprof_opts *o, const int *pids,
 	err = session_open(&s, o, pids, npids);
 	if (err)
 		return err;
-	err = interactive_run(&s, sigfd, child);
+	err = interactive_run(&s, sigfd, child, o->idle_timeout_s);
 	session_close(&s);
 	return err;
 }
@@ -47,6 +57,7 @@ static int run_session(const struct msprof_opts *o, const int *pids,
 static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		      int sigfd)
 {
+	char agent[PATH_MAX];
 	int err, task_pid, status;
 	pid_t child;
 
@@ -54,22 +65,25 @@ static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		fprintf(stderr, "msprof: unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app\n");
 		return -EINVAL;
 	}
-	err = launch_app(o->app_argv, oldmask, &child);
+	/* Without the agent beside us, only a runtime that carries one works. */
+	err = launch_app(o->app_argv,
+			 launch_agent_path(agent, sizeof(agent)) ? NULL : agent,
+			 oldmask, &child);
 	if (err) {
 		fprintf(stderr, "msprof: cannot run %s: %s\n", o->app_argv[0],
 			strerror(-err));
 		return err;
 	}
 	printf("msprof: launched %s (pid %d)\n", o->app_argv[0], child);
-	err = launch_find_task(child, own_home(), LAUNCH_WAIT_MS, &task_pid);
+	err = launch_find_task(child, own_home(), launch_wait_ms(), &task_pid);
 	if (err == -ECHILD) {
-		fprintf(stderr, "msprof: %s exited before its profiling agent started\n",
+		fprintf(stderr, "msprof: %s exited before any profiling agent of it started; if it puts the service in the background, use attach mode: msprof --dynamic=on --pid=<pid>\n",
 			o->app_argv[0]);
 		return err;
 	}
 	if (err) {
-		fprintf(stderr, "msprof: no profiling socket from %s or its children (%s); if it runs in the background use attach mode: msprof --dynamic=on --pid=<pid>\n",
-			o->app_argv[0], strerror(-err));
+		fprintf(stderr, "msprof: no profiling socket from %s or its children within %d s; it keeps running; if the service runs in the background, use attach mode: msprof --dynamic=on --pid=<pid>\n",
+			o->app_argv[0], launch_wait_ms() / 1000);
 		return err;
 	}
 	err = run_session(o, &task_pid, 1, sigfd, child);

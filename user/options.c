@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,22 +11,47 @@
 
 enum {
 	OPT_DYNAMIC = 256,
+	OPT_EXPORT,
 	OPT_PID,
 	OPT_OUTPUT,
 	OPT_APPLICATION,
-	OPT_EXPORT,
+	OPT_DELAY,
+	OPT_DURATION,
+	OPT_BUFFER_SIZE,
+	OPT_IDLE_TIMEOUT,
 	OPT_HELP,
+	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
 
-static const struct option long_opts[] = {
+/* The on/off switches, by name, and where each lands. */
+static const struct {
+	const char *name;
+	size_t field;
+} switches[] = {
+	{ "host-only", offsetof(struct msprof_opts, host_only) },
+	{ "ascendcl", offsetof(struct msprof_opts, ascendcl) },
+	{ "runtime-api", offsetof(struct msprof_opts, runtime_api) },
+	{ "hccl", offsetof(struct msprof_opts, hccl) },
+	{ "msproftx", offsetof(struct msprof_opts, msproftx) },
+	{ "task-time", offsetof(struct msprof_opts, task_time) },
+};
+
+#define NR_SWITCHES (sizeof(switches) / sizeof(switches[0]))
+
+static const struct option fixed_opts[] = {
 	{ "dynamic", required_argument, NULL, OPT_DYNAMIC },
+	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "application", required_argument, NULL, OPT_APPLICATION },
-	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "help", no_argument, NULL, OPT_HELP },
-	{ 0 },
 };
+
+#define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
 
 void opts_usage(FILE *fp)
 {
@@ -34,13 +60,22 @@ void opts_usage(FILE *fp)
 	      "       msprof --export=on --output=<PROF dir or its parent>\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
-	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic\n"
+	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
+	      "                          host PIDs of tasks in containers work too\n"
 	      "  --application=<app>     the app to launch (same as trailing arguments)\n"
 	      "  --output=<dir>          where PROF_ directories go (default: current directory)\n"
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
+	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
+	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
+	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
+	      "                          (default 1800, as msprof)\n"
+	      "  --buffer-size=<MB>      kernel ring buffer size, 1..1024 MB (default 8)\n"
+	      "  --ascendcl=on|off, --runtime-api=on|off, --hccl=on|off, --msproftx=on|off,\n"
+	      "  --task-time=on|off|l0|l1  msprof's collection switches (accepted, recorded)\n"
+	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
 	      "\n"
-	      "In the interactive mode type start, stop or quit at the (msprof) prompt.\n",
+	      "At the (msprof) prompt: start, stop, status, help, quit.\n",
 	      fp);
 }
 
@@ -57,12 +92,31 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 static int parse_switch(const char *name, const char *val, bool *on,
 			char *err, size_t len)
 {
-	if (!strcmp(val, "on"))
+	/* --task-time also takes msprof's levels, which both mean on. */
+	bool level = !strcmp(name, "task-time") &&
+		     (!strcmp(val, "l0") || !strcmp(val, "l1"));
+
+	if (!strcmp(val, "on") || level)
 		*on = true;
 	else if (!strcmp(val, "off"))
 		*on = false;
 	else
 		return fail(err, len, "--%s takes on or off, not '%s'", name, val);
+	return 0;
+}
+
+/* A whole decimal number in [min, max], nothing else. */
+static int parse_number(const char *name, const char *val, unsigned long min,
+			unsigned long max, unsigned long *out, char *err,
+			size_t len)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(val, &end, 10);
+	if (*val < '0' || *val > '9' || *end || errno || *out < min || *out > max)
+		return fail(err, len, "--%s takes a whole number from %lu to %lu, not '%s'",
+			    name, min, max, val);
 	return 0;
 }
 
@@ -79,7 +133,7 @@ static int parse_pids(struct msprof_opts *o, const char *val, char *err,
 		errno = 0;
 		pid = strtol(p, &end, 10);
 		if (end == p || (*end && *end != ',') || errno || pid <= 0 ||
-		    pid > 0x7fffffff || *p == '+' || *p == ' ')
+		    pid > 0x7fffffff || *p < '0' || *p > '9')
 			return fail(err, len, "--pid takes process ids separated by commas, not '%s'", val);
 		for (i = 0; i < o->npids && o->pids[i] != pid; i++)
 			;
@@ -128,78 +182,125 @@ static int split_application(struct msprof_opts *o, const char *val)
 	return 0;
 }
 
+/* What one option does; *seen collects the modes and conflicts. */
+struct seen {
+	bool dynamic, export, help;
+	const char *delayed;	/* --delay or --duration, if given */
+};
+
+static int apply(struct msprof_opts *o, struct seen *s, int c,
+		 const char *name, const char *val, char *err, size_t len)
+{
+	unsigned long n;
+	int ret;
+
+	if (c >= OPT_SWITCH)
+		return parse_switch(name, val,
+				    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
+				    err, len);
+	switch (c) {
+	case OPT_DYNAMIC:
+		return parse_switch(name, val, &s->dynamic, err, len);
+	case OPT_EXPORT:
+		return parse_switch(name, val, &s->export, err, len);
+	case OPT_PID:
+		return parse_pids(o, val, err, len);
+	case OPT_OUTPUT:
+		o->output = val;
+		return check_output(val, err, len);
+	case OPT_APPLICATION:
+		if (o->app_argv)
+			return fail(err, len, "--application given twice");
+		return split_application(o, val);
+	case OPT_DELAY:
+	case OPT_DURATION:
+		s->delayed = c == OPT_DELAY ? "--delay" : "--duration";
+		return parse_number(name, val, 1, UINT32_MAX, &n, err, len);
+	case OPT_BUFFER_SIZE:
+		ret = parse_number(name, val, 1, 1024, &n, err, len);
+		/* The kernel wants a power of two. */
+		for (o->ringbuf_bytes = 1u << 20; o->ringbuf_bytes < (n << 20);)
+			o->ringbuf_bytes <<= 1;
+		return ret;
+	case OPT_IDLE_TIMEOUT:
+		ret = parse_number(name, val, 1, 7 * 24 * 3600, &n, err, len);
+		o->idle_timeout_s = (unsigned int)n;
+		return ret;
+	default:
+		s->help = true;
+		return 0;
+	}
+}
+
+/* Decides the mode once every option is known. */
+static int settle_mode(struct msprof_opts *o, const struct seen *s,
+		       char *err, size_t len)
+{
+	if (s->help) {
+		o->mode = MSPROF_MODE_HELP;
+		return 0;
+	}
+	if (o->app_argv && !o->app_argv[0])
+		return fail(err, len, "--application is empty");
+	if (s->export) {
+		if (s->dynamic || o->npids || o->app_argv)
+			return fail(err, len, "--export=on cannot be combined with --dynamic, --pid or an app");
+		o->mode = MSPROF_MODE_EXPORT;
+		return 0;
+	}
+	if (!s->dynamic)
+		return fail(err, len, "no mode given: use --dynamic=on with an app or --pid, or --export=on (try --help)");
+	if (s->delayed)
+		return fail(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
+	if (o->npids && o->app_argv)
+		return fail(err, len, "--pid cannot be combined with an app to launch");
+	if (!o->npids && !o->app_argv)
+		return fail(err, len, "--dynamic=on needs an app to launch or --pid=<pid> to attach");
+	if (o->host_only && o->app_argv)
+		return fail(err, len, "--host-only=on is for attach mode (--pid)");
+	o->mode = o->npids ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
+	return 0;
+}
+
 int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	       size_t errlen)
 {
-	bool dynamic = false, export = false, help = false;
-	int c, ret;
+	struct option long_opts[NR_FIXED + NR_SWITCHES + 1];
+	struct seen s = { 0 };
+	int c, idx, ret;
+	size_t i;
 
 	memset(o, 0, sizeof(*o));
 	o->output = ".";
 	o->ringbuf_bytes = 8u << 20;
-	/* '+': the first non-option starts the app's own command line. */
+	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
+	o->ascendcl = true;
+	o->task_time = true;
+	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
+	for (i = 0; i < NR_SWITCHES; i++)
+		long_opts[NR_FIXED + i] = (struct option){
+			switches[i].name, required_argument, NULL,
+			OPT_SWITCH + (int)i };
+	memset(&long_opts[NR_FIXED + NR_SWITCHES], 0, sizeof(long_opts[0]));
+
 	optind = 0;	/* GNU: re-initialise, the parser may run again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:", long_opts, NULL)) != -1) {
-		ret = 0;
-		switch (c) {
-		case OPT_DYNAMIC:
-			ret = parse_switch("dynamic", optarg, &dynamic, err, errlen);
-			break;
-		case OPT_EXPORT:
-			ret = parse_switch("export", optarg, &export, err, errlen);
-			break;
-		case OPT_PID:
-			ret = parse_pids(o, optarg, err, errlen);
-			break;
-		case OPT_OUTPUT:
-			ret = check_output(optarg, err, errlen);
-			o->output = optarg;
-			break;
-		case OPT_APPLICATION:
-			if (o->app_argv)
-				ret = fail(err, errlen, "--application given twice");
-			else
-				ret = split_application(o, optarg);
-			break;
-		case OPT_HELP:
-			help = true;
-			break;
-		case ':':
-			ret = fail(err, errlen, "option '%s' needs a value (try --help)", argv[optind - 1]);
-			break;
-		default:
-			ret = fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
-			break;
-		}
+	/* '+': the first non-option starts the app's own command line. */
+	while ((c = getopt_long(argc, argv, "+:", long_opts, &idx)) != -1) {
+		if (c == ':')
+			return fail(err, errlen, "option '%s' needs a value (try --help)", argv[optind - 1]);
+		if (c == '?')
+			return fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+		ret = apply(o, &s, c, long_opts[idx].name, optarg, err, errlen);
 		if (ret)
 			return ret;
-	}
-	if (help) {
-		o->mode = MSPROF_MODE_HELP;
-		return 0;
 	}
 	if (optind < argc) {
 		if (o->app_argv)
 			return fail(err, errlen, "give the app either as --application or as trailing arguments, not both");
 		o->app_argv = &argv[optind];
 	}
-	if (o->app_argv && !o->app_argv[0])
-		return fail(err, errlen, "--application is empty");
-	if (export) {
-		if (dynamic || o->npids || o->app_argv)
-			return fail(err, errlen, "--export=on cannot be combined with --dynamic, --pid or an app");
-		o->mode = MSPROF_MODE_EXPORT;
-		return 0;
-	}
-	if (!dynamic)
-		return fail(err, errlen, "no mode given: use --dynamic=on with an app or --pid, or --export=on (try --help)");
-	if (o->npids && o->app_argv)
-		return fail(err, errlen, "--pid cannot be combined with an app to launch");
-	if (!o->npids && !o->app_argv)
-		return fail(err, errlen, "--dynamic=on needs an app to launch or --pid=<pid> to attach");
-	o->mode = o->npids ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
-	return 0;
+	return settle_mode(o, &s, err, errlen);
 }
 
 void opts_free(struct msprof_opts *o)

@@ -7,6 +7,8 @@
 #include <stdio.h>
 
 #define MSPROF_MAX_PIDS 64
+/* The seed: leave the interactive mode after 30 minutes without a start. */
+#define MSPROF_IDLE_TIMEOUT_S 1800
 
 enum msprof_mode {
 	MSPROF_MODE_NONE,
@@ -23,7 +25,15 @@ struct msprof_opts {
 	int npids;
 	char **app_argv;		/* NULL-terminated, launch mode */
 	char *app_storage;		/* --application string, split in place */
-	size_t ringbuf_bytes;
+	size_t ringbuf_bytes;		/* --buffer-size */
+	unsigned int idle_timeout_s;	/* --idle-timeout */
+	bool host_only;			/* --host-only: no agent needed */
+	/* msprof's collection switches */
+	bool ascendcl;
+	bool runtime_api;
+	bool hccl;
+	bool msproftx;
+	bool task_time;
 };
 
 /*

@@ -2,11 +2,13 @@
 /* What msprof learns about a task from /proc. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -129,6 +131,48 @@ bool procfs_alive(int pid)
 	if (status_field(pid, "State", state, sizeof(state)))
 		return false;
 	return !strchr(state, 'Z');
+}
+
+int procfs_same_ns(int pid, const char *kind, bool *same)
+{
+	struct stat mine, task;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+	if (stat(path, &mine)) {
+		/* A kernel without namespaces has one of each. */
+		*same = errno == ENOENT;
+		return *same ? 0 : -errno;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
+	if (stat(path, &task))
+		return -errno;
+	*same = mine.st_dev == task.st_dev && mine.st_ino == task.st_ino;
+	return 0;
+}
+
+int procfs_open_in_root(int pid, const char *path, int flags, int *fd)
+{
+	/*
+	 * A link the task made, even a /proc magic one, must not take msprof
+	 * (root) to a file of the host's.
+	 */
+	struct open_how how = {
+		.flags = (unsigned int)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[64];
+	int rfd, err = 0;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	*fd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	if (*fd < 0)
+		err = -errno;
+	close(rfd);
+	return err;
 }
 
 bool procfs_is_descendant(int pid, int ancestor)

@@ -14,6 +14,13 @@ int procfs_ppid(int pid, int *ppid);
 int procfs_comm(int pid, char *out, size_t len);
 int procfs_owner(int pid, uid_t *uid, gid_t *gid);
 bool procfs_alive(int pid);
+/* Whether pid is in msprof's own namespace of a kind ("mnt", "pid", ...). */
+int procfs_same_ns(int pid, const char *kind, bool *same);
+/*
+ * Opens path (as the task sees it) inside the task's root directory: its
+ * symbolic links resolve there too, never into msprof's own root.
+ */
+int procfs_open_in_root(int pid, const char *path, int flags, int *fd);
 bool procfs_is_descendant(int pid, int ancestor);
 
 /* Called once per distinct executable file mapping of pid. */

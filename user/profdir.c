@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* PROF_ directories: their names, their layout and their description. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -29,27 +31,50 @@ int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 	return 0;
 }
 
-static int write_clock_file(const char *dir, const char *name, const char *key,
-			    const struct clock_pair *c)
+/*
+ * Files msprof writes into a PROF_ directory are always new: a name that
+ * exists already (a link planted by someone else) is refused, not followed.
+ */
+static int create_new(const char *dir, const char *name, FILE **fp)
 {
 	char path[4096];
-	FILE *fp;
-	int err = 0;
+	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fp = fopen(path, "we");
-	if (!fp)
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0)
 		return -errno;
-	/* The keys of msprof's own start_info/end_info. */
-	fprintf(fp, "{\"%s\": \"%llu\", \"clockMonotonicRaw\": \"%llu\"}\n",
-		key, (unsigned long long)(c->real_ns / 1000),
-		(unsigned long long)c->mono_ns);
-	if (ferror(fp))
-		err = -EIO;
+	*fp = fdopen(fd, "w");
+	if (!*fp) {
+		close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
+static int close_new(FILE *fp)
+{
+	int err = ferror(fp) ? -EIO : 0;
+
 	if (fclose(fp) && !err)
 		err = -errno;
 	return err;
+}
+
+static int write_clock_file(const char *dir, const char *name, const char *key,
+			    const struct clock_pair *c)
+{
+	FILE *fp;
+	int err = create_new(dir, name, &fp);
+
+	if (err)
+		return err;
+	/* msprof's own keys, plus the clock every record here uses. */
+	fprintf(fp, "{\"%s\": \"%llu\", \"clockMonotonicRaw\": \"%llu\", \"clockMonotonic\": \"%llu\"}\n",
+		key, (unsigned long long)(c->real_ns / 1000),
+		(unsigned long long)c->raw_ns, (unsigned long long)c->mono_ns);
+	return close_new(fp);
 }
 
 int profdir_create(const char *output, unsigned int index,
@@ -77,18 +102,14 @@ int profdir_create(const char *output, unsigned int index,
 
 int profdir_finish(const char *dir, const struct profdir_summary *s)
 {
-	char path[4096];
 	FILE *fp;
 	int err;
 
 	err = write_clock_file(dir, "end_info", "collectionTimeEnd", &s->end);
+	if (!err)
+		err = create_new(dir, PROFDIR_INFO, &fp);
 	if (err)
 		return err;
-	if (snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_INFO) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fp = fopen(path, "we");
-	if (!fp)
-		return -errno;
 	fprintf(fp, "{\n  \"tool\": \"msprof-ebpf\",\n  \"version\": 1,\n"
 		"  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"comm\": ",
 		s->host_pid, s->ns_pid);
@@ -110,8 +131,5 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 		s->target_exited ? "true" : "false");
 	json_put_str(fp, s->device_status);
 	fputs("\n}\n", fp);
-	err = ferror(fp) ? -EIO : 0;
-	if (fclose(fp) && !err)
-		err = -errno;
-	return err;
+	return close_new(fp);
 }

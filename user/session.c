@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl_lock.h"
 #include "dynsock.h"
 #include "fsutil.h"
 #include "msprof/protocol.h"
@@ -14,6 +15,9 @@
 #include "procfs.h"
 #include "profdir.h"
 #include "session.h"
+
+/* Warn when this many requests are left on an agent connection. */
+#define MSPROF_LIMIT_WARN 10
 
 #define ERR(fmt, ...) fprintf(stderr, "msprof: " fmt "\n", ##__VA_ARGS__)
 
@@ -42,63 +46,103 @@ static int add_device_nodes(struct session *s, struct target *t)
 	return err == -ENOENT || err == -ENOTTY ? 0 : err;
 }
 
+/* Takes one --pid: it must exist, have an agent (unless host-only), be free. */
+static int check_target(struct session *s, int pid)
+{
+	struct target *t = &s->targets[s->ntargets];
+	int holder, fd, err;
+
+	err = target_init(t, pid);
+	t->lock_fd = -1;
+	if (err == -ESRCH) {
+		ERR("no process with pid %d", pid);
+		return err;
+	}
+	if (err) {
+		ERR("pid %d: %s", pid, strerror(-err));
+		return err;
+	}
+	if (!s->host_only && access(t->sock_path, F_OK)) {
+		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
+		    pid, t->sock_path);
+		return -ENOENT;
+	}
+	fd = ctl_lock(t->host_pid, t->ns_pid, &holder);
+	if (fd == -EBUSY) {
+		ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
+		    pid, holder);
+		return fd;
+	}
+	if (fd < 0) {
+		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-fd));
+		return fd;
+	}
+	t->lock_fd = fd;
+	s->ntargets++;
+	return 0;
+}
+
+static int connect_target(struct session *s, struct target *t)
+{
+	int err = tracer_add_target(s->tracer, t->host_pid);
+
+	if (!err)
+		err = add_device_nodes(s, t);
+	if (err) {
+		ERR("pid %d: cannot filter for it in the kernel: %s", t->host_pid,
+		    strerror(-err));
+		return err;
+	}
+	if (s->host_only)
+		return 0;
+	err = target_connect(t, s->output);
+	if (err)
+		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
+		    t->host_pid, t->sock_path, strerror(-err));
+	t->requests = 0;
+	return err;
+}
+
 int session_open(struct session *s, const struct msprof_opts *o,
 		 const int *pids, int npids)
 {
 	struct target *t;
-	int i, err;
+	int i, err = 0;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < npids; i++) {
-		t = &s->targets[s->ntargets];
-		err = target_init(t, pids[i]);
-		if (err == -ESRCH) {
-			ERR("no process with pid %d", pids[i]);
-			return err;
-		}
-		if (err) {
-			ERR("pid %d: %s", pids[i], strerror(-err));
-			return err;
-		}
-		if (access(t->sock_path, F_OK)) {
-			ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment",
-			    pids[i], t->sock_path);
-			return -ENOENT;
-		}
-		s->ntargets++;
+	s->host_only = o->host_only;
+	s->layers = (o->ascendcl ? 1u << MSPROF_LAYER_ACL : 0) |
+		    (o->runtime_api ? 1u << MSPROF_LAYER_RUNTIME : 0) |
+		    (o->hccl ? 1u << MSPROF_LAYER_HCCL : 0);
+	for (i = 0; !err && i < npids; i++)
+		err = check_target(s, pids[i]);
+	if (!err) {
+		err = make_output(o->output, s->output);
+		if (err)
+			ERR("cannot use output directory %s: %s", o->output,
+			    strerror(-err));
 	}
-	err = make_output(o->output, s->output);
-	if (err) {
-		ERR("cannot use output directory %s: %s", o->output, strerror(-err));
-		return err;
+	if (!err) {
+		err = tracer_open(&s->tracer, o->ringbuf_bytes,
+				  collector_on_event, &s->collector);
+		if (err)
+			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
+			    strerror(-err));
 	}
-	err = tracer_open(&s->tracer, o->ringbuf_bytes, collector_on_event,
-			  &s->collector);
-	if (err) {
-		ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
-		    strerror(-err));
-		return err;
-	}
-	for (i = 0; i < s->ntargets; i++) {
+	for (i = 0; !err && i < s->ntargets; i++) {
 		t = &s->targets[i];
-		err = tracer_add_target(s->tracer, t->host_pid);
-		if (!err)
-			err = add_device_nodes(s, t);
-		if (!err)
-			err = target_connect(t, s->output);
-		if (err) {
-			ERR("pid %d: cannot connect to its profiling agent at %s: %s",
-			    t->host_pid, t->sock_path, strerror(-err));
-			session_close(s);
-			return err;
-		}
+		err = connect_target(s, t);
+		if (err)
+			break;
 		if (t->ns_pid != t->host_pid)
 			printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
 			       t->host_pid, t->ns_pid, t->comm);
 		else
 			printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
 	}
-	return 0;
+	if (err)
+		session_close(s);
+	return err;
 }
 
 static int begin_window(struct session *s, struct target *t)
@@ -120,15 +164,36 @@ static int begin_window(struct session *s, struct target *t)
 		ERR("cannot create %s: %s", path, strerror(-err));
 		return err;
 	}
-	err = tracer_attach_target(s->tracer, t->host_pid, &probes);
+	err = tracer_attach_target(s->tracer, t->host_pid, s->layers, &probes);
 	if (err) {
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
 		return err;
 	}
-	if (!probes)
+	if (!probes && s->layers)
 		printf("msprof: pid %d maps no runtime library with functions to probe\n",
 		       t->host_pid);
 	return 0;
+}
+
+/*
+ * The agent serves MSPROF_MAX_MSGS requests per connection, then drops it.
+ * A window needs its START and STOP on one connection, so msprof
+ * reconnects (the count restarts) before a START that would not fit, and
+ * says so ahead of time.
+ */
+static void mind_request_limit(struct session *s, struct target *t, int type)
+{
+	unsigned int left = MSPROF_MAX_MSGS - t->requests;
+
+	if (left == MSPROF_LIMIT_WARN)
+		printf("msprof: pid %d: %u of the agent's %d requests per connection used; msprof will reconnect before the limit, which restarts the count\n",
+		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
+	if (type != MSPROF_START_REQ || left >= 3)
+		return;
+	target_disconnect(t);
+	if (!connect_target(s, t))
+		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
+		       t->host_pid);
 }
 
 /* Sends one request to every connected agent; returns the first failure. */
@@ -139,12 +204,15 @@ static int tell_agents(struct session *s, int type)
 	for (i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
 
+		if (t->fd >= 0)
+			mind_request_limit(s, t, type);
 		if (t->fd < 0) {
 			if (type == MSPROF_STOP_REQ)
 				t->device_status = -ENOTCONN;
 			continue;
 		}
 		err = dynsock_request(t->fd, type, &status);
+		t->requests++;
 		if (!err && status != MSPROF_SUCCESS)
 			err = -EIO;
 		if (type == MSPROF_STOP_REQ)
@@ -156,8 +224,16 @@ static int tell_agents(struct session *s, int type)
 		else if (err)
 			ERR("pid %d: %s to the agent failed: %s", t->host_pid,
 			    msprof_msg_type_name(type), strerror(-err));
-		if (err == -ECONNRESET)
+		/*
+		 * After a transport error a late answer may still come: the
+		 * connection cannot be trusted.  The agent flushes what it
+		 * collected when a connection ends, so keep that first.
+		 */
+		if (err && err != -EIO) {
+			if (type == MSPROF_STOP_REQ && *t->dir)
+				target_collect_device_data(t);
 			target_disconnect(t);
+		}
 		if (err && !first)
 			first = err;
 	}
@@ -186,6 +262,14 @@ int session_start(struct session *s)
 	if (err) {
 		session_stop(s);
 		return err;
+	}
+	/* An agent lost earlier (a timeout, a restart) gets another chance. */
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->fd < 0 && !t->exited && !s->host_only &&
+		    !connect_target(s, t))
+			printf("msprof: pid %d: reconnected to its agent\n", t->host_pid);
 	}
 	/* Device collection failing still leaves a useful host window. */
 	tell_agents(s, MSPROF_START_REQ);
@@ -216,8 +300,12 @@ static int end_window(struct session *s, struct target *t, uint64_t lost)
 		ERR("pid %d: cannot move device data: %s", t->host_pid, strerror(-derr));
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
-	sum.device_status = t->device_status < 0 ? strerror(-t->device_status) :
-			    msprof_msg_status_name(t->device_status);
+	if (s->host_only)
+		sum.device_status = "not collected (--host-only)";
+	else if (t->device_status < 0)
+		sum.device_status = strerror(-t->device_status);
+	else
+		sum.device_status = msprof_msg_status_name(t->device_status);
 	clock_pair_now(&sum.end);
 	err = profdir_finish(t->dir, &sum);
 	if (err) {
@@ -267,15 +355,22 @@ int session_stop(struct session *s)
 
 void session_close(struct session *s)
 {
+	struct target *t;
 	int i;
 
-	/* A task that is gone gets no goodbye, and no error about it. */
-	session_check_targets(s);
-	if (s->collecting)
-		session_stop(s);
+	if (s->tracer) {
+		/* A task that is gone gets no goodbye, and no error about it. */
+		session_check_targets(s);
+		if (s->collecting)
+			session_stop(s);
+	}
 	tell_agents(s, MSPROF_QUIT_REQ);
-	for (i = 0; i < s->ntargets; i++)
-		target_disconnect(&s->targets[i]);
+	for (i = 0; i < s->ntargets; i++) {
+		t = &s->targets[i];
+		target_disconnect(t);
+		ctl_unlock(t->lock_fd, t->host_pid, t->ns_pid);
+		t->lock_fd = -1;
+	}
 	tracer_close(s->tracer);
 	s->tracer = NULL;
 }
@@ -296,11 +391,52 @@ bool session_check_targets(struct session *s)
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
 			tracer_remove_target(s->tracer, t->host_pid);
-			/* Its agent is gone with it: no device data to wait for. */
+			/* An agent flushes a running window as its task exits. */
+			if (*t->dir && t->fd >= 0)
+				target_collect_device_data(t);
 			target_disconnect(t);
 			t->device_status = -ESRCH;
 		}
 		alive += !t->exited;
 	}
 	return alive > 0;
+}
+
+void session_status(struct session *s)
+{
+	uint64_t stats[MSPROF_STAT_MAX] = { 0 };
+	struct collector_sink *sink;
+	struct clock_pair now;
+	int i;
+
+	session_consume(s);
+	clock_pair_now(&now);
+	tracer_stats(s->tracer, stats);
+	if (s->collecting)
+		printf("state: collecting, window %u, %.1f s so far, %llu events lost\n",
+		       s->windows, (double)(now.mono_ns - s->start.mono_ns) / 1e9,
+		       (unsigned long long)(stats[MSPROF_STAT_LOST] -
+					    s->stats_at_start[MSPROF_STAT_LOST]));
+	else
+		printf("state: stopped, %u window%s written\n", s->windows,
+		       s->windows == 1 ? "" : "s");
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		printf("pid %d (%s):", t->host_pid, t->comm);
+		sink = collector_find(&s->collector, t->host_pid);
+		if (sink)
+			printf(" %llu API calls, %llu ioctls so far;",
+			       (unsigned long long)sink->api_events,
+			       (unsigned long long)sink->ioctl_events);
+		if (t->exited)
+			printf(" exited\n");
+		else if (s->host_only)
+			printf(" host-side only\n");
+		else if (t->fd < 0)
+			printf(" agent not connected\n");
+		else
+			printf(" %u of %d agent requests used\n", t->requests,
+			       MSPROF_MAX_MSGS);
+	}
 }

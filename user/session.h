@@ -19,6 +19,8 @@ struct session {
 	struct target targets[MSPROF_MAX_PIDS];
 	int ntargets;
 	bool collecting;
+	bool host_only;			/* no agents: eBPF data only */
+	unsigned int layers;		/* API layers probed, 1 << msprof_api_layer */
 	unsigned int windows;		/* windows started so far */
 	struct clock_pair start;
 	uint64_t stats_at_start[MSPROF_STAT_MAX];
@@ -34,6 +36,8 @@ int session_start(struct session *s);
 int session_stop(struct session *s);
 /* Stops a running window, tells the agents we quit, unloads everything. */
 void session_close(struct session *s);
+/* Prints the state, the window so far and each target. */
+void session_status(struct session *s);
 /* Drains the ring buffer into the targets' files. */
 int session_consume(struct session *s);
 /* Notices targets that exited; false once none is left. */

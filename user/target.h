@@ -10,9 +10,18 @@ struct target {
 	int host_pid;
 	int ns_pid;		/* the pid the task sees itself as */
 	char comm[16];
+	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
-	char stage[PATH_MAX];	/* where the agent flushes device data */
+	/*
+	 * The staging directory for device data, one directory under two
+	 * names: stage is set once msprof made it.
+	 */
+	char stage[PATH_MAX];		/* as msprof reaches it */
+	char task_stage[PATH_MAX];	/* as the task's agent writes to it */
+	int stage_parent_fd;	/* the directory holding it, -1 if none */
 	int fd;			/* connection to the agent, -1 if none */
+	unsigned int requests;	/* sent on this connection (the agent allows 100) */
+	int lock_fd;		/* ctl_lock(), -1 if not held */
 	bool exited;
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */
 	int device_status;	/* the agent's answer to STOP_REQ, or -errno */
@@ -22,11 +31,13 @@ struct target {
 int target_init(struct target *t, int host_pid);
 /*
  * Connects to the task's agent and hands it the staging directory for
- * device data, which is created (owned by the task's user) under output.
+ * device data, owned by the task's user: under output when the task shares
+ * msprof's mount namespace, else in the task's own /tmp.
  */
 int target_connect(struct target *t, const char *output);
 /* Moves what the agent flushed into the window's PROF_ directory. */
 int target_collect_device_data(struct target *t);
+/* Closes the connection and removes the staging directory with its files. */
 void target_disconnect(struct target *t);
 
 #endif

@@ -17,13 +17,21 @@
 #include "probes.h"
 #include "procfs.h"
 #include "tracer.h"
+#include "uprobe_multi.h"
+
+/* The inode of the initial pid namespace, fixed by the kernel. */
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
 
 struct tracer {
 	struct msprof_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	bool multi;		/* the kernel takes uprobe_multi links */
+	struct bpf_link **links;	/* libbpf's: perf-event uprobes, tracepoints */
 	size_t nlinks;
 	size_t cap;
+	int *link_fds;		/* our uprobe_multi links */
+	size_t nfds;
+	size_t fd_cap;
 };
 
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
@@ -32,6 +40,66 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 	if (level != LIBBPF_WARN)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* The pid namespace of a process, as bpf_get_ns_current_pid_tgid() names it. */
+static int pidns_of(const char *proc, struct msprof_target_info *ti)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/ns/pid", proc);
+	if (stat(path, &st))
+		return -errno;
+	ti->pidns_dev = st.st_dev;
+	ti->pidns_ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * Pids given to msprof are in its own pid namespace.  Outside the initial
+ * one (msprof in a container) the kernel side must see ids the same way.
+ */
+static int set_view(struct msprof_bpf *skel)
+{
+	struct msprof_target_info own;
+	int err = pidns_of("self", &own);
+
+	if (err)
+		return err;
+	if (own.pidns_ino != PROC_PID_INIT_INO) {
+		skel->rodata->view_ns_dev = own.pidns_dev;
+		skel->rodata->view_ns_ino = own.pidns_ino;
+	}
+	return 0;
+}
+
+static int load(struct tracer *t, size_t ringbuf_bytes, bool multi)
+{
+	struct msprof_bpf *skel = msprof_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	if (multi) {
+		bpf_program__set_expected_attach_type(skel->progs.api_enter,
+						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.api_exit,
+						      MSPROF_TRACE_UPROBE_MULTI);
+	}
+	skel->rodata->ioctl_nr = SYS_ioctl;
+	err = set_view(skel);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.events, (__u32)ringbuf_bytes);
+	if (!err)
+		err = msprof_bpf__load(skel);
+	if (err) {
+		msprof_bpf__destroy(skel);
+		return err;
+	}
+	t->skel = skel;
+	t->multi = multi;
+	return 0;
 }
 
 int tracer_open(struct tracer **out, size_t ringbuf_bytes,
@@ -43,15 +111,10 @@ int tracer_open(struct tracer **out, size_t ringbuf_bytes,
 	if (!t)
 		return -ENOMEM;
 	libbpf_set_print(quiet_libbpf);
-	t->skel = msprof_bpf__open();
-	if (!t->skel) {
-		err = -errno;
-		goto fail;
-	}
-	t->skel->rodata->ioctl_nr = SYS_ioctl;
-	err = bpf_map__set_max_entries(t->skel->maps.events, (__u32)ringbuf_bytes);
-	if (!err)
-		err = msprof_bpf__load(t->skel);
+	/* Kernels before 6.6 refuse the uprobe_multi attach type at load. */
+	err = load(t, ringbuf_bytes, true);
+	if (err)
+		err = load(t, ringbuf_bytes, false);
 	if (err)
 		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_event,
@@ -73,17 +136,25 @@ void tracer_close(struct tracer *t)
 		return;
 	tracer_detach(t);
 	free(t->links);
+	free(t->link_fds);
 	ring_buffer__free(t->rb);
 	msprof_bpf__destroy(t->skel);
 	free(t);
 }
 
-int tracer_add_target(struct tracer *t, int host_pid)
+int tracer_add_target(struct tracer *t, int pid)
 {
-	__u32 key = (__u32)host_pid, one = 1;
+	struct msprof_target_info ti;
+	__u32 key = (__u32)pid;
+	char proc[16];
+	int err;
 
+	snprintf(proc, sizeof(proc), "%d", pid);
+	err = pidns_of(proc, &ti);
+	if (err)
+		return err;
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key),
-				 &one, sizeof(one), BPF_ANY))
+				 &ti, sizeof(ti), BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -114,22 +185,44 @@ int tracer_add_device(struct tracer *t, const char *path)
 	return 0;
 }
 
+/* Makes room for one more element in a growing array. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
 static int keep_link(struct tracer *t, struct bpf_link *link)
 {
 	if (!link)
 		return -errno;
-	if (t->nlinks == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct bpf_link **links = realloc(t->links, cap * sizeof(*links));
-
-		if (!links) {
-			bpf_link__destroy(link);
-			return -ENOMEM;
-		}
-		t->links = links;
-		t->cap = cap;
+	if (grow((void **)&t->links, &t->cap, t->nlinks, sizeof(*t->links))) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
 	}
 	t->links[t->nlinks++] = link;
+	return 0;
+}
+
+static int keep_link_fd(struct tracer *t, int fd)
+{
+	if (fd < 0)
+		return fd;
+	if (grow((void **)&t->link_fds, &t->fd_cap, t->nfds,
+		 sizeof(*t->link_fds))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	t->link_fds[t->nfds++] = fd;
 	return 0;
 }
 
@@ -150,57 +243,103 @@ struct attach_walk {
 	struct tracer *t;
 	int pid;
 	const char **names;
-	uint64_t *offsets;
-	bool *done;		/* per api: attached from an earlier library */
+	uint64_t *offsets;	/* per api, in the library at hand */
+	bool *done;		/* per api: attached, or its layer is off */
+	uint64_t *batch_offsets;	/* this library's functions to probe */
+	uint64_t *batch_ids;
 	size_t attached;
 };
+
+/* One uprobe_multi link for the entries, one for the returns. */
+static int attach_batch_multi(struct tracer *t, int pid, const char *path,
+			      const uint64_t *offsets, const uint64_t *ids,
+			      size_t n)
+{
+	int err;
+
+	err = keep_link_fd(t, uprobe_multi_attach(
+		bpf_program__fd(t->skel->progs.api_enter), path, offsets, ids, n,
+		pid, false));
+	if (!err)
+		err = keep_link_fd(t, uprobe_multi_attach(
+			bpf_program__fd(t->skel->progs.api_exit), path, offsets,
+			ids, n, pid, true));
+	return err;
+}
+
+/* Older kernels: a perf-event uprobe and uretprobe per function. */
+static int attach_batch_each(struct tracer *t, int pid, const char *path,
+			     const uint64_t *offsets, const uint64_t *ids,
+			     size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		err = attach_uprobe(t, pid, path, offsets[i], ids[i], false);
+		if (!err)
+			err = attach_uprobe(t, pid, path, offsets[i], ids[i], true);
+	}
+	return err;
+}
 
 static int attach_library(const char *path, void *ctx)
 {
 	struct attach_walk *w = ctx;
 	char full[PATH_MAX];
-	size_t i;
-	int n, err;
+	size_t i, n = 0;
+	int err;
 
 	/* Through the task's root, so a library inside a container resolves. */
 	if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid, path) >=
 	    (int)sizeof(full))
 		return 0;
-	n = elf_find_funcs(full, w->names, probe_napis, w->offsets);
-	if (n <= 0)
+	if (elf_find_funcs(full, w->names, probe_napis, w->offsets) <= 0)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < probe_napis; i++) {
 		if (!w->offsets[i] || w->done[i])
 			continue;
-		err = attach_uprobe(w->t, w->pid, full, w->offsets[i], i, false);
-		if (!err)
-			err = attach_uprobe(w->t, w->pid, full, w->offsets[i], i, true);
-		if (err) {
-			fprintf(stderr, "msprof: cannot probe %s in %s: %s\n",
-				w->names[i], path, strerror(-err));
-			return err;
-		}
-		w->done[i] = true;
-		w->attached++;
+		w->batch_offsets[n] = w->offsets[i];
+		w->batch_ids[n++] = i;
 	}
+	if (!n)
+		return 0;
+	err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
+		w->t, w->pid, full, w->batch_offsets, w->batch_ids, n);
+	if (err) {
+		fprintf(stderr, "msprof: cannot probe %s: %s\n", path,
+			strerror(-err));
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		w->done[w->batch_ids[i]] = true;
+	w->attached += n;
 	return 0;
 }
 
-int tracer_attach_target(struct tracer *t, int host_pid, size_t *attached)
+int tracer_attach_target(struct tracer *t, int host_pid, unsigned int layers,
+			 size_t *attached)
 {
 	struct attach_walk w = { .t = t, .pid = host_pid };
 	int err = -ENOMEM;
+	size_t i;
 
 	w.names = calloc(probe_napis, sizeof(*w.names));
 	w.offsets = calloc(probe_napis, sizeof(*w.offsets));
 	w.done = calloc(probe_napis, sizeof(*w.done));
-	if (w.names && w.offsets && w.done) {
+	w.batch_offsets = calloc(probe_napis, sizeof(*w.batch_offsets));
+	w.batch_ids = calloc(probe_napis, sizeof(*w.batch_ids));
+	if (w.names && w.offsets && w.done && w.batch_offsets && w.batch_ids) {
 		probe_names(w.names);
+		for (i = 0; i < probe_napis; i++)
+			w.done[i] = !(layers & (1u << probe_apis[i].layer));
 		err = procfs_exec_maps(host_pid, attach_library, &w);
 	}
 	free(w.names);
 	free(w.offsets);
 	free(w.done);
+	free(w.batch_offsets);
+	free(w.batch_ids);
 	*attached = w.attached;
 	return err;
 }
@@ -211,6 +350,8 @@ int tracer_attach_syscalls(struct tracer *t)
 
 	if (!err)
 		err = keep_link(t, bpf_program__attach(t->skel->progs.ioctl_exit));
+	if (!err)
+		err = keep_link(t, bpf_program__attach(t->skel->progs.thread_exit));
 	return err;
 }
 
@@ -243,11 +384,13 @@ int tracer_set_gate(struct tracer *t, bool open)
 }
 
 /*
- * Each uprobe detach waits for the kernel to sync (about 35 ms in a VM, and
- * serialised even across threads), so stop costs that much per link.
+ * Each uprobe link's detach waits for the kernel to sync (about 35 ms in a
+ * VM, serialised even across threads): see uprobe_multi.c.
  */
 void tracer_detach(struct tracer *t)
 {
+	while (t->nfds)
+		close(t->link_fds[--t->nfds]);
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
 }

@@ -18,16 +18,22 @@ int tracer_open(struct tracer **out, size_t ringbuf_bytes,
 		ring_buffer_sample_fn on_event, void *ctx);
 void tracer_close(struct tracer *t);
 
-/* The kernel-side filters: which processes, which driver device nodes. */
-int tracer_add_target(struct tracer *t, int host_pid);
+/*
+ * The kernel-side filters: which processes (pids as msprof sees them),
+ * which driver device nodes.
+ */
+int tracer_add_target(struct tracer *t, int pid);
 int tracer_remove_target(struct tracer *t, int host_pid);
 int tracer_add_device(struct tracer *t, const char *path);
 
 /*
- * Attaches entry/return probes on every probe_apis function that a library
- * mapped by host_pid exports; *attached says how many functions.
+ * Attaches entry/return probes on every probe_apis function of the layers
+ * in the mask (1 << enum msprof_api_layer) that a library mapped by host_pid
+ * exports; *attached says how many functions.
  */
-int tracer_attach_target(struct tracer *t, int host_pid, size_t *attached);
+int tracer_attach_target(struct tracer *t, int host_pid, unsigned int layers,
+			 size_t *attached);
+/* The ioctl syscall hooks, and the thread-exit hook that keeps maps clean. */
 int tracer_attach_syscalls(struct tracer *t);
 /* Opening forgets half-seen calls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);

@@ -21,17 +21,27 @@ enum msprof_event_kind {
 	MSPROF_EV_IOCTL = 2,
 };
 
+/*
+ * What the kernel side knows of each target: the value in its targets map.
+ * Pids and tids in records are as msprof sees them; the task's own pid
+ * namespace gives the ids its runtime reports (a container's view).
+ */
+struct msprof_target_info {
+	__u64 pidns_dev;	/* st_dev and st_ino of /proc/<pid>/ns/pid */
+	__u64 pidns_ino;
+};
+
 /* One probed runtime API call, from its entry and its return. */
 struct msprof_api_event {
 	__u32 kind;		/* MSPROF_EV_API */
 	__u32 api_id;		/* index into the controller's probe table */
-	__u32 tgid;		/* host pid of the task */
+	__u32 tgid;		/* pid of the task, as msprof sees it */
 	__u32 tid;
 	__u64 start_ns;		/* CLOCK_MONOTONIC */
 	__u64 end_ns;
 	__s64 ret;
 	__u32 depth;		/* 0 = outermost probed call on this thread */
-	__u32 pad;
+	__u32 ns_tid;		/* tid as the task sees itself (its runtime's view) */
 };
 
 /* One ioctl on a driver device node of the target. */

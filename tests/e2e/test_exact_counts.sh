@@ -41,3 +41,9 @@ want=$(timeline "$d" '[.[] | select(.ph=="X" and .args.return==0 and (.name |
 got=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
 check "one ioctl per driver-reaching call ($want = $got)" [ "$want" = "$got" ]
 check "ioctls decoded as npusim's ('Y' = 89)" [ "$(timeline "$d" '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "$(printf '[\n  89\n]')" ]
+# The agent flushed as the task exited: every launch and async copy ran as
+# one device task.
+got=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+check "exactly $((4 * STEPS)) device tasks (got $got)" [ "$got" = $((4 * STEPS)) ]
+got=$(timeline "$d" '[.[] | select(.ph=="s")] | length')
+check "each linked to its launch (got $got)" [ "$got" = $((4 * STEPS)) ]

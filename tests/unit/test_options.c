@@ -99,6 +99,40 @@ static void test_errors(void)
 	expect_error(escaped, "must not contain '\\'");
 }
 
+static void test_msprof_switches(void)
+{
+	char *args[] = { "--dynamic=on", "--pid=3", "--runtime-api=on", "--ascendcl=off",
+			 "--task-time=l1", "--buffer-size=3", "--idle-timeout=5",
+			 "--host-only=on", NULL };
+	char *defaults[] = { "--dynamic=on", "--pid=3", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, defaults), 0);
+	CU_ASSERT(o.ascendcl && o.task_time && !o.runtime_api && !o.hccl && !o.host_only);
+	CU_ASSERT_EQUAL(o.idle_timeout_s, 1800);
+	CU_ASSERT_EQUAL(o.ringbuf_bytes, 8u << 20);
+	CU_ASSERT_EQUAL(parse(&o, args), 0);
+	CU_ASSERT(o.runtime_api && !o.ascendcl && o.task_time && o.host_only);
+	/* The kernel wants a power of two. */
+	CU_ASSERT_EQUAL(o.ringbuf_bytes, 4u << 20);
+	CU_ASSERT_EQUAL(o.idle_timeout_s, 5);
+}
+
+static void test_conflicts(void)
+{
+	char *delay[] = { "--dynamic=on", "--delay=3", "--pid=1", NULL };
+	char *duration[] = { "--duration=10", "--dynamic=on", "./app", NULL };
+	char *bad_delay[] = { "--dynamic=on", "--delay=0", "--pid=1", NULL };
+	char *host_only_launch[] = { "--dynamic=on", "--host-only=on", "./app", NULL };
+	char *export_pid[] = { "--export=on", "--pid=1", NULL };
+
+	expect_error(delay, "--dynamic=on cannot be combined with --delay");
+	expect_error(duration, "--dynamic=on cannot be combined with --duration");
+	expect_error(bad_delay, "--delay takes a whole number from 1 to 4294967295");
+	expect_error(host_only_launch, "--host-only=on is for attach mode");
+	expect_error(export_pid, "--export=on cannot be combined");
+}
+
 static void test_export_and_help(void)
 {
 	char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
@@ -121,6 +155,8 @@ int register_options_tests(void)
 		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
 		{ "bad input is one line naming the problem", test_errors },
 		{ "export and help modes", test_export_and_help },
+		{ "msprof's switches and our own", test_msprof_switches },
+		{ "options that cannot go together", test_conflicts },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -5,6 +5,7 @@
  * device backends.
  */
 #include <errno.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -130,16 +131,38 @@ int msprof_agent_start(void)
 	return agent.err;
 }
 
+/* Libraries whose presence makes a process an AI task worth serving. */
+static const char *const runtime_libs[] = {
+	"libnpusim", "libascendcl", "libruntime", "libcudart", "libcuda.so",
+};
+
+static int find_runtime(struct dl_phdr_info *info, size_t size, void *found)
+{
+	size_t i;
+
+	(void)size;
+	for (i = 0; i < sizeof(runtime_libs) / sizeof(runtime_libs[0]); i++)
+		if (strstr(info->dlpi_name, runtime_libs[i]))
+			return *(bool *)found = true;
+	return 0;
+}
+
 /*
  * A runtime that carries the agent calls msprof_agent_start() itself; only a
- * preloaded agent has to start on its own.
+ * preloaded agent has to start on its own.  LD_PRELOAD reaches every child
+ * of a wrapper script, so only processes that use an accelerator runtime
+ * open a socket: the shell around the real task stays quiet.
  */
 static void __attribute__((constructor)) agent_preloaded(void)
 {
 	const char *preload = getenv("LD_PRELOAD");
+	bool found = false;
 	int err;
 
 	if (!preload || !strstr(preload, "libmsprof_agent"))
+		return;
+	dl_iterate_phdr(find_runtime, &found);
+	if (!found)
 		return;
 	/* No caller to tell: say it here. */
 	err = msprof_agent_start();

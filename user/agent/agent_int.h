@@ -4,6 +4,7 @@
 #define MSPROF_AGENT_INT_H
 
 #include <stdio.h>
+#include <semaphore.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -34,13 +35,19 @@ struct agent_server {
 	dev_t dev;		/* the socket file, so that exit removes only ours */
 	ino_t ino;
 	unsigned int idle_s;	/* a connection idle this long is closed */
+	int conn_fd;		/* the connection being served, -1 if none */
+	sem_t finished;		/* posted when the server thread ends */
 	struct agent_devices *devs;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
 /* Binds the task's socket and starts the server thread.  0 or -errno. */
 int agent_server_start(struct agent_server *srv);
-/* At exit: removes the socket file if it is still ours, stops accepting. */
+/*
+ * At exit: removes the socket file if it is still ours, stops accepting,
+ * and ends a connection in a window so that its device data is flushed
+ * before the process is gone.
+ */
 void agent_server_stop(struct agent_server *srv);
 
 

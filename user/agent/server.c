@@ -4,6 +4,7 @@
  * dynamic_profiling_socket_<pid> and answers msprof, one connection at a
  * time.  It does only socket and file work, so the task never waits on it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "msprof/protocol.h"
@@ -88,6 +90,20 @@ static bool conn_request(struct conn *c, const struct msprof_msg *req)
 	return !reply(c, (int32_t)((uint32_t)req->type + 1), status);
 }
 
+/*
+ * A window may well last longer than the idle limit: only a connection
+ * that is idle outside a window times out.
+ */
+static int read_request(const struct conn *c, struct msprof_msg *req)
+{
+	int err;
+
+	do
+		err = msprof_read_full(c->fd, req, sizeof(*req));
+	while (err == -EAGAIN && c->started);
+	return err;
+}
+
 static void serve(struct agent_server *srv, int fd)
 {
 	struct timeval idle = { .tv_sec = srv->idle_s };
@@ -107,8 +123,7 @@ static void serve(struct agent_server *srv, int fd)
 	if (reply(&c, MSPROF_PARAMS_RSP, status) || status != MSPROF_SUCCESS)
 		return;
 	for (nr = 1; nr <= MSPROF_MAX_MSGS; nr++) {
-		if (msprof_read_full(fd, &req, sizeof(req)) ||
-		    !conn_request(&c, &req))
+		if (read_request(&c, &req) || !conn_request(&c, &req))
 			break;
 	}
 	if (nr > MSPROF_MAX_MSGS)
@@ -118,16 +133,87 @@ static void serve(struct agent_server *srv, int fd)
 		conn_stop(&c);
 }
 
+/* A socket file nobody listens on refuses a connection at once. */
+static bool is_stale(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	bool stale;
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return false;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	stale = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
+		errno == ECONNREFUSED;
+	close(fd);
+	return stale;
+}
+
+/* How long an exiting task waits for its last window's flush. */
+#define EXIT_FLUSH_WAIT_S 3
+
+/* Most stale files removed at one start; the rest go at the next. */
+#define MAX_STALE 64
+
+/*
+ * Tasks killed before they could clean up leave their socket files behind,
+ * and users' PID discovery lists them.  Only a file that refuses a
+ * connection twice, a second apart, goes: a live task in another PID
+ * namespace sharing this home still answers, whatever its number means
+ * here, and one that is between bind() and listen() answers a moment later.
+ */
+static void remove_stale_sockets(const struct agent_server *srv)
+{
+	char dir[sizeof(srv->path)], *stale[MAX_STALE];
+	size_t plen = strlen(MSPROF_SOCKET_PREFIX);
+	struct dirent *de;
+	int i, n = 0;
+	char *slash;
+	DIR *d;
+
+	memcpy(dir, srv->path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	d = opendir(dir);
+	if (!d)
+		return;
+	while (n < MAX_STALE && (de = readdir(d))) {
+		if (strncmp(de->d_name, MSPROF_SOCKET_PREFIX, plen) ||
+		    asprintf(&stale[n], "%s/%s", dir, de->d_name) < 0)
+			continue;
+		if (strcmp(stale[n], srv->path) && is_stale(stale[n]))
+			n++;
+		else
+			free(stale[n]);
+	}
+	closedir(d);
+	if (n)
+		sleep(1);
+	for (i = 0; i < n; i++) {
+		if (is_stale(stale[i]))
+			unlink(stale[i]);
+		free(stale[i]);
+	}
+}
+
 static void *server_main(void *arg)
 {
 	struct agent_server *srv = arg;
 	int fd, last_err = 0;
 
 	pthread_setname_np(pthread_self(), "msprof-agent");
+	remove_stale_sockets(srv);
 	for (;;) {
 		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
+			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
 			serve(srv, fd);
+			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
 			continue;
@@ -144,6 +230,7 @@ static void *server_main(void *arg)
 		sleep(1);
 	}
 	close(srv->fd);
+	sem_post(&srv->finished);
 	return NULL;
 }
 
@@ -227,6 +314,11 @@ int agent_server_start(struct agent_server *srv)
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
 	srv->idle_s = idle_timeout();
+	srv->conn_fd = -1;
+	if (sem_init(&srv->finished, 0, 0)) {
+		err = -errno;
+		goto out_unlink;
+	}
 	memcpy(srv->path, addr.sun_path, sizeof(srv->path));
 	srv->fd = fd;
 	err = server_spawn(srv);
@@ -242,7 +334,9 @@ out_close:
 
 void agent_server_stop(struct agent_server *srv)
 {
+	struct timespec until;
 	struct stat st;
+	int conn;
 
 	if (srv->fd < 0 || srv->owner != getpid())
 		return;
@@ -252,4 +346,17 @@ void agent_server_stop(struct agent_server *srv)
 		unlink(srv->path);
 	/* Wakes accept() with EINVAL; the thread then closes the socket. */
 	shutdown(srv->fd, SHUT_RDWR);
+	conn = __atomic_load_n(&srv->conn_fd, __ATOMIC_SEQ_CST);
+	if (conn < 0)
+		return;
+	/*
+	 * The task is exiting in the middle of a connection, maybe of a
+	 * window: end it (the server flushes a started window whenever a
+	 * connection ends) and give the flush a moment to finish.
+	 */
+	shutdown(conn, SHUT_RDWR);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += EXIT_FLUSH_WAIT_S;
+	while (sem_timedwait(&srv->finished, &until) && errno == EINTR)
+		;
 }

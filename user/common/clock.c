@@ -13,4 +13,5 @@ void clock_pair_now(struct clock_pair *c)
 {
 	c->mono_ns = clock_ns(CLOCK_MONOTONIC);
 	c->real_ns = clock_ns(CLOCK_REALTIME);
+	c->raw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 }

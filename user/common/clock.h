@@ -9,6 +9,7 @@
 struct clock_pair {
 	uint64_t mono_ns;	/* CLOCK_MONOTONIC, the clock of every record */
 	uint64_t real_ns;	/* CLOCK_REALTIME */
+	uint64_t raw_ns;	/* CLOCK_MONOTONIC_RAW, which msprof's tools read */
 };
 
 uint64_t clock_ns(clockid_t id);

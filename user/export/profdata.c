@@ -68,12 +68,13 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 	return 0;	/* a newer record type: skip it */
 }
 
+/* By the task's own tid, which device records name, then by start. */
 static int by_tid_start(const void *a, const void *b)
 {
 	const struct msprof_api_event *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->ns_tid != y->ns_tid)
+		return x->ns_tid < y->ns_tid ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
@@ -168,7 +169,7 @@ const struct msprof_api_event *profdata_call_at(const struct profdata *p,
 		size_t mid = lo + (hi - lo) / 2;
 		const struct msprof_api_event *e = &p->apis[mid];
 
-		if (e->tid < tid || (e->tid == tid && e->start_ns <= ns))
+		if (e->ns_tid < tid || (e->ns_tid == tid && e->start_ns <= ns))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -177,7 +178,7 @@ const struct msprof_api_event *profdata_call_at(const struct profdata *p,
 	while (lo-- > 0) {
 		const struct msprof_api_event *e = &p->apis[lo];
 
-		if (e->tid != tid)
+		if (e->ns_tid != tid)
 			break;
 		if (e->end_ns >= ns)
 			return e;

@@ -17,7 +17,7 @@ struct profdata {
 	int pid;
 	char comm[64];
 	char *api_names[MSPROF_MAX_APIS];
-	struct msprof_api_event *apis;	/* sorted by tid, then start */
+	struct msprof_api_event *apis;	/* sorted by ns_tid, then start */
 	size_t napis, cap_apis;
 	struct msprof_ioctl_event *ioctls;
 	size_t nioctls, cap_ioctls;
@@ -27,7 +27,10 @@ struct profdata {
 
 int profdata_load(struct profdata *p, const char *dir);
 void profdata_free(struct profdata *p);
-/* The innermost API call on tid whose span holds ns, or NULL. */
+/*
+ * The innermost API call on the thread the task knows as tid (its own
+ * namespace's view, as device records name it) whose span holds ns.
+ */
 const struct msprof_api_event *profdata_call_at(const struct profdata *p,
 						uint32_t tid, uint64_t ns);
 

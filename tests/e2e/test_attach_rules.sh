@@ -1,0 +1,83 @@
+#!/bin/bash
+# Attach-mode rules: several PIDs start and stop together with a PROF_
+# directory each per window, a target that exits mid-window is finished and
+# marked while the others go on, a task's socket is found in the task's
+# own home, the documented PID discovery works and stale sockets are
+# cleaned, and --host-only profiles a task that has no agent at all.
+source tests/e2e/lib.sh
+
+# --- several PIDs, one exits during the window --------------------------
+start_task --steps 0 --step-ms 10 || exit 1
+a=$TASK_PID
+start_task --steps 0 --step-ms 10 || exit 1
+b=$TASK_PID
+PROFILING_MODE=dynamic "$SAMPLE" --steps 0 --step-ms 10 --devices 2 >"$WORK/c.out" 2>&1 &
+c=$!
+PIDS_TO_KILL+=("$c")
+until [ -S "$HOME/dynamic_profiling_socket_$c" ]; do sleep 0.1; done
+
+# The documented discovery pipeline lists them.
+found=$(ls ~/dynamic_profiling_socket_* 2>/dev/null | awk -F '_' '{print $4}' | paste -sd ',' -)
+for p in $a $b $c; do
+	check "PID discovery lists $p" grep -qw "$p" <<<"${found//,/ }"
+done
+
+( feed start "sleep 1"; kill -TERM "$c"; feed "sleep 1" stop "sleep 3" start "sleep 1" stop quit ) |
+	"$MSPROF" --dynamic=on --pid="$a,$b,$c" --output="$WORK/multi" >"$WORK/multi.log" 2>&1
+rc=$?
+cat "$WORK/multi.log"
+check "several pids: exit 0" [ $rc -eq 0 ]
+for p in $a $b; do
+	n=$(grep -l "\"pid\": $p," "$WORK"/multi/PROF_*/info.json | wc -l)
+	check "pid $p has a PROF_ directory per window ($n)" [ "$n" -eq 2 ]
+done
+cdir=$(dirname "$(grep -l "\"pid\": $c," "$WORK"/multi/PROF_*/info.json)")
+check "the exiting pid has one PROF_ directory" [ "$(echo "$cdir" | wc -l)" -eq 1 ]
+check "it is marked: target_exited" [ "$(jq .target_exited "$cdir/info.json")" = true ]
+check "it still holds what was collected" [ "$(jq .host.api_events "$cdir/info.json")" -gt 0 ]
+check "the user was told" grep -q "pid $c exited" "$WORK/multi.log"
+check "its device data was flushed as it exited, both devices" [ -s "$cdir/device_0/data/task_time.data" -a -s "$cdir/device_1/data/task_time.data" ]
+check "the other targets kept running" kill -0 "$a"
+check "the second window still covers the others" \
+	[ "$(ls -d "$WORK"/multi/PROF_000002_* | wc -l)" -eq 2 ]
+
+# --- the socket lives in the task's home, not msprof's --------------------
+mkdir -p "$WORK/userhome"
+chown nobody "$WORK/userhome"
+chmod 755 "$WORK"
+su -s /bin/sh nobody -c "HOME=$WORK/userhome PROFILING_MODE=dynamic $SAMPLE --steps 0 --step-ms 10 >/dev/null 2>&1 & echo \$!" >"$WORK/nobody.pid"
+u=$(cat "$WORK/nobody.pid")
+PIDS_TO_KILL+=("$u")
+until [ -S "$WORK/userhome/dynamic_profiling_socket_$u" ]; do sleep 0.1; done
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --pid="$u" --output="$WORK/other" >"$WORK/other.log" 2>&1
+check "another user's task: attached through its HOME" [ $? -eq 0 ]
+d=$(prof_dirs "$WORK/other")
+check "another user's task: device data (agent wrote as its user)" [ -s "$d/device_0/data/task_time.data" ]
+check "another user's task: host data" [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
+
+# --- stale sockets: ignored by msprof, cleaned by the next agent ----------
+start_task --steps 0 || exit 1
+dead=$TASK_PID
+kill -KILL "$dead"
+wait "$dead" 2>/dev/null
+check "a killed task leaves its socket" [ -S "$HOME/dynamic_profiling_socket_$dead" ]
+"$MSPROF" --dynamic=on --pid="$dead" --output="$WORK/stale" </dev/null >/dev/null 2>"$WORK/stale.err"
+check "msprof refuses the dead pid" grep -q "no process with pid $dead" "$WORK/stale.err"
+start_task --steps 0 || exit 1
+for i in $(seq 50); do [ -e "$HOME/dynamic_profiling_socket_$dead" ] || break; sleep 0.1; done
+check "the next agent removed the stale socket" [ ! -e "$HOME/dynamic_profiling_socket_$dead" ]
+check "live sockets are kept" [ -S "$HOME/dynamic_profiling_socket_$a" ]
+
+# --- a task without any agent: --host-only ------------------------------
+"$SAMPLE" --steps 0 --step-ms 10 >/dev/null 2>&1 &
+h=$!
+PIDS_TO_KILL+=("$h")
+sleep 0.5
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --host-only=on --pid="$h" --output="$WORK/host" >"$WORK/host.log" 2>&1
+check "host-only: exit 0" [ $? -eq 0 ]
+d=$(prof_dirs "$WORK/host")
+check "host-only: API calls captured without an agent" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
+check "host-only: info.json says no device data" grep -q "host-only" "$d/info.json"
+check "no BPF program left" no_bpf_left

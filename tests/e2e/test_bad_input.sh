@@ -1,0 +1,52 @@
+#!/bin/bash
+# Seed rules on options: every bad input is one line on stderr naming the
+# problem, a non-zero exit, and nothing created: no PROF_ directory, no
+# output directory, no socket, no BPF program, the target untouched.
+source tests/e2e/lib.sh
+
+start_task --steps 0 --step-ms 20 || exit 1
+sockets_before=$(ls "$HOME"/dynamic_profiling_socket_* 2>/dev/null | sort)
+
+expect_error() {	# expect_error "what" "needle" msprof-args...
+	local what=$1 needle=$2
+	shift 2
+	"$MSPROF" "$@" </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+	local rc=$?
+	check "$what: non-zero exit" [ $rc -ne 0 ]
+	check "$what: one line naming the problem" \
+		[ "$(wc -l <"$WORK/stderr")" -eq 1 -a -n "$(grep -F -- "$needle" "$WORK/stderr")" ]
+	check "$what: nothing created" [ ! -e "$WORK/out" ]
+}
+
+out=--output=$WORK/out
+expect_error "unknown pid" "no process with pid 999999" --dynamic=on --pid=999999 "$out"
+expect_error "pid list with one unknown" "no process with pid 999999" --dynamic=on --pid=$TASK_PID,999999 "$out"
+expect_error "pid without agent" "PROFILING_MODE=dynamic" --dynamic=on --pid=$$ "$out"
+expect_error "pid not a number" "--pid takes process ids" --dynamic=on --pid=12a "$out"
+expect_error "dynamic not on/off" "--dynamic takes on or off" --dynamic=maybe --pid=1 "$out"
+expect_error "no mode" "no mode given" "$out"
+expect_error "dynamic without app or pid" "needs an app to launch or --pid" --dynamic=on "$out"
+expect_error "pid and app" "--pid cannot be combined" --dynamic=on --pid=1 "$out" /bin/true
+expect_error "dynamic with delay" "--dynamic=on cannot be combined with --delay" --dynamic=on --delay=5 --pid=$TASK_PID "$out"
+expect_error "dynamic with duration" "--dynamic=on cannot be combined with --duration" --dynamic=on --duration=5 "$out" "$SAMPLE"
+expect_error "unknown option" "unknown option '--frobnicate=1'" --dynamic=on --frobnicate=1 --pid=1 "$out"
+expect_error "missing value" "needs a value" --dynamic=on --pid
+for bad in '$' '&' ';' '|' '>' '<' '%' '`' "'" '"' '\' '\n' '\$'; do
+	expect_error "output with '$bad'" "--output must not contain" \
+		--dynamic=on --pid=$TASK_PID --output="$WORK/out/a${bad}b"
+done
+expect_error "output with a newline" "control character 0x0a" \
+	--dynamic=on --pid=$TASK_PID --output="$WORK/out/a
+b"
+expect_error "app that does not exist" "cannot run" --dynamic=on "$out" /nonexistent/app
+PROFILING_MODE=dynamic expect_error "launch with PROFILING_MODE set" "unset PROFILING_MODE" --dynamic=on "$out" "$SAMPLE"
+PROFILING_OPTIONS=x expect_error "launch with PROFILING_OPTIONS set" "unset PROFILING_MODE and PROFILING_OPTIONS" --dynamic=on "$out" "$SAMPLE"
+
+check "no BPF program left" no_bpf_left
+check "no socket created" [ "$(ls "$HOME"/dynamic_profiling_socket_* 2>/dev/null | sort)" = "$sockets_before" ]
+check "the target is untouched and running" kill -0 "$TASK_PID"
+"$MSPROF" --help >"$WORK/help" 2>&1
+check "--help exits 0" [ $? -eq 0 ]
+for opt in dynamic pid application output export host-only idle-timeout buffer-size delay duration; do
+	check "--help lists --$opt" grep -q -- "--$opt" "$WORK/help"
+done

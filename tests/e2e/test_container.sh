@@ -1,0 +1,127 @@
+#!/bin/bash
+# A task in a pid and mount namespace of its own, as in a container, attached
+# from the host by its host pid, then from inside by the pid it sees.  Its
+# libraries, /etc/passwd, home and /tmp exist only in its namespace: msprof
+# on the host reaches them through /proc/<pid>/root.
+source tests/e2e/lib.sh
+
+skip() {
+	echo "ok container test skipped: $*"
+	exit 0
+}
+
+command -v unshare >/dev/null || skip "unshare is missing"
+if ! err=$(unshare --pid --mount-proc --kill-child true 2>&1); then
+	case $err in
+	*"not permitted"* | *"Permission denied"*) skip "$err" ;;
+	esac
+	check "unshare makes a pid and mount namespace ($err)" false
+	exit 1
+fi
+
+# The container's init: a private tmpfs on /tmp holds the task's runtime and
+# home; HOME is unset and only the container's own /etc/passwd names that
+# home.  The task is not the init, which would ignore SIGTERM.
+CTR_INIT='
+set -e
+mount -t tmpfs msprof-ctr /tmp
+mkdir -p /tmp/ctr/bin /tmp/ctr/lib /tmp/home
+cp "$1"/build/lib/*.so /tmp/ctr/lib/
+cp "$1"/build/bin/npu_sample /tmp/ctr/bin/
+awk -F: -v OFS=: "\$3 == $(id -u) { \$6 = \"/tmp/home\" } 1" /etc/passwd >/tmp/ctr/passwd
+mount --bind /tmp/ctr/passwd /etc/passwd
+env -u HOME PROFILING_MODE=dynamic /tmp/ctr/bin/npu_sample --steps 0 --step-ms 10 --devices 2 &
+wait
+'
+unshare --pid --mount-proc --kill-child bash -c "$CTR_INIT" ctr "$PWD" \
+	>"$WORK/task.out" 2>&1 &
+UNSHARE_PID=$!
+# unshare ignores SIGTERM; its SIGKILL kills the init, which takes the whole
+# namespace, tmpfs included, with it.
+trap 'kill -KILL "$UNSHARE_PID" 2>/dev/null; cleanup' EXIT
+
+# Sets TASK_PID (host view) and NS_PID once the task's socket is there.
+find_task() {
+	local i init sock
+	for i in $(seq 100); do
+		init=$(pgrep -P "$UNSHARE_PID")
+		TASK_PID=$([ -n "$init" ] && pgrep -P "$init" -x npu_sample)
+		if [ -n "$TASK_PID" ]; then
+			NS_PID=$(awk '/^NSpid:/ { print $NF }' "/proc/$TASK_PID/status")
+			sock=/proc/$TASK_PID/root/tmp/home/dynamic_profiling_socket_$NS_PID
+			[ -S "$sock" ] && return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+if ! find_task; then
+	check "the task starts in its namespace" false
+	cat "$WORK/task.out"
+	exit 1
+fi
+ctr_root=/proc/$TASK_PID/root
+stages() {	# stages DIR: the staging directories msprof left in DIR
+	find "$1" -maxdepth 1 -name '.msprof_stage_*' | grep -c .
+}
+
+check "task has a pid of its own ($TASK_PID on the host, $NS_PID inside)" \
+	[ "$TASK_PID" != "$NS_PID" ]
+check "its runtime library exists only in its namespace" \
+	[ ! -e /tmp/ctr/lib/libnpusim.so -a -e "$ctr_root/tmp/ctr/lib/libnpusim.so" ]
+
+# --- from the host, by host pid -----------------------------------------------
+out=$WORK/out
+feed start "sleep 1.5" stop "sleep 3" start "sleep 1.5" stop quit |
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
+rc=$?
+cat "$WORK/msprof.log"
+check "msprof exits 0" [ $rc -eq 0 ]
+check "attach message names both pids" grep -qF \
+	"attached to pid $TASK_PID (pid $NS_PID in its namespace, npu_sample)" "$WORK/msprof.log"
+mapfile -t dirs < <(prof_dirs "$out")
+check "one PROF_ directory per window" [ ${#dirs[@]} -eq 2 ]
+d=${dirs[0]}
+check "info.json names the host pid" [ "$(jq .pid "$d/info.json")" = "$TASK_PID" ]
+check "info.json names the namespace pid" [ "$(jq .ns_pid "$d/info.json")" = "$NS_PID" ]
+api=$(jq .host.api_events "$d/info.json")
+io=$(jq .host.ioctl_events "$d/info.json")
+check "API calls captured in the container's library ($api)" [ "$api" -gt 20 ]
+check "ioctls captured ($io)" [ "$io" -gt 5 ]
+check "device data staged in the task's /tmp reaches PROF_" \
+	[ -s "$d/device_0/data/task_time.data" -a -s "$d/device_1/data/task_time.data" \
+	  -a -s "$d/agent_stats.json" ]
+check "second window has device data too" [ -s "${dirs[1]}/device_0/data/task_time.data" ]
+check "no staging directory left in the task's /tmp" [ "$(stages "$ctr_root/tmp")" -eq 0 ]
+check "no staging directory left in the output" [ "$(stages "$out")" -eq 0 ]
+check "no BPF program left after quit" no_bpf_left
+check "task still running after quit" kill -0 "$TASK_PID"
+
+"$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1
+check "export exits 0" [ $? -eq 0 ]
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
+n=$(timeline "$d" '[.[] | select(.ph=="s" and .name=="acl_to_npu")] | length')
+check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
+
+# --- from inside the namespaces, by the pid the task sees ----------------------
+inside=/tmp/out-inside
+feed start "sleep 1.5" stop quit |
+	nsenter --target "$TASK_PID" --pid --mount -- \
+		"$MSPROF" --dynamic=on --pid="$NS_PID" --output="$inside" \
+		>"$WORK/inside.log" 2>&1
+rc=$?
+cat "$WORK/inside.log"
+check "msprof in the container exits 0" [ $rc -eq 0 ]
+check "it attaches to pid $NS_PID" grep -qF "attached to pid $NS_PID (npu_sample)" "$WORK/inside.log"
+mapfile -t dirs < <(prof_dirs "$ctr_root$inside")
+check "it writes one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
+d=${dirs[0]}
+api=$(jq .host.api_events "$d/info.json")
+check "it captures API calls ($api)" [ "$api" -gt 20 ]
+check "it gets device data" [ -s "$d/device_0/data/task_time.data" ]
+check "it leaves no staging directory" [ "$(stages "$ctr_root$inside")" -eq 0 ]
+check "no BPF program left after it quit" no_bpf_left
+
+kill -TERM "$TASK_PID"
+check "task exits on SIGTERM" timeout 5 tail --pid="$TASK_PID" -f /dev/null

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_CTL_LOCK_H
+#define MSPROF_CTL_LOCK_H
+
+/*
+ * Only one msprof may control a task.  The lock is a flock() on a file in
+ * the task's own /tmp, named by the pid the task sees, so a controller on
+ * the host and one inside the task's container meet at the same file, and
+ * the kernel frees it the instant the holder dies.
+ *
+ * Returns the lock's fd, or -EBUSY with the holder's pid in *holder (0 if
+ * unknown), or another -errno.
+ */
+int ctl_lock(int host_pid, int ns_pid, int *holder);
+void ctl_unlock(int fd, int host_pid, int ns_pid);
+
+#endif
