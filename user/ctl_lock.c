@@ -10,20 +10,26 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
+#include "procfs.h"
 
-static void lock_path(char *path, size_t len, int host_pid, int ns_pid)
+static void lock_name(char *name, size_t len, int ns_pid)
 {
-	snprintf(path, len, "/proc/%d/root/tmp/.msprof_ctl_%d.lock", host_pid,
-		 ns_pid);
+	snprintf(name, len, ".msprof_ctl_%d.lock", ns_pid);
+}
+
+/* The task's /tmp, resolved inside its root: its links never reach ours. */
+static int task_tmp(int host_pid, int *dfd)
+{
+	return procfs_open_in_root(host_pid, "/tmp", O_PATH | O_DIRECTORY, dfd);
 }
 
 /* The lock is ours only if the file we locked is still the one named. */
-static bool still_named(int fd, const char *path)
+static bool still_named(int fd, int dfd, const char *name)
 {
 	struct stat a, b;
 
-	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
+	return !fstat(fd, &a) && !fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 static int busy(int fd, int *holder)
@@ -41,21 +47,20 @@ static int busy(int fd, int *holder)
 	return err;
 }
 
-int ctl_lock(int host_pid, int ns_pid, int *holder)
+static int take(int dfd, const char *name, int *holder)
 {
-	char path[96], buf[32];
+	char buf[32];
 	ssize_t n;
 	int fd, err;
 
-	*holder = 0;
-	lock_path(path, sizeof(path), host_pid, ns_pid);
 	for (;;) {
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			    0600);
 		if (fd < 0)
 			return -errno;
 		if (flock(fd, LOCK_EX | LOCK_NB))
 			return busy(fd, holder);
-		if (still_named(fd, path))
+		if (still_named(fd, dfd, name))
 			break;
 		/* Its last holder removed it between our open and flock. */
 		close(fd);
@@ -70,14 +75,33 @@ int ctl_lock(int host_pid, int ns_pid, int *holder)
 	return fd;
 }
 
+int ctl_lock(int host_pid, int ns_pid, int *holder)
+{
+	char name[64];
+	int dfd, fd, err;
+
+	*holder = 0;
+	lock_name(name, sizeof(name), ns_pid);
+	err = task_tmp(host_pid, &dfd);
+	if (err)
+		return err;
+	fd = take(dfd, name, holder);
+	close(dfd);
+	return fd;
+}
+
 void ctl_unlock(int fd, int host_pid, int ns_pid)
 {
-	char path[96];
+	char name[64];
+	int dfd;
 
 	if (fd < 0)
 		return;
 	/* Removed while still held, so nobody can lock a file about to go. */
-	lock_path(path, sizeof(path), host_pid, ns_pid);
-	unlink(path);
+	lock_name(name, sizeof(name), ns_pid);
+	if (!task_tmp(host_pid, &dfd)) {
+		unlinkat(dfd, name, 0);
+		close(dfd);
+	}
 	close(fd);
 }

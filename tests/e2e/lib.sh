@@ -14,10 +14,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {	# check "what" command...
-	local what=$1
+check() {	# check "what" [!] command...
+	local what=$1 want=0
 	shift
-	if "$@"; then
+	if [ "$1" = "!" ]; then
+		want=1
+		shift
+	fi
+	"$@"
+	if [ $(($? != 0)) -eq $want ]; then
 		echo "ok $what"
 	else
 		echo "FAIL $what"

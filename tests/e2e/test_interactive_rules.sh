@@ -1,0 +1,82 @@
+#!/bin/bash
+# Interactive-mode rules: the prompt and its commands, start/stop out of
+# order, status, the idle timeout, one controller per task (a killed one
+# frees the task at once), and quit / SIGINT / SIGTERM / end of input all
+# finishing a running window and leaving the task running.
+source tests/e2e/lib.sh
+
+start_task --steps 0 --step-ms 10 || exit 1
+run_msprof() {	# run_msprof LOG ARGS...: msprof on the task, commands on stdin
+	local log=$1
+	shift
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" "$@" >"$log" 2>&1
+}
+
+# --- commands and their messages ----------------------------------------
+feed help stop start "sleep 0.5" start status bogus stop stop quit |
+	run_msprof "$WORK/cmds.log" --output="$WORK/cmds"
+check "commands: exit 0" [ $? -eq 0 ]
+check "the prompt is (msprof)" grep -q '^(msprof) ' "$WORK/cmds.log"
+check "help lists the commands" grep -q "status  state, window" "$WORK/cmds.log"
+check "stop while stopped is refused politely" grep -q "collection is not running; type start first" "$WORK/cmds.log"
+check "start while started is refused politely" grep -q "collection is already running; type stop first" "$WORK/cmds.log"
+check "status shows the window" grep -q "state: collecting, window 1" "$WORK/cmds.log"
+check "status shows the target and its events" grep -Eq "pid $TASK_PID \(npu_sample\): [0-9]+ API calls" "$WORK/cmds.log"
+check "an unknown command is named" grep -q "unknown command 'bogus'" "$WORK/cmds.log"
+check "one start/stop pair, one PROF_ directory" [ "$(prof_dirs "$WORK/cmds" | wc -l)" -eq 1 ]
+
+# --- no start within the idle timeout -------------------------------------
+"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/idle" --idle-timeout=2 \
+	< <(sleep 30) >"$WORK/idle.log" 2>&1 &
+m=$!
+for i in $(seq 60); do pgrep -f -- "--output=$WORK/idle" >/dev/null || break; sleep 0.1; done
+check "idle timeout: msprof left on its own" ! pgrep -f -- "--output=$WORK/idle"
+kill "$m" 2>/dev/null
+check "idle timeout: the user is told" grep -q "no start for 2 s: leaving the interactive mode" "$WORK/idle.log"
+check "idle timeout: the task keeps running" kill -0 "$TASK_PID"
+
+# --- one controller per task ----------------------------------------------
+mkfifo "$WORK/first.cmd"
+"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/first" \
+	<"$WORK/first.cmd" >"$WORK/first.log" 2>&1 &
+first=$!
+exec 3>"$WORK/first.cmd"
+until grep -q "attached to pid" "$WORK/first.log"; do sleep 0.05; done
+run_msprof "$WORK/second.log" --output="$WORK/second" </dev/null
+check "a second msprof is refused" [ $? -ne 0 ]
+check "the refusal names the controlling msprof" grep -q "already being profiled by msprof pid $first" "$WORK/second.log"
+check "the refused one created nothing" [ ! -e "$WORK/second" ]
+kill -KILL "$first"
+wait "$first" 2>/dev/null
+exec 3>&-
+feed start "sleep 0.5" stop quit | run_msprof "$WORK/third.log" --output="$WORK/third"
+check "a killed controller frees the task at once" [ $? -eq 0 ]
+check "and the next one collects" [ "$(prof_dirs "$WORK/third" | wc -l)" -eq 1 ]
+
+# --- every way out finishes the window --------------------------------
+for how in quit eof SIGINT SIGTERM; do
+	mkfifo "$WORK/$how.cmd"
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/$how" \
+		<"$WORK/$how.cmd" >"$WORK/$how.log" 2>&1 &
+	m=$!
+	exec 3>"$WORK/$how.cmd"
+	echo start >&3
+	until grep -q "collection started" "$WORK/$how.log"; do sleep 0.05; done
+	sleep 0.5
+	case $how in
+	quit) echo quit >&3 ;;
+	eof) exec 3>&- ;;
+	*) kill -"${how#SIG}" "$m" ;;
+	esac
+	wait "$m"
+	rc=$?
+	exec 3>&- 2>/dev/null
+	d=$(prof_dirs "$WORK/$how")
+	check "$how: exit 0" [ $rc -eq 0 ]
+	check "$how: the window was written" [ -s "$d/info.json" -a -s "$d/end_info" ]
+	check "$how: with its data" [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
+	check "$how: the task runs on" kill -0 "$TASK_PID"
+	check "$how: nothing left loaded" no_bpf_left
+done
+feed start "sleep 0.3" stop quit | run_msprof "$WORK/again.log" --output="$WORK/again"
+check "the task can be attached again" [ "$(prof_dirs "$WORK/again" | wc -l)" -eq 1 ]
