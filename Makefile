@@ -85,7 +85,7 @@ $(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
 $(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lbpf -lelf -lz
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
 
 # nodelete: the server thread runs the agent's code until the process ends.
 $(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC)) user/agent/agent.map
@@ -110,7 +110,7 @@ $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim
 $(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -pthread -ldl
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -ledit -pthread -ldl
 
 # --- entry points -------------------------------------------------------------
 deps:

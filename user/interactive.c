@@ -11,37 +11,13 @@
 
 #include "clock.h"
 #include "interactive.h"
+#include "line_input.h"
 
 /* Checks for exited targets this often while waiting for input. */
 #define POLL_MS 500
 
-struct line_reader {
-	char buf[4096];
-	size_t len;
-	bool eof;
-};
 
-static void prompt(void)
-{
-	fputs("(msprof) ", stdout);
-	fflush(stdout);
-}
 
-/* Returns 1 and the next whole line (without newline) or 0 if none yet. */
-static int next_line(struct line_reader *r, char *line, size_t len)
-{
-	char *nl = memchr(r->buf, '\n', r->len);
-	size_t n;
-
-	if (!nl && !(r->eof && r->len) && r->len < sizeof(r->buf))
-		return 0;
-	n = nl ? (size_t)(nl - r->buf) : r->len;
-	snprintf(line, len, "%.*s", (int)n, r->buf);
-	n += nl ? 1 : 0;
-	memmove(r->buf, r->buf + n, r->len - n);
-	r->len -= n;
-	return 1;
-}
 
 static void help(void)
 {
@@ -85,8 +61,30 @@ static bool idle_too_long(const struct session *s, uint64_t since_ns,
 	return clock_ns(CLOCK_MONOTONIC) - since_ns >= idle_s * 1000000000ull;
 }
 
-int interactive_run(struct session *s, int sigfd, pid_t child,
-		    unsigned int idle_s)
+/* One pass over the waiting lines; LEAVE at quit or end of input. */
+static enum verdict run_lines(struct session *s, struct line_input *in,
+			      uint64_t *idle_since, int *first)
+{
+	char line[4097];
+	int got, err = 0;
+
+	while ((got = line_input_next(in, line, sizeof(line))) > 0) {
+		bool was_collecting = s->collecting;
+
+		if (run_command(s, line, &err) == LEAVE)
+			return LEAVE;
+		/* The idle clock restarts when a window ends. */
+		if (was_collecting && !s->collecting)
+			*idle_since = clock_ns(CLOCK_MONOTONIC);
+		if (err && !*first)
+			*first = err;
+		line_input_prompt(in);
+	}
+	return got < 0 ? LEAVE : GO_ON;
+}
+
+static int run_loop(struct session *s, struct line_input *in, int sigfd,
+		    pid_t child, unsigned int idle_s)
 {
 	uint64_t idle_since = clock_ns(CLOCK_MONOTONIC);
 	struct pollfd fds[3] = {
@@ -94,25 +92,11 @@ int interactive_run(struct session *s, int sigfd, pid_t child,
 		{ .fd = sigfd, .events = POLLIN },
 		{ .fd = tracer_fd(s->tracer), .events = POLLIN },
 	};
-	struct line_reader r = { .len = 0 };
-	char line[sizeof(r.buf) + 1];
-	int err = 0, first = 0;
+	int first = 0;
 
-	prompt();
+	line_input_prompt(in);
 	for (;;) {
-		while (next_line(&r, line, sizeof(line))) {
-			bool was_collecting = s->collecting;
-
-			if (run_command(s, line, &err) == LEAVE)
-				return first;
-			/* The idle clock restarts when a window ends. */
-			if (was_collecting && !s->collecting)
-				idle_since = clock_ns(CLOCK_MONOTONIC);
-			if (err && !first)
-				first = err;
-			prompt();
-		}
-		if (r.eof)
+		if (run_lines(s, in, &idle_since, &first) == LEAVE)
 			return first;
 		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR)
 			return -errno;
@@ -125,15 +109,8 @@ int interactive_run(struct session *s, int sigfd, pid_t child,
 				printf("\nmsprof: %s, leaving\n", strsignal((int)si.ssi_signo));
 			return first;
 		}
-		if (fds[0].revents & (POLLIN | POLLHUP)) {
-			ssize_t n = read(STDIN_FILENO, r.buf + r.len,
-					 sizeof(r.buf) - r.len);
-
-			if (n <= 0)
-				r.eof = true;
-			else
-				r.len += (size_t)n;
-		}
+		if (fds[0].revents & (POLLIN | POLLHUP))
+			line_input_feed(in);
 		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
 			child = 0;
 		if (!session_check_targets(s)) {
@@ -146,4 +123,17 @@ int interactive_run(struct session *s, int sigfd, pid_t child,
 			return first;
 		}
 	}
+}
+
+int interactive_run(struct session *s, int sigfd, pid_t child,
+		    unsigned int idle_s)
+{
+	struct line_input *in;
+	int err = line_input_open(&in, "(msprof) ");
+
+	if (err)
+		return err;
+	err = run_loop(s, in, sigfd, child, idle_s);
+	line_input_close(in);
+	return err;
 }
