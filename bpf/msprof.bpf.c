@@ -48,6 +48,7 @@ struct call_frame {
 	__u64 start_ns;
 	__u32 api_id;
 	__u32 ns_tid;
+	__u64 args[6];
 };
 
 struct call_stack {
@@ -84,6 +85,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
+
+/* libbpf 1.1 stops at PT_REGS_PARM5. */
+#if defined(__TARGET_ARCH_x86)
+#define ARG6(x) ((x)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define ARG6(x) (((const volatile struct user_pt_regs *)(x))->regs[5])
+#else
+#define ARG6(x) 0
+#endif
 
 _Static_assert((MSPROF_MAX_DEPTH & (MSPROF_MAX_DEPTH - 1)) == 0,
 	       "depth is masked into the frames array");
@@ -161,9 +171,16 @@ int api_enter(struct pt_regs *ctx)
 	if (d < MSPROF_MAX_DEPTH) {
 		struct call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
 
-		f->start_ns = bpf_ktime_get_ns();
 		f->api_id = (__u32)bpf_get_attach_cookie(ctx);
 		f->ns_tid = task_tid(ti, tid);
+		f->args[0] = PT_REGS_PARM1(ctx);
+		f->args[1] = PT_REGS_PARM2(ctx);
+		f->args[2] = PT_REGS_PARM3(ctx);
+		f->args[3] = PT_REGS_PARM4(ctx);
+		f->args[4] = PT_REGS_PARM5(ctx);
+		f->args[5] = ARG6(ctx);
+		/* Last, so the call's own time leaves out ours. */
+		f->start_ns = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;
 	return 0;
@@ -210,6 +227,7 @@ int api_exit(struct pt_regs *ctx)
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = d;
 	e->ns_tid = f->ns_tid;
+	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -42,7 +42,32 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int collector_open(struct collector *c, int tgid, const char *path)
+/* Names an API id and its kept arguments (see struct msprof_name_rec). */
+static int write_name(struct recfile *f, uint32_t id, const struct probe *p)
+{
+	struct msprof_name_rec rec = { .id = id, .layer = p->layer };
+	char names[512];
+	size_t n, len = 0;
+	int i;
+
+	n = strlen(p->name) + 1;
+	memcpy(names, p->name, n);
+	len = n;
+	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
+		const char *arg = p->args[i].name ? p->args[i].name : "";
+
+		rec.arg_kinds[i] = (uint8_t)p->args[i].kind;
+		n = strlen(arg) + 1;
+		if (len + n > sizeof(names))
+			return -ENAMETOOLONG;
+		memcpy(names + len, arg, n);
+		len += n;
+	}
+	return recfile_append(f, MSPROF_REC_NAME, &rec, sizeof(rec), names, len);
+}
+
+int collector_open(struct collector *c, int tgid, const char *path,
+		   const struct probe_set *ps)
 {
 	struct collector_sink *s;
 	size_t i;
@@ -54,16 +79,10 @@ int collector_open(struct collector *c, int tgid, const char *path)
 	memset(s, 0, sizeof(*s));
 	s->tgid = tgid;
 	err = recfile_create(&s->file, path);
-	for (i = 0; !err && i < probe_napis; i++) {
-		struct msprof_name_rec rec = {
-			.id = (uint32_t)i,
-			.layer = probe_apis[i].layer,
-		};
-
-		err = recfile_append(s->file, MSPROF_REC_NAME, &rec, sizeof(rec),
-				     probe_apis[i].name,
-				     strlen(probe_apis[i].name) + 1);
-	}
+	if (err)
+		return err;
+	for (i = 0; !err && i < ps->n; i++)
+		err = write_name(s->file, (uint32_t)i, &ps->v[i]);
 	if (err) {
 		recfile_close(s->file);
 		return err;

@@ -6,6 +6,7 @@
 
 #include "msprof/recfile.h"
 #include "options.h"
+#include "probes.h"
 
 /* Where one target's host records of the current window go. */
 struct collector_sink {
@@ -27,7 +28,8 @@ struct collector_sink *collector_find(struct collector *c, int tgid);
 /* ring_buffer_sample_fn: ctx is the collector. */
 int collector_on_event(void *ctx, void *data, size_t size);
 /* Creates the target's host file, naming every probed API first. */
-int collector_open(struct collector *c, int tgid, const char *path);
+int collector_open(struct collector *c, int tgid, const char *path,
+		   const struct probe_set *ps);
 /* Closes the sink of tgid, hands back its counts; the first write error. */
 int collector_close(struct collector *c, int tgid, struct collector_sink *out);
 

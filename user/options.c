@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msprof/probe_packs.h"
 #include "options.h"
 
 enum {
@@ -19,6 +20,7 @@ enum {
 	OPT_DURATION,
 	OPT_BUFFER_SIZE,
 	OPT_IDLE_TIMEOUT,
+	OPT_UPROBE,
 	OPT_HELP,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
@@ -48,6 +50,7 @@ static const struct option fixed_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "help", no_argument, NULL, OPT_HELP },
 };
 
@@ -70,8 +73,12 @@ void opts_usage(FILE *fp)
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
 	      "                          (default 1800, as msprof)\n"
 	      "  --buffer-size=<MB>      kernel ring buffer size, 1..1024 MB (default 8)\n"
-	      "  --ascendcl=on|off, --runtime-api=on|off, --hccl=on|off, --msproftx=on|off,\n"
-	      "  --task-time=on|off|l0|l1  msprof's collection switches (accepted, recorded)\n"
+	      "  --uprobe=<lib>:<func>[,...]  also probe these functions (lib: a file name\n"
+	      "                          or part of one, as mapped by the task)\n"
+	      "  --ascendcl=on|off       the runtime API: acl*, cuda* (default on)\n"
+	      "  --runtime-api=on|off    the layer below: rt*, cu* (default off)\n"
+	      "  --hccl=on|off           collectives: Hccl* (default off)\n"
+	      "  --msproftx=on|off, --task-time=on|off|l0|l1  accepted, as msprof\n"
 	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
 	      "\n"
@@ -166,6 +173,23 @@ static int check_output(const char *dir, char *err, size_t len)
 	return fail(err, len, "--output must not contain '%c'", *bad);
 }
 
+/* "<lib>:<func>[,<lib>:<func>...]", each side non-empty. */
+static int check_uprobes(const char *val, char *err, size_t len)
+{
+	const char *item = val;
+
+	do {
+		size_t n = strcspn(item, ",");
+		const char *colon = memchr(item, ':', n);
+
+		if (!colon || colon == item || colon == item + n - 1 ||
+		    memchr(colon + 1, ':', n - (size_t)(colon + 1 - item)))
+			return fail(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", val);
+		item += n + (item[n] == ',');
+	} while (*item);
+	return 0;
+}
+
 /* --application="<cmd> <args>" is split on blanks, without a shell. */
 static int split_application(struct msprof_opts *o, const char *val)
 {
@@ -222,6 +246,9 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		for (o->ringbuf_bytes = 1u << 20; o->ringbuf_bytes < (n << 20);)
 			o->ringbuf_bytes <<= 1;
 		return ret;
+	case OPT_UPROBE:
+		o->uprobes = val;
+		return check_uprobes(val, err, len);
 	case OPT_IDLE_TIMEOUT:
 		ret = parse_number(name, val, 1, 7 * 24 * 3600, &n, err, len);
 		o->idle_timeout_s = (unsigned int)n;
@@ -311,4 +338,17 @@ void opts_free(struct msprof_opts *o)
 	}
 	o->app_argv = NULL;
 	o->app_storage = NULL;
+}
+
+unsigned int opts_layers(const struct msprof_opts *o)
+{
+	unsigned int layers = 1u << MSPROF_LAYER_CUSTOM;
+
+	if (o->ascendcl)
+		layers |= 1u << MSPROF_LAYER_ACL | 1u << MSPROF_LAYER_CUDA_RUNTIME;
+	if (o->runtime_api)
+		layers |= 1u << MSPROF_LAYER_RUNTIME | 1u << MSPROF_LAYER_CUDA_DRIVER;
+	if (o->hccl)
+		layers |= 1u << MSPROF_LAYER_HCCL;
+	return layers;
 }

@@ -28,6 +28,7 @@ struct msprof_opts {
 	size_t ringbuf_bytes;		/* --buffer-size */
 	unsigned int idle_timeout_s;	/* --idle-timeout */
 	bool host_only;			/* --host-only: no agent needed */
+	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
 	/* msprof's collection switches */
 	bool ascendcl;
 	bool runtime_api;
@@ -43,6 +44,8 @@ struct msprof_opts {
 int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	       size_t errlen);
 void opts_free(struct msprof_opts *o);
+/* The API layers the switches ask for, as a mask of 1 << msprof_api_layer. */
+unsigned int opts_layers(const struct msprof_opts *o);
 void opts_usage(FILE *fp);
 
 #endif

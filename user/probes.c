@@ -1,61 +1,163 @@
 // SPDX-License-Identifier: MIT
-/*
- * What is probed: the ACL runtime API (the names npusim and CANN's
- * libascendcl share) and the simulator's driver node.
- */
+/* The session's probes: the packs' functions it wants, and their devices. */
 #include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "msprof/events.h"
 #include "probes.h"
 #include "procfs.h"
 
-const struct probe_api probe_apis[] = {
-	{ "aclInit", MSPROF_LAYER_ACL },
-	{ "aclFinalize", MSPROF_LAYER_ACL },
-	{ "aclrtSetDevice", MSPROF_LAYER_ACL },
-	{ "aclrtResetDevice", MSPROF_LAYER_ACL },
-	{ "aclrtGetDeviceCount", MSPROF_LAYER_ACL },
-	{ "aclrtCreateStream", MSPROF_LAYER_ACL },
-	{ "aclrtDestroyStream", MSPROF_LAYER_ACL },
-	{ "aclrtMalloc", MSPROF_LAYER_ACL },
-	{ "aclrtMallocHost", MSPROF_LAYER_ACL },
-	{ "aclrtFree", MSPROF_LAYER_ACL },
-	{ "aclrtFreeHost", MSPROF_LAYER_ACL },
-	{ "aclrtMemcpy", MSPROF_LAYER_ACL },
-	{ "aclrtMemcpyAsync", MSPROF_LAYER_ACL },
-	{ "aclrtMemset", MSPROF_LAYER_ACL },
-	{ "aclrtSynchronizeStream", MSPROF_LAYER_ACL },
-	{ "aclrtSynchronizeDevice", MSPROF_LAYER_ACL },
-	{ "aclrtLaunchKernel", MSPROF_LAYER_ACL },
-	{ "aclrtRecordEvent", MSPROF_LAYER_ACL },
-	{ "aclrtSynchronizeEvent", MSPROF_LAYER_ACL },
-	{ "aclmdlExecute", MSPROF_LAYER_ACL },
-	{ "aclmdlExecuteAsync", MSPROF_LAYER_ACL },
-	{ "aclopExecuteV2", MSPROF_LAYER_ACL },
+/* A function the user names has no known signature: show raw registers. */
+static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {
+	{ "arg0", MSPROF_ARG_HEX }, { "arg1", MSPROF_ARG_HEX },
+	{ "arg2", MSPROF_ARG_HEX }, { "arg3", MSPROF_ARG_HEX },
+	{ "arg4", MSPROF_ARG_HEX }, { "arg5", MSPROF_ARG_HEX },
 };
 
-const size_t probe_napis = sizeof(probe_apis) / sizeof(probe_apis[0]);
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
 
-_Static_assert(sizeof(probe_apis) / sizeof(probe_apis[0]) <= MSPROF_MAX_APIS,
-	       "api ids must fit the BPF side's limit");
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
-void probe_names(const char **names)
+static bool in_set(const struct probe_set *ps, const char *name,
+		   const char *lib)
 {
 	size_t i;
 
-	for (i = 0; i < probe_napis; i++)
-		names[i] = probe_apis[i].name;
+	for (i = 0; i < ps->n; i++)
+		if (!strcmp(ps->v[i].name, name) &&
+		    (!lib || (ps->v[i].lib && !strcmp(ps->v[i].lib, lib))))
+			return true;
+	return false;
 }
 
-int probe_device_node(int host_pid, char *path, size_t len)
+static int add(struct probe_set *ps, const struct probe *p, char *err,
+	       size_t len)
 {
-	int err = procfs_getenv(host_pid, "NPUSIM_DEVICE", path, len);
+	if (in_set(ps, p->name, p->lib))
+		return 0;	/* packs share tables: npusim mimics CANN's acl */
+	if (ps->n == MSPROF_MAX_APIS)
+		return fail(err, len, "more than %d functions to probe", MSPROF_MAX_APIS);
+	ps->v[ps->n++] = *p;
+	return 0;
+}
 
-	if (err == -ENOENT || (!err && !*path)) {
-		if (snprintf(path, len, "/dev/null") >= (int)len)
-			return -ENAMETOOLONG;
-		return 0;
+static int add_uprobes(struct probe_set *ps, const char *list, char *err,
+		       size_t len)
+{
+	char *item, *save, *colon;
+	int ret = 0;
+
+	ps->storage = strdup(list);
+	if (!ps->storage)
+		return -ENOMEM;
+	for (item = strtok_r(ps->storage, ",", &save); item && !ret;
+	     item = strtok_r(NULL, ",", &save)) {
+		struct probe p = { .layer = MSPROF_LAYER_CUSTOM, .args = raw_args };
+
+		colon = strrchr(item, ':');
+		if (!colon || colon == item || !colon[1])
+			return fail(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", item);
+		*colon = '\0';
+		p.lib = item;
+		p.name = colon + 1;
+		ret = add(ps, &p, err, len);
+	}
+	return ret;
+}
+
+int probe_set_build(struct probe_set *ps, unsigned int layers,
+		    const char *uprobes, char *err, size_t len)
+{
+	const struct msprof_probe_pack *pack;
+	size_t i, j;
+	int ret = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->v = calloc(MSPROF_MAX_APIS, sizeof(*ps->v));
+	if (!ps->v)
+		return -ENOMEM;
+	for (i = 0; !ret && i < msprof_nr_probe_packs; i++) {
+		pack = &msprof_probe_packs[i];
+		if (!(layers & (1u << pack->layer)))
+			continue;
+		for (j = 0; !ret && j < pack->nfuncs; j++) {
+			struct probe p = {
+				.name = pack->funcs[j].name,
+				.layer = pack->layer,
+				.args = pack->funcs[j].args,
+			};
+
+			ret = add(ps, &p, err, len);
+		}
+	}
+	if (!ret && uprobes)
+		ret = add_uprobes(ps, uprobes, err, len);
+	if (ret)
+		probe_set_free(ps);
+	return ret;
+}
+
+void probe_set_free(struct probe_set *ps)
+{
+	free(ps->v);
+	free(ps->storage);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int probe_in_library(const struct probe *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !p->lib || strstr(base ? base + 1 : path, p->lib) ||
+	       !strcmp(p->lib, path);
+}
+
+/* Each existing node matching pattern, as seen inside the task's root. */
+static int each_node(int host_pid, const char *pattern, probe_device_fn fn,
+		     void *ctx)
+{
+	char full[PATH_MAX];
+	glob_t g;
+	size_t i;
+	int err = 0;
+
+	snprintf(full, sizeof(full), "/proc/%d/root%s", host_pid, pattern);
+	if (glob(full, 0, NULL, &g))
+		return 0;	/* no such node: not that runtime's host */
+	for (i = 0; !err && i < g.gl_pathc; i++)
+		err = fn(g.gl_pathv[i], ctx);
+	globfree(&g);
+	return err;
+}
+
+int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
+{
+	const struct msprof_probe_pack *pack;
+	char node[PATH_MAX];
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < msprof_nr_probe_packs; i++) {
+		pack = &msprof_probe_packs[i];
+		if (pack->device_env &&
+		    !procfs_getenv(host_pid, pack->device_env, node, sizeof(node)) &&
+		    *node) {
+			err = each_node(host_pid, node, fn, ctx);
+			continue;
+		}
+		for (j = 0; !err && pack->devices[j]; j++)
+			err = each_node(host_pid, pack->devices[j], fn, ctx);
 	}
 	return err;
 }

@@ -4,26 +4,40 @@
 
 #include <stddef.h>
 
-#include "msprof/recfile.h"
+#include "msprof/probe_packs.h"
 
-/* One runtime API function to probe; its index is its api_id. */
-struct probe_api {
+/* One function to probe in this session; its index is its API id. */
+struct probe {
 	const char *name;
 	enum msprof_api_layer layer;
+	const struct msprof_probe_arg *args;	/* MSPROF_PROBE_ARGS entries */
+	const char *lib;	/* --uprobe: only in files whose name has this */
 };
 
-extern const struct probe_api probe_apis[];
-extern const size_t probe_napis;
+/* The functions of the enabled layers, plus the user's own. */
+struct probe_set {
+	struct probe *v;
+	size_t n;
+	char *storage;		/* the --uprobe text, split in place */
+};
 
 /*
- * Fills names[] (probe_napis entries) for elf_find_funcs().
+ * Builds the set from the packs' layers in the mask (1 << layer) and the
+ * --uprobe list ("<lib>:<func>[,...]", may be NULL).  -EINVAL with a line
+ * in err for a bad list.
  */
-void probe_names(const char **names);
+int probe_set_build(struct probe_set *ps, unsigned int layers,
+		    const char *uprobes, char *err, size_t len);
+void probe_set_free(struct probe_set *ps);
+/* Whether a function of the set may be probed in the library at path. */
+int probe_in_library(const struct probe *p, const char *path);
 
 /*
- * The device node whose ioctls are kept for a target: npusim's
- * NPUSIM_DEVICE from the target's environment, else its default.
+ * Calls fn for each driver device node of every pack that exists for the
+ * task (path through /proc/<pid>/root); a pack's device_env in the task's
+ * environment names its node instead of the pack's list.
  */
-int probe_device_node(int host_pid, char *path, size_t len);
+typedef int (*probe_device_fn)(const char *path, void *ctx);
+int probe_devices(int host_pid, probe_device_fn fn, void *ctx);
 
 #endif

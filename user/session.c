@@ -33,17 +33,17 @@ static int make_output(const char *dir, char *abs)
 	return 0;
 }
 
-static int add_device_nodes(struct session *s, struct target *t)
+static int add_device_node(const char *path, void *tracer)
 {
-	char node[PATH_MAX], full[PATH_MAX + 32];
-	int err = probe_device_node(t->host_pid, node, sizeof(node));
+	int err = tracer_add_device(tracer, path);
 
-	if (err)
-		return err;
-	snprintf(full, sizeof(full), "/proc/%d/root%s", t->host_pid, node);
-	err = tracer_add_device(s->tracer, full);
 	/* A node that is not a character device carries no driver ioctls. */
 	return err == -ENOENT || err == -ENOTTY ? 0 : err;
+}
+
+static int add_device_nodes(struct session *s, struct target *t)
+{
+	return probe_devices(t->host_pid, add_device_node, s->tracer);
 }
 
 /* Takes one --pid: it must exist, have an agent (unless host-only), be free. */
@@ -107,13 +107,17 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		 const int *pids, int npids)
 {
 	struct target *t;
+	char msg[256];
 	int i, err = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->host_only = o->host_only;
-	s->layers = (o->ascendcl ? 1u << MSPROF_LAYER_ACL : 0) |
-		    (o->runtime_api ? 1u << MSPROF_LAYER_RUNTIME : 0) |
-		    (o->hccl ? 1u << MSPROF_LAYER_HCCL : 0);
+	err = probe_set_build(&s->probes, opts_layers(o), o->uprobes, msg,
+			      sizeof(msg));
+	if (err) {
+		ERR("%s", err == -EINVAL ? msg : strerror(-err));
+		return err;
+	}
 	for (i = 0; !err && i < npids; i++)
 		err = check_target(s, pids[i]);
 	if (!err) {
@@ -159,17 +163,17 @@ static int begin_window(struct session *s, struct target *t)
 		return err;
 	}
 	snprintf(path, sizeof(path), "%s/%s", t->dir, PROFDIR_HOST_FILE);
-	err = collector_open(&s->collector, t->host_pid, path);
+	err = collector_open(&s->collector, t->host_pid, path, &s->probes);
 	if (err) {
 		ERR("cannot create %s: %s", path, strerror(-err));
 		return err;
 	}
-	err = tracer_attach_target(s->tracer, t->host_pid, s->layers, &probes);
+	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, &probes);
 	if (err) {
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
 		return err;
 	}
-	if (!probes && s->layers)
+	if (!probes && s->probes.n)
 		printf("msprof: pid %d maps no runtime library with functions to probe\n",
 		       t->host_pid);
 	return 0;
@@ -373,6 +377,7 @@ void session_close(struct session *s)
 	}
 	tracer_close(s->tracer);
 	s->tracer = NULL;
+	probe_set_free(&s->probes);
 }
 
 int session_consume(struct session *s)

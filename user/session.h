@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "options.h"
+#include "probes.h"
 #include "target.h"
 #include "tracer.h"
 
@@ -20,7 +21,7 @@ struct session {
 	int ntargets;
 	bool collecting;
 	bool host_only;			/* no agents: eBPF data only */
-	unsigned int layers;		/* API layers probed, 1 << msprof_api_layer */
+	struct probe_set probes;	/* what is probed; index = API id */
 	unsigned int windows;		/* windows started so far */
 	struct clock_pair start;
 	uint64_t stats_at_start[MSPROF_STAT_MAX];

@@ -242,9 +242,10 @@ static int attach_uprobe(struct tracer *t, int pid, const char *path,
 struct attach_walk {
 	struct tracer *t;
 	int pid;
+	const struct probe_set *ps;
 	const char **names;
-	uint64_t *offsets;	/* per api, in the library at hand */
-	bool *done;		/* per api: attached, or its layer is off */
+	uint64_t *offsets;	/* per probe, in the library at hand */
+	bool *done;		/* per probe: attached from an earlier library */
 	uint64_t *batch_offsets;	/* this library's functions to probe */
 	uint64_t *batch_ids;
 	size_t attached;
@@ -294,10 +295,11 @@ static int attach_library(const char *path, void *ctx)
 	if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid, path) >=
 	    (int)sizeof(full))
 		return 0;
-	if (elf_find_funcs(full, w->names, probe_napis, w->offsets) <= 0)
+	if (elf_find_funcs(full, w->names, w->ps->n, w->offsets) <= 0)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
-	for (i = 0; i < probe_napis; i++) {
-		if (!w->offsets[i] || w->done[i])
+	for (i = 0; i < w->ps->n; i++) {
+		if (!w->offsets[i] || w->done[i] ||
+		    !probe_in_library(&w->ps->v[i], path))
 			continue;
 		w->batch_offsets[n] = w->offsets[i];
 		w->batch_ids[n++] = i;
@@ -317,22 +319,24 @@ static int attach_library(const char *path, void *ctx)
 	return 0;
 }
 
-int tracer_attach_target(struct tracer *t, int host_pid, unsigned int layers,
-			 size_t *attached)
+int tracer_attach_target(struct tracer *t, int host_pid,
+			 const struct probe_set *ps, size_t *attached)
 {
-	struct attach_walk w = { .t = t, .pid = host_pid };
+	struct attach_walk w = { .t = t, .pid = host_pid, .ps = ps };
 	int err = -ENOMEM;
 	size_t i;
 
-	w.names = calloc(probe_napis, sizeof(*w.names));
-	w.offsets = calloc(probe_napis, sizeof(*w.offsets));
-	w.done = calloc(probe_napis, sizeof(*w.done));
-	w.batch_offsets = calloc(probe_napis, sizeof(*w.batch_offsets));
-	w.batch_ids = calloc(probe_napis, sizeof(*w.batch_ids));
+	*attached = 0;
+	if (!ps->n)
+		return 0;
+	w.names = calloc(ps->n, sizeof(*w.names));
+	w.offsets = calloc(ps->n, sizeof(*w.offsets));
+	w.done = calloc(ps->n, sizeof(*w.done));
+	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
+	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));
 	if (w.names && w.offsets && w.done && w.batch_offsets && w.batch_ids) {
-		probe_names(w.names);
-		for (i = 0; i < probe_napis; i++)
-			w.done[i] = !(layers & (1u << probe_apis[i].layer));
+		for (i = 0; i < ps->n; i++)
+			w.names[i] = ps->v[i].name;
 		err = procfs_exec_maps(host_pid, attach_library, &w);
 	}
 	free(w.names);

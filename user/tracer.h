@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "msprof/events.h"
+#include "probes.h"
 
 /*
  * The BPF side, loaded once per controller.  Probes are attached for a
@@ -27,12 +28,12 @@ int tracer_remove_target(struct tracer *t, int host_pid);
 int tracer_add_device(struct tracer *t, const char *path);
 
 /*
- * Attaches entry/return probes on every probe_apis function of the layers
- * in the mask (1 << enum msprof_api_layer) that a library mapped by host_pid
- * exports; *attached says how many functions.
+ * Attaches entry/return probes on every function of the set that a library
+ * mapped by host_pid exports (the first library wins); the cookie is the
+ * function's index.  *attached says how many functions.
  */
-int tracer_attach_target(struct tracer *t, int host_pid, unsigned int layers,
-			 size_t *attached);
+int tracer_attach_target(struct tracer *t, int host_pid,
+			 const struct probe_set *ps, size_t *attached);
 /* The ioctl syscall hooks, and the thread-exit hook that keeps maps clean. */
 int tracer_attach_syscalls(struct tracer *t);
 /* Opening forgets half-seen calls of an earlier window first. */

@@ -7,8 +7,12 @@
 #ifndef MSPROF_EVENTS_H
 #define MSPROF_EVENTS_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* Most API functions one controller probes at once (cookie = index). */
-#define MSPROF_MAX_APIS		64
+#define MSPROF_MAX_APIS		256
 /* Nesting depth of probed calls kept per thread (acl -> rt -> ...). */
 #define MSPROF_MAX_DEPTH	8
 /* Most target processes filtered in the kernel. */
@@ -42,6 +46,7 @@ struct msprof_api_event {
 	__s64 ret;
 	__u32 depth;		/* 0 = outermost probed call on this thread */
 	__u32 ns_tid;		/* tid as the task sees itself (its runtime's view) */
+	__u64 args[6];		/* argument registers at entry (MSPROF_PROBE_ARGS) */
 };
 
 /* One ioctl on a driver device node of the target. */

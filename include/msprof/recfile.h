@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "msprof/events.h"
+#include "msprof/probe_packs.h"
 
 #define MSPROF_REC_MAGIC	"MSPROFRD"
 #define MSPROF_REC_VERSION	1
@@ -35,11 +36,17 @@ enum msprof_rec_type {
 	MSPROF_REC_DEVTASK = 4,	/* struct msprof_devtask_rec */
 };
 
-/* Names an API id used by the API records of the same file. */
+/*
+ * Names an API id used by the API records of the same file, and its kept
+ * arguments: name, then one (possibly empty) name per argument, each
+ * NUL-terminated.
+ */
 struct msprof_name_rec {
 	uint32_t id;
 	uint32_t layer;		/* enum msprof_api_layer */
-	char name[];		/* NUL-terminated */
+	uint8_t arg_kinds[MSPROF_PROBE_ARGS];	/* enum msprof_arg_kind */
+	uint8_t pad[2];
+	char names[];
 };
 
 /* One task executed on a device, as the device backend saw it. */
@@ -54,12 +61,6 @@ struct msprof_devtask_rec {
 	uint64_t start_ns;
 	uint64_t end_ns;
 	char name[];		/* kernel or task type, NUL-terminated */
-};
-
-enum msprof_api_layer {
-	MSPROF_LAYER_ACL = 0,
-	MSPROF_LAYER_RUNTIME = 1,
-	MSPROF_LAYER_HCCL = 2,
 };
 
 struct recfile;

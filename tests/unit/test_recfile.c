@@ -20,7 +20,7 @@ static int count(uint16_t type, const void *body, size_t len, void *ctx)
 	if (type == MSPROF_REC_NAME) {
 		s->names++;
 		snprintf(s->last_name, sizeof(s->last_name), "%s",
-			 ((const struct msprof_name_rec *)body)->name);
+			 ((const struct msprof_name_rec *)body)->names);
 	} else if (type == MSPROF_REC_API && len == sizeof(struct msprof_api_event)) {
 		s->apis++;
 		s->last_end = ((const struct msprof_api_event *)body)->end_ns;

@@ -26,6 +26,31 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t size)
 	return (char *)*arr + (*n)++ * size;
 }
 
+/* The name blob: the API's name, then one string per argument. */
+static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
+			size_t len)
+{
+	const char *p, *end;
+	int i;
+
+	free(d->name);
+	memset(d, 0, sizeof(*d));
+	/* One more byte: a NUL even if the record was cut short. */
+	d->name = calloc(1, len + 1);
+	if (!d->name)
+		return -ENOMEM;
+	memcpy(d->name, nr->names, len);
+	d->layer = nr->layer;
+	end = d->name + len;
+	p = d->name + strlen(d->name) + 1;
+	for (i = 0; i < MSPROF_PROBE_ARGS && p < end; i++) {
+		d->kinds[i] = nr->arg_kinds[i];
+		d->args[i] = p;
+		p += strlen(p) + 1;
+	}
+	return 0;
+}
+
 static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 {
 	struct profdata *p = ctx;
@@ -38,9 +63,7 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 	case MSPROF_REC_NAME:
 		if (len <= sizeof(*nr) || nr->id >= MSPROF_MAX_APIS)
 			return 0;
-		free(p->api_names[nr->id]);
-		p->api_names[nr->id] = strndup(nr->name, len - sizeof(*nr));
-		return p->api_names[nr->id] ? 0 : -ENOMEM;
+		return describe_api(&p->apis_desc[nr->id], nr, len - sizeof(*nr));
 	case MSPROF_REC_API:
 		slot = push((void **)&p->apis, &p->napis, &p->cap_apis,
 			    sizeof(*p->apis));
@@ -152,7 +175,7 @@ void profdata_free(struct profdata *p)
 	size_t i;
 
 	for (i = 0; i < MSPROF_MAX_APIS; i++)
-		free(p->api_names[i]);
+		free(p->apis_desc[i].name);
 	free(p->apis);
 	free(p->ioctls);
 	free(p->tasks);

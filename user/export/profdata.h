@@ -12,11 +12,19 @@ struct devtask {
 	char name[64];
 };
 
+/* What a name record says of an API id. */
+struct api_desc {
+	char *name;		/* NULL: the id was never named */
+	uint32_t layer;		/* enum msprof_api_layer */
+	uint8_t kinds[MSPROF_PROBE_ARGS];	/* enum msprof_arg_kind */
+	const char *args[MSPROF_PROBE_ARGS];	/* inside name's allocation */
+};
+
 /* A PROF_ directory read back into memory. */
 struct profdata {
 	int pid;
 	char comm[64];
-	char *api_names[MSPROF_MAX_APIS];
+	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct msprof_api_event *apis;	/* sorted by ns_tid, then start */
 	size_t napis, cap_apis;
 	struct msprof_ioctl_event *ioctls;

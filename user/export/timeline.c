@@ -91,24 +91,53 @@ static void write_names(struct writer *w, const struct profdata *p)
 				  p->tasks[i].rec.stream);
 }
 
+static void write_args(FILE *fp, const struct api_desc *d,
+		       const struct msprof_api_event *e)
+{
+	int i;
+
+	for (i = 0; d && i < MSPROF_PROBE_ARGS; i++) {
+		if (!d->args[i] || !*d->args[i])
+			continue;
+		fputc(',', fp);
+		json_put_str(fp, d->args[i]);
+		switch (d->kinds[i]) {
+		case MSPROF_ARG_UINT:
+			fprintf(fp, ":%llu", (unsigned long long)e->args[i]);
+			break;
+		case MSPROF_ARG_INT:
+			fprintf(fp, ":%lld", (long long)(int32_t)e->args[i]);
+			break;
+		default:
+			fprintf(fp, ":\"0x%llx\"", (unsigned long long)e->args[i]);
+			break;
+		}
+	}
+}
+
 static void write_apis(struct writer *w, const struct profdata *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->napis; i++) {
 		const struct msprof_api_event *e = &p->apis[i];
-		const char *name = e->api_id < MSPROF_MAX_APIS ?
-				   p->api_names[e->api_id] : NULL;
+		const struct api_desc *d = e->api_id < MSPROF_MAX_APIS &&
+					   p->apis_desc[e->api_id].name ?
+					   &p->apis_desc[e->api_id] : NULL;
 		FILE *fp = ev(w);
 
-		fputs("{\"ph\":\"X\",\"cat\":\"AscendCL\",\"name\":", fp);
-		json_put_str(fp, name ? name : "unknown_api");
+		fputs("{\"ph\":\"X\",\"cat\":", fp);
+		json_put_str(fp, d ? msprof_layer_name(d->layer) : "Unknown");
+		fputs(",\"name\":", fp);
+		json_put_str(fp, d ? d->name : "unknown_api");
 		fprintf(fp, ",\"pid\":%d,\"tid\":%u,", p->pid, e->tid);
 		us(fp, "ts", e->start_ns);
 		fputc(',', fp);
 		us(fp, "dur", e->end_ns - e->start_ns);
-		fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u}}",
+		fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u",
 			(long long)e->ret, e->depth);
+		write_args(fp, d, e);
+		fputs("}}", fp);
 	}
 }
 

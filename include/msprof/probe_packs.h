@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe packs: per accelerator runtime, which functions msprof probes, which
+ * of their arguments it keeps and how to show them, the API layer each
+ * belongs to, and the device nodes that carry the runtime's driver ioctls.
+ * Libraries are not named: a function is probed in whatever library a
+ * target maps that exports it, so renamed copies (libcudart-<hash>.so) and
+ * conda environments work.
+ */
+#ifndef MSPROF_PROBE_PACKS_H
+#define MSPROF_PROBE_PACKS_H
+
+#include <stddef.h>
+
+/* Argument registers the kernel side keeps for every probed call. */
+#define MSPROF_PROBE_ARGS 6
+
+/* API layers; msprof's switches turn them on and off. */
+enum msprof_api_layer {
+	MSPROF_LAYER_ACL,		/* --ascendcl: acl* (CANN, npusim) */
+	MSPROF_LAYER_RUNTIME,		/* --runtime-api: rt* below acl */
+	MSPROF_LAYER_HCCL,		/* --hccl: Hccl* collectives */
+	MSPROF_LAYER_CUDA_RUNTIME,	/* --ascendcl: cuda* (libcudart) */
+	MSPROF_LAYER_CUDA_DRIVER,	/* --runtime-api: cu* (libcuda) */
+	MSPROF_LAYER_CUSTOM,		/* --uprobe=<lib>:<func> */
+	MSPROF_LAYER_MAX,
+};
+
+/* How a kept argument is shown. */
+enum msprof_arg_kind {
+	MSPROF_ARG_SKIP,	/* not kept */
+	MSPROF_ARG_UINT,	/* a size, a count, an enum value */
+	MSPROF_ARG_INT,		/* a signed value (device ids) */
+	MSPROF_ARG_HEX,		/* a pointer or a handle (streams, events) */
+};
+
+struct msprof_probe_arg {
+	const char *name;
+	enum msprof_arg_kind kind;
+};
+
+struct msprof_probe_func {
+	const char *name;
+	struct msprof_probe_arg args[MSPROF_PROBE_ARGS];	/* by position */
+};
+
+struct msprof_probe_pack {
+	const char *name;		/* "npusim", "cann-acl", "cudart", ... */
+	const char *libraries;		/* where the functions usually live (docs) */
+	enum msprof_api_layer layer;
+	const struct msprof_probe_func *funcs;
+	size_t nfuncs;
+	/*
+	 * Driver device nodes as glob patterns, NULL-terminated; a node named
+	 * by device_env in the task's environment takes their place.
+	 */
+	const char *const *devices;
+	const char *device_env;
+};
+
+extern const struct msprof_probe_pack msprof_probe_packs[];
+extern const size_t msprof_nr_probe_packs;
+
+const char *msprof_layer_name(enum msprof_api_layer layer);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe packs' tables (see include/msprof/probe_packs.h).  Signatures
+ * are the documented ones; an argument the x86-64 ABI splits (CUDA's dim3
+ * by value takes two registers) is shown as the registers it occupies.
+ */
+#include "msprof/probe_packs.h"
+
+#define U(n) { n, MSPROF_ARG_UINT }
+#define I(n) { n, MSPROF_ARG_INT }
+#define X(n) { n, MSPROF_ARG_HEX }
+#define FN(n, ...) { .name = n, .args = { __VA_ARGS__ } }
+#define PACK_FUNCS(t) t, sizeof(t) / sizeof(t[0])
+
+/* The ACL runtime API: CANN's libascendcl, and npusim which mimics it. */
+static const struct msprof_probe_func acl_funcs[] = {
+	FN("aclInit"),
+	FN("aclFinalize"),
+	FN("aclrtSetDevice", I("device")),
+	FN("aclrtResetDevice", I("device")),
+	FN("aclrtGetDeviceCount"),
+	FN("aclrtCreateStream", X("stream_out")),
+	FN("aclrtDestroyStream", X("stream")),
+	FN("aclrtMalloc", X("ptr_out"), U("size"), U("policy")),
+	FN("aclrtMallocHost", X("ptr_out"), U("size")),
+	FN("aclrtFree", X("ptr")),
+	FN("aclrtFreeHost", X("ptr")),
+	FN("aclrtMemcpy", X("dst"), U("dest_max"), X("src"), U("count"), U("kind")),
+	FN("aclrtMemcpyAsync", X("dst"), U("dest_max"), X("src"), U("count"), U("kind"), X("stream")),
+	FN("aclrtMemset", X("ptr"), U("max_count"), I("value"), U("count")),
+	FN("aclrtSynchronizeStream", X("stream")),
+	FN("aclrtSynchronizeDevice"),
+	FN("aclrtLaunchKernel", X("kernel"), U("block_dim"), X("args"), U("args_size"), X("stream")),
+	FN("aclrtRecordEvent", X("event"), X("stream")),
+	FN("aclrtSynchronizeEvent", X("event")),
+	FN("aclrtLaunchCallback", X("fn"), X("user_data"), U("block_type"), X("stream")),
+	FN("aclmdlExecute", U("model_id"), X("input"), X("output")),
+	FN("aclmdlExecuteAsync", U("model_id"), X("input"), X("output"), X("stream")),
+	FN("aclopExecuteV2", X("op_type"), U("num_inputs"), X("input_desc"), X("inputs"), U("num_outputs"), X("output_desc")),
+	FN("aclopCompileAndExecute", X("op_type"), U("num_inputs"), X("input_desc"), X("inputs"), U("num_outputs"), X("output_desc")),
+};
+
+/* CANN's lower runtime layer, libruntime. */
+static const struct msprof_probe_func rt_funcs[] = {
+	FN("rtKernelLaunch", X("stub"), U("block_dim"), X("args"), U("args_size"), X("sm_desc"), X("stream")),
+	FN("rtMemcpy", X("dst"), U("dest_max"), X("src"), U("count"), U("kind")),
+	FN("rtMemcpyAsync", X("dst"), U("dest_max"), X("src"), U("count"), U("kind"), X("stream")),
+	FN("rtStreamSynchronize", X("stream")),
+	FN("rtMalloc", X("ptr_out"), U("size"), U("type")),
+	FN("rtFree", X("ptr")),
+};
+
+/* CANN's collectives, libhccl. */
+static const struct msprof_probe_func hccl_funcs[] = {
+	FN("HcclAllReduce", X("send"), X("recv"), U("count"), U("dtype"), U("op"), X("comm")),
+	FN("HcclBroadcast", X("buf"), U("count"), U("dtype"), U("root"), X("comm"), X("stream")),
+	FN("HcclAllGather", X("send"), X("recv"), U("send_count"), U("dtype"), X("comm"), X("stream")),
+	FN("HcclReduceScatter", X("send"), X("recv"), U("recv_count"), U("dtype"), U("op"), X("comm")),
+	FN("HcclSend", X("send"), U("count"), U("dtype"), U("dest_rank"), X("comm"), X("stream")),
+	FN("HcclRecv", X("recv"), U("count"), U("dtype"), U("src_rank"), X("comm"), X("stream")),
+};
+
+/* The CUDA runtime, libcudart (also as wheels' libcudart-<hash>.so). */
+static const struct msprof_probe_func cudart_funcs[] = {
+	FN("cudaSetDevice", I("device")),
+	FN("cudaMalloc", X("ptr_out"), U("size")),
+	FN("cudaMallocHost", X("ptr_out"), U("size")),
+	FN("cudaMallocManaged", X("ptr_out"), U("size"), U("flags")),
+	FN("cudaFree", X("ptr")),
+	FN("cudaFreeHost", X("ptr")),
+	FN("cudaMemcpy", X("dst"), X("src"), U("count"), U("kind")),
+	FN("cudaMemcpyAsync", X("dst"), X("src"), U("count"), U("kind"), X("stream")),
+	FN("cudaMemset", X("ptr"), I("value"), U("count")),
+	FN("cudaMemsetAsync", X("ptr"), I("value"), U("count"), X("stream")),
+	/* dim3 by value: x and y in one register, z in the next. */
+	FN("cudaLaunchKernel", X("func"), X("grid_xy"), U("grid_z"), X("block_xy"), U("block_z"), X("args")),
+	FN("cudaStreamCreate", X("stream_out")),
+	FN("cudaStreamDestroy", X("stream")),
+	FN("cudaStreamSynchronize", X("stream")),
+	FN("cudaDeviceSynchronize"),
+	FN("cudaEventRecord", X("event"), X("stream")),
+	FN("cudaEventSynchronize", X("event")),
+	FN("cudaGraphLaunch", X("graph_exec"), X("stream")),
+};
+
+/* The CUDA driver API, libcuda. */
+static const struct msprof_probe_func cuda_driver_funcs[] = {
+	FN("cuLaunchKernel", X("func"), U("grid_x"), U("grid_y"), U("grid_z"), U("block_x"), U("block_y")),
+	FN("cuMemAlloc_v2", X("ptr_out"), U("size")),
+	FN("cuMemFree_v2", X("ptr")),
+	FN("cuMemcpyHtoD_v2", X("dst"), X("src"), U("size")),
+	FN("cuMemcpyDtoH_v2", X("dst"), X("src"), U("size")),
+	FN("cuMemcpyDtoD_v2", X("dst"), X("src"), U("size")),
+	FN("cuMemcpyHtoDAsync_v2", X("dst"), X("src"), U("size"), X("stream")),
+	FN("cuMemcpyDtoHAsync_v2", X("dst"), X("src"), U("size"), X("stream")),
+	FN("cuCtxSynchronize"),
+	FN("cuStreamSynchronize", X("stream")),
+	FN("cuEventRecord", X("event"), X("stream")),
+	FN("cuEventSynchronize", X("event")),
+};
+
+static const char *const npusim_devices[] = { "/dev/null", NULL };
+static const char *const davinci_devices[] = {
+	"/dev/davinci[0-9]*", "/dev/davinci_manager", "/dev/devmm_svm",
+	"/dev/hisi_hdc", NULL,
+};
+static const char *const nvidia_devices[] = {
+	"/dev/nvidia[0-9]*", "/dev/nvidiactl", "/dev/nvidia-uvm", NULL,
+};
+
+const struct msprof_probe_pack msprof_probe_packs[] = {
+	{ "npusim", "libnpusim.so", MSPROF_LAYER_ACL, PACK_FUNCS(acl_funcs),
+	  npusim_devices, "NPUSIM_DEVICE" },
+	{ "cann-acl", "libascendcl.so", MSPROF_LAYER_ACL, PACK_FUNCS(acl_funcs),
+	  davinci_devices, NULL },
+	{ "cann-runtime", "libruntime.so", MSPROF_LAYER_RUNTIME,
+	  PACK_FUNCS(rt_funcs), davinci_devices, NULL },
+	{ "hccl", "libhccl.so", MSPROF_LAYER_HCCL, PACK_FUNCS(hccl_funcs),
+	  davinci_devices, NULL },
+	{ "cudart", "libcudart.so", MSPROF_LAYER_CUDA_RUNTIME,
+	  PACK_FUNCS(cudart_funcs), nvidia_devices, NULL },
+	{ "cuda-driver", "libcuda.so", MSPROF_LAYER_CUDA_DRIVER,
+	  PACK_FUNCS(cuda_driver_funcs), nvidia_devices, NULL },
+};
+
+const size_t msprof_nr_probe_packs =
+	sizeof(msprof_probe_packs) / sizeof(msprof_probe_packs[0]);
+
+const char *msprof_layer_name(enum msprof_api_layer layer)
+{
+	static const char *const names[] = {
+		[MSPROF_LAYER_ACL] = "AscendCL",
+		[MSPROF_LAYER_RUNTIME] = "Runtime",
+		[MSPROF_LAYER_HCCL] = "HCCL",
+		[MSPROF_LAYER_CUDA_RUNTIME] = "CUDA Runtime",
+		[MSPROF_LAYER_CUDA_DRIVER] = "CUDA Driver",
+		[MSPROF_LAYER_CUSTOM] = "Custom",
+	};
+
+	return (unsigned int)layer < MSPROF_LAYER_MAX ? names[layer] : "Unknown";
+}
