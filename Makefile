@@ -44,6 +44,10 @@ san_obj = $(patsubst %.c,$(OBJ)/san/%.o,$(1))
 TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
 	$(BIN)/npu_sample
 
+# The CUDA test program, where a CUDA toolkit is installed.
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA_TESTS := $(if $(NVCC),$(BUILD)/tests/cuda_sample)
+
 .SECONDARY:
 .PHONY: all deps vmlinux test unit e2e demo bench clean
 all: $(TARGETS)
@@ -112,6 +116,19 @@ $(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -ledit -pthread -ldl
 
+# Small programs the end-to-end tests run.
+TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
+
+$(BUILD)/tests/%: tests/programs/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -o $@ -ldl
+
+$(BUILD)/tests/cuda_sample: tests/cuda/cuda_sample.cu
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -cudart shared -o $@ $<
+
 # --- entry points -------------------------------------------------------------
 deps:
 	$(Q)tools/install-deps.sh
@@ -123,7 +140,7 @@ e2e: all
 	$(Q)tests/e2e/run.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS)
 	$(Q)tests/run-all.sh
 
 demo: deps

@@ -102,6 +102,8 @@ int main(int argc, char **argv)
 	char err_msg[512];
 	int err, sigfd;
 
+	/* Lines in order with stderr's, even when a script reads them. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	err = opts_parse(&o, argc, argv, err_msg, sizeof(err_msg));
 	if (err) {
 		fprintf(stderr, "msprof: %s\n", err_msg);

@@ -72,7 +72,7 @@ void opts_usage(FILE *fp)
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
 	      "                          (default 1800, as msprof)\n"
-	      "  --buffer-size=<MB>      kernel ring buffer size, 1..1024 MB (default 8)\n"
+	      "  --buffer-size=<N>[K|M]  kernel ring buffer size, 4K..1024M (default 8M)\n"
 	      "  --uprobe=<lib>:<func>[,...]  also probe these functions (lib: a file name\n"
 	      "                          or part of one, as mapped by the task)\n"
 	      "  --ascendcl=on|off       the runtime API: acl*, cuda* (default on)\n"
@@ -173,6 +173,29 @@ static int check_output(const char *dir, char *err, size_t len)
 	return fail(err, len, "--output must not contain '%c'", *bad);
 }
 
+/*
+ * --buffer-size=<N>[K|M], megabytes without a suffix; the kernel wants a
+ * power of two of at least a page.
+ */
+static int parse_buffer_size(struct msprof_opts *o, const char *val,
+			     char *err, size_t len)
+{
+	unsigned long long n, bytes;
+	char *end;
+
+	errno = 0;
+	n = strtoull(val, &end, 10);
+	if (*val < '0' || *val > '9' || errno || !n || n > (1ull << 30) ||
+	    (*end && strcmp(end, "K") && strcmp(end, "M")))
+		return fail(err, len, "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'", val);
+	bytes = n << (*end == 'K' ? 10 : 20);
+	if (bytes > (1ull << 30))
+		return fail(err, len, "--buffer-size: at most 1024M, not '%s'", val);
+	for (o->ringbuf_bytes = 4096; o->ringbuf_bytes < bytes;)
+		o->ringbuf_bytes <<= 1;
+	return 0;
+}
+
 /* "<lib>:<func>[,<lib>:<func>...]", each side non-empty. */
 static int check_uprobes(const char *val, char *err, size_t len)
 {
@@ -241,11 +264,7 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		s->delayed = c == OPT_DELAY ? "--delay" : "--duration";
 		return parse_number(name, val, 1, UINT32_MAX, &n, err, len);
 	case OPT_BUFFER_SIZE:
-		ret = parse_number(name, val, 1, 1024, &n, err, len);
-		/* The kernel wants a power of two. */
-		for (o->ringbuf_bytes = 1u << 20; o->ringbuf_bytes < (n << 20);)
-			o->ringbuf_bytes <<= 1;
-		return ret;
+		return parse_buffer_size(o, val, err, len);
 	case OPT_UPROBE:
 		o->uprobes = val;
 		return check_uprobes(val, err, len);

@@ -116,6 +116,9 @@ static void test_msprof_switches(void)
 	/* The kernel wants a power of two. */
 	CU_ASSERT_EQUAL(o.ringbuf_bytes, 4u << 20);
 	CU_ASSERT_EQUAL(o.idle_timeout_s, 5);
+	args[5] = "--buffer-size=5K";
+	CU_ASSERT_EQUAL(parse(&o, args), 0);
+	CU_ASSERT_EQUAL(o.ringbuf_bytes, 8192);
 }
 
 static void test_conflicts(void)
@@ -123,12 +126,14 @@ static void test_conflicts(void)
 	char *delay[] = { "--dynamic=on", "--delay=3", "--pid=1", NULL };
 	char *duration[] = { "--duration=10", "--dynamic=on", "./app", NULL };
 	char *bad_delay[] = { "--dynamic=on", "--delay=0", "--pid=1", NULL };
+	char *bad_buffer[] = { "--dynamic=on", "--buffer-size=12G", "--pid=1", NULL };
 	char *host_only_launch[] = { "--dynamic=on", "--host-only=on", "./app", NULL };
 	char *export_pid[] = { "--export=on", "--pid=1", NULL };
 
 	expect_error(delay, "--dynamic=on cannot be combined with --delay");
 	expect_error(duration, "--dynamic=on cannot be combined with --duration");
 	expect_error(bad_delay, "--delay takes a whole number from 1 to 4294967295");
+	expect_error(bad_buffer, "--buffer-size takes <N>[K|M]");
 	expect_error(host_only_launch, "--host-only=on is for attach mode");
 	expect_error(export_pid, "--export=on cannot be combined");
 }

@@ -103,6 +103,14 @@ static int by_tid_start(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
+/* The number after key in info.json (which msprof writes), 0 if absent. */
+static unsigned long long json_number(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+
+	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
 static int read_info(struct profdata *p, const char *dir)
 {
 	char path[PATH_MAX], text[8192];
@@ -121,6 +129,8 @@ static int read_info(struct profdata *p, const char *dir)
 	if (!pid)
 		return -EPROTO;
 	p->pid = atoi(pid + 6);
+	p->lost_events = json_number(text, "\"lost_events\":");
+	p->end_mono_ns = json_number(text, "\"end\": {\"mono_ns\":");
 	if (msprof_json_get_str(text, "comm", p->comm, sizeof(p->comm)))
 		snprintf(p->comm, sizeof(p->comm), "task");
 	return 0;

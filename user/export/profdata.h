@@ -24,6 +24,8 @@ struct api_desc {
 struct profdata {
 	int pid;
 	char comm[64];
+	unsigned long long lost_events;	/* dropped by the kernel side */
+	uint64_t end_mono_ns;		/* when the window closed */
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct msprof_api_event *apis;	/* sorted by ns_tid, then start */
 	size_t napis, cap_apis;

@@ -191,6 +191,20 @@ static void write_task(struct writer *w, const struct profdata *p,
 	fputc('}', fp);
 }
 
+/* Lost data is never silent: a global marker at the window's end. */
+static void write_losses(struct writer *w, const struct profdata *p)
+{
+	FILE *fp;
+
+	if (!p->lost_events)
+		return;
+	fp = ev(w);
+	fprintf(fp, "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"msprof: %llu host events lost (ring buffer full)\",\"pid\":%d,\"tid\":0,",
+		p->lost_events, p->pid);
+	us(fp, "ts", p->end_mono_ns);
+	fprintf(fp, ",\"args\":{\"lost_events\":%llu}}", p->lost_events);
+}
+
 int timeline_write(FILE *fp, const struct profdata *p)
 {
 	struct writer w = { .fp = fp, .first = true };
@@ -202,6 +216,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 	write_ioctls(&w, p);
 	for (i = 0; i < p->ntasks; i++)
 		write_task(&w, p, &p->tasks[i], i + 1);
+	write_losses(&w, p);
 	fputs("\n]\n", fp);
 	return ferror(fp) ? -EIO : 0;
 }

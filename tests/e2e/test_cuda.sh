@@ -1,0 +1,47 @@
+#!/bin/bash
+# The real CUDA runtime: a program built with nvcc against the shared
+# libcudart makes K calls of each kind between SIGUSR1 and its exit; the
+# window holds exactly K of each.  The library is a renamed copy (as pip
+# wheels ship it: libcudart-<hash>.so), found by its exported (versioned)
+# symbols.  With no GPU the calls fail, but they are real calls.
+source tests/e2e/lib.sh
+
+CUDA_SAMPLE=$PWD/build/tests/cuda_sample
+if [ ! -x "$CUDA_SAMPLE" ]; then
+	echo "ok cuda test skipped: no nvcc, so no build/tests/cuda_sample"
+	exit 0
+fi
+real=$(ldd "$CUDA_SAMPLE" | awk '/libcudart/ {print $3}')
+mkdir -p "$WORK/wheel/lib"
+cp "$real" "$WORK/wheel/lib/libcudart-3f1c9a7b.so.13"
+ln -s libcudart-3f1c9a7b.so.13 "$WORK/wheel/lib/libcudart.so.13"
+
+K=23
+LD_LIBRARY_PATH=$WORK/wheel/lib "$CUDA_SAMPLE" $K >"$WORK/cuda.out" 2>&1 &
+pid=$!
+PIDS_TO_KILL+=("$pid")
+until grep -q 'waiting for SIGUSR1' "$WORK/cuda.out"; do sleep 0.05; done
+check "the renamed copy is what the task maps" grep -q "libcudart-3f1c9a7b.so.13" /proc/$pid/maps
+
+mkfifo "$WORK/cmd"
+"$MSPROF" --dynamic=on --host-only=on --pid=$pid --output="$WORK/out" <"$WORK/cmd" >"$WORK/msprof.log" 2>&1 &
+m=$!
+exec 3>"$WORK/cmd"
+echo start >&3
+until grep -q 'collection started' "$WORK/msprof.log"; do sleep 0.05; done
+kill -USR1 $pid
+wait $pid
+exec 3>&-
+wait $m
+check "msprof exits 0" [ $? -eq 0 ]
+cat "$WORK/cuda.out" "$WORK/msprof.log"
+
+d=$(prof_dirs "$WORK/out")
+"$MSPROF" --export=on --output="$d" >/dev/null
+for api in cudaMalloc cudaMemcpy cudaLaunchKernel cudaFree; do
+	got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .name==$n)] | length')
+	check "exactly $K $api calls (got $got)" [ "$got" = $K ]
+done
+check "the calls are on the CUDA Runtime layer" [ "$(timeline "$d" -r '[.[] | select(.ph=="X" and (.name | startswith("cuda"))) | .cat] | unique | join(",")')" = "CUDA Runtime" ]
+check "cudaMalloc's size argument is kept" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.size] | unique')" = "$(printf '[\n  1024\n]')" ]
+check "the failures are recorded (cudaErrorInsufficientDriver = 35)" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.return] | unique')" = "$(printf '[\n  35\n]')" ]

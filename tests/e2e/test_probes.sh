@@ -1,0 +1,95 @@
+#!/bin/bash
+# Probe packs and switches: nested calls keep their nesting (an acl call
+# and the driver wrapper it calls, added with --uprobe), --ascendcl=off
+# leaves the acl layer out, ioctls are kept only for the pack's device
+# node and decoded, and a library loaded after start is probed from the
+# next start on.
+source tests/e2e/lib.sh
+
+start_task --steps 0 --step-ms 10 || exit 1
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/nest" \
+	--uprobe=libnpusim:npusim_drv_ioctl >"$WORK/nest.log" 2>&1
+check "--uprobe: exit 0" [ $? -eq 0 ]
+d=$(prof_dirs "$WORK/nest")
+"$MSPROF" --export=on --output="$d" >/dev/null
+inner=$(timeline "$d" '[.[] | select(.name=="npusim_drv_ioctl")] | length')
+check "--uprobe probes an internal function ($inner calls)" [ "$inner" -gt 20 ]
+check "it is on the Custom layer, one level down" [ "$(timeline "$d" -c '[.[] | select(.name=="npusim_drv_ioctl") | [.cat, .args.depth]] | unique')" = '[["Custom",1]]' ]
+check "every nested call lies inside an acl call on its thread" [ "$(timeline "$d" '
+	[.[] | select(.ph=="X" and .args.depth==0)] as $outer |
+	[.[] | select(.name=="npusim_drv_ioctl") as $c |
+	 select([$outer[] | select(.tid==$c.tid and .ts<=$c.ts and .ts+.dur>=$c.ts+$c.dur)] | length == 0)] | length')" = 0 ]
+check "one driver wrapper call per ioctl" [ "$inner" = "$(timeline "$d" '[.[] | select(.name=="ioctl")] | length')" ]
+check "ioctls decoded: npusim's type and the submit command" \
+	[ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "[89]" -a \
+	  "$(timeline "$d" '[.[] | select(.name=="ioctl" and .args.nr==6 and .args.dir==3 and .args.size==32)] | length')" -gt 0 ]
+
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/off" --ascendcl=off >"$WORK/off.log" 2>&1
+d=$(prof_dirs "$WORK/off")
+check "--ascendcl=off: no API calls" [ "$(jq .host.api_events "$d/info.json")" = 0 ]
+check "--ascendcl=off: ioctls still kept" [ "$(jq .host.ioctl_events "$d/info.json")" -gt 0 ]
+
+# Only the packs' device nodes: a task (here a Python one, host-only)
+# making 50 ioctls on /dev/null and 50 on a pipe has just the 50 kept.
+/usr/bin/python3 -c '
+import fcntl, os, signal, sys, termios
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+print("ready", flush=True)
+signal.sigwait({signal.SIGUSR1})
+null = os.open("/dev/null", os.O_RDWR)
+r, w = os.pipe()
+for fd in [null] * 50 + [r] * 50:
+    try:
+        fcntl.ioctl(fd, termios.TCGETS, bytes(64))
+    except OSError:
+        pass
+print("done", flush=True)
+signal.sigwait({signal.SIGUSR1})
+' >"$WORK/py.out" 2>&1 &
+py=$!
+PIDS_TO_KILL+=("$py")
+until grep -q ready "$WORK/py.out"; do sleep 0.05; done
+mkfifo "$WORK/pycmd"
+"$MSPROF" --dynamic=on --host-only=on --pid=$py --output="$WORK/dev" <"$WORK/pycmd" >"$WORK/dev.log" 2>&1 &
+m=$!
+exec 3>"$WORK/pycmd"
+echo start >&3
+until grep -q 'collection started' "$WORK/dev.log"; do sleep 0.05; done
+kill -USR1 $py
+until grep -q done "$WORK/py.out"; do sleep 0.05; done
+echo quit >&3
+exec 3>&-
+wait $m
+kill -USR1 $py
+d=$(prof_dirs "$WORK/dev")
+"$MSPROF" --export=on --output="$d" >/dev/null
+check "ioctls kept only on a device node: 50 of 100" [ "$(jq .host.ioctl_events "$d/info.json")" = 50 ]
+check "all on 1:3 (/dev/null)" [ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.dev] | unique')" = '["1:3"]' ]
+
+# A library loaded after start.
+"$PWD/build/tests/late_loader" "$PWD/build/lib/libnpusim.so" 17 >"$WORK/late.out" 2>&1 &
+late=$!
+PIDS_TO_KILL+=("$late")
+until grep -q 'late_loader pid' "$WORK/late.out"; do sleep 0.05; done
+mkfifo "$WORK/cmd"
+"$MSPROF" --dynamic=on --host-only=on --pid=$late --output="$WORK/late" <"$WORK/cmd" >"$WORK/late.log" 2>&1 &
+m=$!
+exec 3>"$WORK/cmd"
+for round in 1 2; do
+	echo start >&3
+	until [ "$(grep -c 'collection started' "$WORK/late.log")" -eq $round ]; do sleep 0.05; done
+	kill -USR1 $late
+	until grep -q "round $round done" "$WORK/late.out"; do sleep 0.05; done
+	echo stop >&3
+	until [ "$(grep -c 'collection stopped' "$WORK/late.log")" -eq $round ]; do sleep 0.05; done
+done
+echo quit >&3
+exec 3>&-
+wait $m
+first=$(ls -d "$WORK"/late/PROF_000001_*)
+second=$(ls -d "$WORK"/late/PROF_000002_*)
+check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/info.json")" = 0 ]
+"$MSPROF" --export=on --output="$second" >/dev/null
+check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.name=="aclrtSetDevice")] | length')" = 17 ]

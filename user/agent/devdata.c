@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/* Record keeping and file writing shared by the device backends. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devdata.h"
+#include "fsutil.h"
+
+void rec_buf_init(struct rec_buf *b, size_t size)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = size;
+}
+
+void *rec_buf_slot(struct rec_buf *b)
+{
+	void **chunk;
+
+	if (b->nr == REC_BUF_MAX)
+		goto lost;
+	chunk = &b->chunk[b->nr / REC_BUF_CHUNK];
+	if (!*chunk)
+		*chunk = malloc(REC_BUF_CHUNK * b->size);
+	if (!*chunk)
+		goto lost;
+	return (char *)*chunk + b->nr++ % REC_BUF_CHUNK * b->size;
+lost:
+	b->lost++;
+	return NULL;
+}
+
+void *rec_buf_at(const struct rec_buf *b, size_t i)
+{
+	return (char *)b->chunk[i / REC_BUF_CHUNK] + i % REC_BUF_CHUNK * b->size;
+}
+
+void rec_buf_free(struct rec_buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < REC_BUF_CHUNKS; i++)
+		free(b->chunk[i]);
+	rec_buf_init(b, b->size);
+}
+
+static int path_fmt(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+struct dev_file {
+	uint32_t device;
+	struct recfile *f;
+};
+
+static int dev_file_open(struct dev_files *df, uint32_t device,
+			 struct recfile **out)
+{
+	struct recfile *f = NULL;
+	char path[PATH_MAX];
+	struct dev_file *v;
+	size_t i;
+	int err;
+
+	for (i = 0; i < df->nr; i++) {
+		if (df->v[i].device == device) {
+			*out = df->v[i].f;
+			return 0;
+		}
+	}
+	v = realloc(df->v, (df->nr + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	df->v = v;
+	err = path_fmt(path, "%s/device_%" PRIu32 "/data", df->dir, device) ?:
+	      mkdir_p(path, 0755) ?:
+	      path_fmt(path, "%s/device_%" PRIu32 "/data/task_time.data",
+		       df->dir, device) ?:
+	      recfile_create(&f, path);
+	if (err)
+		return err;
+	v[df->nr++] = (struct dev_file){ .device = device, .f = f };
+	*out = f;
+	return 0;
+}
+
+int dev_files_append(struct dev_files *df,
+		     const struct msprof_devtask_rec *rec, const char *name)
+{
+	struct recfile *f;
+
+	return dev_file_open(df, rec->device, &f) ?:
+	       recfile_append(f, MSPROF_REC_DEVTASK, rec, sizeof(*rec),
+			      name, strlen(name) + 1);
+}
+
+int dev_files_close(struct dev_files *df)
+{
+	size_t i;
+	int err = 0, ret;
+
+	for (i = 0; i < df->nr; i++) {
+		ret = recfile_close(df->v[i].f);
+		err = err ?: ret;
+	}
+	free(df->v);
+	df->v = NULL;
+	df->nr = 0;
+	return err;
+}
+
+int agent_stats_write(const char *dir, const char *backend,
+		      const char *fields_fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	FILE *fp;
+	int err;
+
+	err = path_fmt(path, "%s/agent_stats_%s.json", dir, backend);
+	if (err)
+		return err;
+	fp = fopen(path, "we");
+	if (!fp)
+		return -errno;
+	fprintf(fp, "{\"backend\":\"%s\",", backend);
+	va_start(ap, fields_fmt);
+	vfprintf(fp, fields_fmt, ap);
+	va_end(ap);
+	fputs("}\n", fp);
+	err = ferror(fp) ? -EIO : 0;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every device backend needs to keep a window's records and write
+ * them out: a bounded record buffer, the per-device task files and the
+ * backend's stats file.
+ */
+#ifndef MSPROF_AGENT_DEVDATA_H
+#define MSPROF_AGENT_DEVDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msprof/recfile.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Chunks are allocated as records arrive, so a quiet window costs little. */
+#define REC_BUF_CHUNK	(1u << 12)
+#define REC_BUF_MAX	(1u << 20)
+#define REC_BUF_CHUNKS	(REC_BUF_MAX / REC_BUF_CHUNK)
+
+/* Up to REC_BUF_MAX records of one fixed size; not locked. */
+struct rec_buf {
+	void *chunk[REC_BUF_CHUNKS];
+	size_t size;		/* bytes per record */
+	size_t nr;
+	uint64_t lost;		/* records that found the buffer full */
+};
+
+/* An empty buffer of size-byte records; allocates nothing. */
+void rec_buf_init(struct rec_buf *b, size_t size);
+/* Room for one more record, or NULL (counted as lost) when full. */
+void *rec_buf_slot(struct rec_buf *b);
+void *rec_buf_at(const struct rec_buf *b, size_t i);
+/* Frees every record; b stays usable for records of the same size. */
+void rec_buf_free(struct rec_buf *b);
+
+/* The task_time.data files of one window, each opened on first use. */
+struct dev_files {
+	const char *dir;
+	struct dev_file *v;
+	size_t nr;
+};
+
+/*
+ * Appends one MSPROF_REC_DEVTASK to dir/device_<rec->device>/data/
+ * task_time.data.  0 or -errno.
+ */
+int dev_files_append(struct dev_files *df,
+		     const struct msprof_devtask_rec *rec, const char *name);
+/* Closes every file; the first error seen while writing them, or 0. */
+int dev_files_close(struct dev_files *df);
+
+/*
+ * Writes dir/agent_stats_<backend>.json: {"backend":"<backend>",<fields>},
+ * one file per backend so that two backends in one task never clash.
+ */
+int agent_stats_write(const char *dir, const char *backend,
+		      const char *fields_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#pragma GCC visibility pop
+
+#endif
