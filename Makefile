@@ -41,6 +41,17 @@ SKELS := $(patsubst bpf/%.bpf.c,$(GEN)/%.skel.h,$(BPF_SRC))
 obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
 san_obj = $(patsubst %.c,$(OBJ)/san/%.o,$(1))
 
+# The CUPTI backend compiles against CUDA's headers where a toolkit is
+# installed (else it is a stub); the agent never links CUDA: it dlopen()s it.
+CUDA_HOME ?= /usr/local/cuda
+CUPTI_H := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include/cupti.h \
+	$(CUDA_HOME)/include/cupti.h))
+ifneq ($(CUPTI_H),)
+CUPTI_SRC := $(wildcard user/agent/*cupti*.c tests/unit/test_cupti.c)
+$(call obj,$(CUPTI_SRC)) $(call san_obj,$(CUPTI_SRC)): override CFLAGS += \
+	-DMSPROF_HAVE_CUPTI -isystem $(dir $(CUPTI_H)) -isystem $(CUDA_HOME)/include
+endif
+
 TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
 	$(BIN)/npu_sample
 

@@ -12,6 +12,8 @@
 
 /* Syscall number of ioctl on the build's architecture, set before load. */
 const volatile long ioctl_nr = -1;
+/* --ioctl-payload=on: keep the start of each ioctl's argument struct. */
+const volatile bool ioctl_payload;
 /*
  * msprof's own pid namespace when it is not the initial one (msprof runs
  * in a container): ids are then taken as msprof sees them.
@@ -69,7 +71,8 @@ struct pending_ioctl {
 	__u32 fd;
 	__u32 cmd;
 	__u32 dev;
-	__u32 pad;
+	__u32 payload_len;
+	__u8 payload[MSPROF_IOCTL_PAYLOAD];
 };
 
 struct {
@@ -251,25 +254,39 @@ static __always_inline __u32 fd_rdev(unsigned int fd)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 {
-	struct pending_ioctl p = {};
-	__u32 tgid, tid;
+	static const struct pending_ioctl empty;
+	struct pending_ioctl *p;
+	__u32 tgid, tid, fd, dev;
+	void *arg;
 
 	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
 	    !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
-	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
-	p.dev = fd_rdev(p.fd);
-	if (!p.dev || !bpf_map_lookup_elem(&devs, &p.dev))
+	fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	dev = fd_rdev(fd);
+	if (!dev || !bpf_map_lookup_elem(&devs, &dev))
 		return 0;
-	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
-	p.start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
+	/* Built in the map: with its payload it is too big for the stack. */
+	if (bpf_map_update_elem(&ioctls, &tid, &empty, BPF_ANY))
+		return 0;
+	p = bpf_map_lookup_elem(&ioctls, &tid);
+	if (!p)
+		return 0;
+	p->fd = fd;
+	p->dev = dev;
+	p->cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
+	arg = (void *)PT_REGS_PARM3_CORE_SYSCALL(regs);
+	if (ioctl_payload &&
+	    !bpf_probe_read_user(p->payload, sizeof(p->payload), arg))
+		p->payload_len = sizeof(p->payload);
+	p->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 {
+	struct msprof_ioctl_payload_event *big;
 	struct msprof_ioctl_event *e;
 	struct pending_ioctl *p;
 	__u32 tgid, tid;
@@ -279,7 +296,17 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
 		return 0;
-	e = reserve(sizeof(*e));
+	if (ioctl_payload) {
+		big = reserve(sizeof(*big));
+		if (big) {
+			big->payload_len = p->payload_len;
+			big->pad = 0;
+			__builtin_memcpy(big->payload, p->payload, sizeof(big->payload));
+		}
+		e = big ? &big->io : NULL;
+	} else {
+		e = reserve(sizeof(*e));
+	}
 	if (e) {
 		e->kind = MSPROF_EV_IOCTL;
 		e->fd = p->fd;
@@ -290,6 +317,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 		e->ret = ret;
 		e->cmd = p->cmd;
 		e->dev = p->dev;
+		/* e starts the reservation either way. */
 		bpf_ringbuf_submit(e, 0);
 	}
 	bpf_map_delete_elem(&ioctls, &tid);

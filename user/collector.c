@@ -33,7 +33,8 @@ int collector_on_event(void *ctx, void *data, size_t size)
 		err = recfile_append(s->file, MSPROF_REC_API, api, sizeof(*api), NULL, 0);
 		s->api_events++;
 	} else if (io->kind == MSPROF_EV_IOCTL && size >= sizeof(*io)) {
-		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, sizeof(*io), NULL, 0);
+		/* With --ioctl-payload the payload follows: keep it all. */
+		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, size, NULL, 0);
 		s->ioctl_events++;
 	} else {
 		return 0;

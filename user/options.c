@@ -31,6 +31,7 @@ static const struct {
 	size_t field;
 } switches[] = {
 	{ "host-only", offsetof(struct msprof_opts, host_only) },
+	{ "ioctl-payload", offsetof(struct msprof_opts, ioctl_payload) },
 	{ "ascendcl", offsetof(struct msprof_opts, ascendcl) },
 	{ "runtime-api", offsetof(struct msprof_opts, runtime_api) },
 	{ "hccl", offsetof(struct msprof_opts, hccl) },
@@ -70,6 +71,8 @@ void opts_usage(FILE *fp)
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
+	      "  --ioctl-payload=on|off  keep the first 64 bytes of each driver ioctl's\n"
+	      "                          argument struct (default off)\n"
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
 	      "                          (default 1800, as msprof)\n"
 	      "  --buffer-size=<N>[K|M]  kernel ring buffer size, 4K..1024M (default 8M)\n"

@@ -28,6 +28,7 @@ struct msprof_opts {
 	size_t ringbuf_bytes;		/* --buffer-size */
 	unsigned int idle_timeout_s;	/* --idle-timeout */
 	bool host_only;			/* --host-only: no agent needed */
+	bool ioctl_payload;		/* --ioctl-payload */
 	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
 	/* msprof's collection switches */
 	bool ascendcl;

@@ -127,8 +127,13 @@ int session_open(struct session *s, const struct msprof_opts *o,
 			    strerror(-err));
 	}
 	if (!err) {
-		err = tracer_open(&s->tracer, o->ringbuf_bytes,
-				  collector_on_event, &s->collector);
+		struct tracer_config cfg = {
+			.ringbuf_bytes = o->ringbuf_bytes,
+			.ioctl_payload = o->ioctl_payload,
+		};
+
+		err = tracer_open(&s->tracer, &cfg, collector_on_event,
+				  &s->collector);
 		if (err)
 			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
 			    strerror(-err));

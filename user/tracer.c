@@ -74,7 +74,7 @@ static int set_view(struct msprof_bpf *skel)
 	return 0;
 }
 
-static int load(struct tracer *t, size_t ringbuf_bytes, bool multi)
+static int load(struct tracer *t, const struct tracer_config *cfg, bool multi)
 {
 	struct msprof_bpf *skel = msprof_bpf__open();
 	int err;
@@ -88,9 +88,11 @@ static int load(struct tracer *t, size_t ringbuf_bytes, bool multi)
 						      MSPROF_TRACE_UPROBE_MULTI);
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
+	skel->rodata->ioctl_payload = cfg->ioctl_payload;
 	err = set_view(skel);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.events, (__u32)ringbuf_bytes);
+		err = bpf_map__set_max_entries(skel->maps.events,
+					       (__u32)cfg->ringbuf_bytes);
 	if (!err)
 		err = msprof_bpf__load(skel);
 	if (err) {
@@ -102,7 +104,7 @@ static int load(struct tracer *t, size_t ringbuf_bytes, bool multi)
 	return 0;
 }
 
-int tracer_open(struct tracer **out, size_t ringbuf_bytes,
+int tracer_open(struct tracer **out, const struct tracer_config *cfg,
 		ring_buffer_sample_fn on_event, void *ctx)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -112,9 +114,9 @@ int tracer_open(struct tracer **out, size_t ringbuf_bytes,
 		return -ENOMEM;
 	libbpf_set_print(quiet_libbpf);
 	/* Kernels before 6.6 refuse the uprobe_multi attach type at load. */
-	err = load(t, ringbuf_bytes, true);
+	err = load(t, cfg, true);
 	if (err)
-		err = load(t, ringbuf_bytes, false);
+		err = load(t, cfg, false);
 	if (err)
 		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_event,

@@ -15,7 +15,12 @@
  */
 struct tracer;
 
-int tracer_open(struct tracer **out, size_t ringbuf_bytes,
+struct tracer_config {
+	size_t ringbuf_bytes;	/* a power of two, at least a page */
+	bool ioctl_payload;	/* keep the start of ioctls' argument structs */
+};
+
+int tracer_open(struct tracer **out, const struct tracer_config *cfg,
 		ring_buffer_sample_fn on_event, void *ctx);
 void tracer_close(struct tracer *t);
 

@@ -21,5 +21,6 @@ struct msprof_backend {
 };
 
 extern const struct msprof_backend msprof_backend_npusim;
+extern const struct msprof_backend msprof_backend_cupti;
 
 #endif

@@ -62,6 +62,17 @@ struct msprof_ioctl_event {
 	__u32 dev;		/* kernel encoding: major << 20 | minor */
 };
 
+/* Bytes of an ioctl's argument struct kept with --ioctl-payload=on. */
+#define MSPROF_IOCTL_PAYLOAD 64
+
+/* The same, followed by the start of the argument struct at entry. */
+struct msprof_ioctl_payload_event {
+	struct msprof_ioctl_event io;
+	__u32 payload_len;	/* bytes read; 0 if the pointer was bad */
+	__u32 pad;
+	__u8 payload[MSPROF_IOCTL_PAYLOAD];
+};
+
 /* Per-CPU counters the BPF side keeps, indexes of its stats map. */
 enum msprof_stat {
 	MSPROF_STAT_EMITTED,	/* records written into the ring buffer */

@@ -90,7 +90,7 @@ check "API calls captured in the container's library ($api)" [ "$api" -gt 20 ]
 check "ioctls captured ($io)" [ "$io" -gt 5 ]
 check "device data staged in the task's /tmp reaches PROF_" \
 	[ -s "$d/device_0/data/task_time.data" -a -s "$d/device_1/data/task_time.data" \
-	  -a -s "$d/agent_stats.json" ]
+	  -a -s "$d/agent_stats_npusim.json" ]
 check "second window has device data too" [ -s "${dirs[1]}/device_0/data/task_time.data" ]
 check "no staging directory left in the task's /tmp" [ "$(stages "$ctr_root/tmp")" -eq 0 ]
 check "no staging directory left in the output" [ "$(stages "$out")" -eq 0 ]

@@ -25,6 +25,16 @@ check "ioctls decoded: npusim's type and the submit command" \
 	[ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "[89]" -a \
 	  "$(timeline "$d" '[.[] | select(.name=="ioctl" and .args.nr==6 and .args.dir==3 and .args.size==32)] | length')" -gt 0 ]
 
+# --ioctl-payload: the argument struct of each driver call, as bytes.
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/payload" --ioctl-payload=on >"$WORK/payload.log" 2>&1
+d=$(prof_dirs "$WORK/payload")
+"$MSPROF" --export=on --output="$d" >/dev/null
+check "--ioctl-payload: every ioctl carries 64 bytes" [ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.payload | length] | unique')" = "[128]" ]
+# struct npusim_ioctl_arg: size at bytes 16..23, little-endian; the sample
+# copies 65536 bytes host to device each step.
+check "--ioctl-payload: the memcpy's size (65536) is in it" [ "$(timeline "$d" -r '[.[] | select(.name=="ioctl" and .args.nr==5) | .args.payload[32:56]] | unique | join(",")')" = "000001000000000000000000" ]
+
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/off" --ascendcl=off >"$WORK/off.log" 2>&1
 d=$(prof_dirs "$WORK/off")

@@ -11,6 +11,7 @@ int register_recfile_tests(void);
 int register_protocol_tests(void);
 int register_elfsym_tests(void);
 int register_agent_tests(void);
+int register_cupti_tests(void);
 
 /* Adds a suite with the given tests; 0 or -1 as CUnit wants. */
 int add_suite(const char *name, const CU_TestInfo *tests);

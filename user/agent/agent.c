@@ -21,6 +21,7 @@
 
 static const struct msprof_backend *const agent_backends[] = {
 	&msprof_backend_npusim,
+	&msprof_backend_cupti,
 };
 
 #define NR_BACKENDS (sizeof(agent_backends) / sizeof(agent_backends[0]))

@@ -106,6 +106,8 @@ static int find_cudart(struct dl_phdr_info *info, size_t size, void *found)
 static bool cuda_device_present(void)
 {
 	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	__typeof__(&cuDeviceGetCount) count;
+	__typeof__(&cuInit) init;
 	bool cudart = false;
 	int n = 0;
 
@@ -118,18 +120,36 @@ static bool cuda_device_present(void)
 		if (!cuda)
 			return false;
 	}
-	return LIB_FN(cuda, cuInit) && LIB_FN(cuda, cuDeviceGetCount) &&
-	       LIB_FN(cuda, cuInit)(0) == CUDA_SUCCESS &&
-	       LIB_FN(cuda, cuDeviceGetCount)(&n) == CUDA_SUCCESS && n > 0;
+	init = LIB_FN(cuda, cuInit);
+	count = LIB_FN(cuda, cuDeviceGetCount);
+	return init && count && init(0) == CUDA_SUCCESS &&
+	       count(&n) == CUDA_SUCCESS && n > 0;
+}
+
+/*
+ * A libcupti the task already loaded comes first (a profiler in the task
+ * uses its own): two copies in one process would both hook the driver.
+ */
+static void *cupti_dlopen(void)
+{
+	static const int modes[] = { RTLD_LAZY | RTLD_NOLOAD, RTLD_LAZY };
+	size_t m, i;
+	void *h;
+
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		for (i = 0; i < sizeof(cupti_libs) / sizeof(cupti_libs[0]); i++) {
+			h = dlopen(cupti_libs[i], modes[m]);
+			if (h)
+				return h;
+		}
+	}
+	return NULL;
 }
 
 static void *cupti_load(struct cupti_fns *fn)
 {
-	void *h = NULL;
-	size_t i;
+	void *h = cupti_dlopen();
 
-	for (i = 0; !h && i < sizeof(cupti_libs) / sizeof(cupti_libs[0]); i++)
-		h = dlopen(cupti_libs[i], RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
 		return NULL;
 	fn->cuptiSetThreadIdType = LIB_FN(h, cuptiSetThreadIdType);

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cupti_activity_deprecated.h>
+#include <cupti.h>
+#include <cupti_activity_deprecated.h>	/* needs cupti.h first */
 
 #include "cupti_window.h"
 

@@ -71,11 +71,16 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 			memcpy(slot, body, sizeof(*p->apis));
 		return slot ? 0 : -ENOMEM;
 	case MSPROF_REC_IOCTL:
+		if (len < sizeof(struct msprof_ioctl_event))
+			return 0;
 		slot = push((void **)&p->ioctls, &p->nioctls, &p->cap_ioctls,
 			    sizeof(*p->ioctls));
-		if (slot)
-			memcpy(slot, body, sizeof(*p->ioctls));
-		return slot ? 0 : -ENOMEM;
+		if (!slot)
+			return -ENOMEM;
+		/* A record without payload reads as payload_len 0. */
+		memset(slot, 0, sizeof(*p->ioctls));
+		memcpy(slot, body, len < sizeof(*p->ioctls) ? len : sizeof(*p->ioctls));
+		return 0;
 	case MSPROF_REC_DEVTASK:
 		if (len < sizeof(*dt))
 			return 0;

@@ -29,7 +29,7 @@ struct profdata {
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct msprof_api_event *apis;	/* sorted by ns_tid, then start */
 	size_t napis, cap_apis;
-	struct msprof_ioctl_event *ioctls;
+	struct msprof_ioctl_payload_event *ioctls;	/* payload_len 0: none */
 	size_t nioctls, cap_ioctls;
 	struct devtask *tasks;
 	size_t ntasks, cap_tasks;

@@ -146,18 +146,27 @@ static void write_ioctls(struct writer *w, const struct profdata *p)
 	size_t i;
 
 	for (i = 0; i < p->nioctls; i++) {
-		const struct msprof_ioctl_event *e = &p->ioctls[i];
+		const struct msprof_ioctl_payload_event *pe = &p->ioctls[i];
+		const struct msprof_ioctl_event *e = &pe->io;
 		FILE *fp = ev(w);
+		uint32_t j;
 
 		fprintf(fp, "{\"ph\":\"X\",\"cat\":\"driver\",\"name\":\"ioctl\",\"pid\":%d,\"tid\":%u,",
 			p->pid, e->tid);
 		us(fp, "ts", e->start_ns);
 		fputc(',', fp);
 		us(fp, "dur", e->end_ns - e->start_ns);
-		fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld}}",
+		fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld",
 			e->fd, e->cmd, _IOC_DIR(e->cmd), _IOC_TYPE(e->cmd),
 			_IOC_NR(e->cmd), _IOC_SIZE(e->cmd), e->dev >> 20,
 			e->dev & 0xfffff, (long long)e->ret);
+		if (pe->payload_len) {
+			fputs(",\"payload\":\"", fp);
+			for (j = 0; j < pe->payload_len && j < MSPROF_IOCTL_PAYLOAD; j++)
+				fprintf(fp, "%02x", pe->payload[j]);
+			fputc('"', fp);
+		}
+		fputs("}}", fp);
 	}
 }
 

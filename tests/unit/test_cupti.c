@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUPTI backend in this GPU-less test process: it must stay absent,
+ * quietly, and (built with CUDA's headers) the window it fills from CUPTI's
+ * buffers must turn activity records into device task records.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "msprof/agent_backend.h"
+#include "agent/devdata.h"
+#include "unit.h"
+
+#define CUDART "/usr/local/cuda/lib64/libcudart.so"
+
+/* Opens the backend with stderr caught; returns what open returned. */
+static int open_quietly(void **state, long *said)
+{
+	FILE *tmp = tmpfile();
+	int saved, err;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved >= 0);
+	dup2(fileno(tmp), STDERR_FILENO);
+	err = msprof_backend_cupti.open(state);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	fseek(tmp, 0, SEEK_END);
+	*said = ftell(tmp);
+	fclose(tmp);
+	return err;
+}
+
+static void test_no_cuda(void)
+{
+	void *state = NULL;
+	long said;
+
+	CU_ASSERT_EQUAL(open_quietly(&state, &said), -ENODEV);
+	CU_ASSERT_PTR_NULL(state);
+	CU_ASSERT_EQUAL(said, 0);
+}
+
+/* CUDA's runtime mapped, but no driver to give it a device. */
+static void test_no_driver(void)
+{
+	void *cudart, *cuda, *state = NULL;
+	long said;
+
+	cudart = dlopen(CUDART, RTLD_NOW | RTLD_GLOBAL);
+	if (!cudart) {
+		printf("(skipped: no %s) ", CUDART);
+		return;
+	}
+	cuda = dlopen("libcuda.so.1", RTLD_LAZY);
+	if (cuda) {
+		printf("(skipped: this machine has a CUDA driver) ");
+		dlclose(cuda);
+	} else {
+		CU_ASSERT_EQUAL(open_quietly(&state, &said), -ENODEV);
+		CU_ASSERT_PTR_NULL(state);
+		CU_ASSERT_EQUAL(said, 0);
+	}
+	dlclose(cudart);
+}
+
+/* Each backend its own stats file, so that two in one task never clash. */
+static void test_stats_file(void)
+{
+	char dir[] = "/tmp/msprof-cupti-XXXXXX", path[64], buf[64] = "";
+	FILE *fp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL(agent_stats_write(dir, "cupti", "\"tasks\":%d", 3), 0);
+	snprintf(path, sizeof(path), "%s/agent_stats_cupti.json", dir);
+	fp = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	CU_ASSERT_STRING_EQUAL(buf, "{\"backend\":\"cupti\",\"tasks\":3}\n");
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
+#ifdef MSPROF_HAVE_CUPTI
+#include "agent/cupti_window.h"
+
+/* CUPTI's clock is the wall clock: far from CLOCK_MONOTONIC. */
+#define OFFSET	1700000000000000000ull
+
+struct seen {
+	struct msprof_devtask_rec rec[4];
+	char name[4][256];
+	size_t nr;
+};
+
+static int collect(uint16_t type, const void *body, size_t len, void *ctx)
+{
+	const struct msprof_devtask_rec *r = body;
+	struct seen *s = ctx;
+
+	CU_ASSERT_EQUAL(type, MSPROF_REC_DEVTASK);
+	CU_ASSERT_FATAL(s->nr < 4 && len > sizeof(*r));
+	s->rec[s->nr] = *r;
+	snprintf(s->name[s->nr], sizeof(s->name[0]), "%.*s",
+		 (int)(len - sizeof(*r)), r->name);
+	s->nr++;
+	return 0;
+}
+
+static void read_tasks(const char *dir, int device, struct seen *s)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/device_%d/data/task_time.data", dir,
+		 device);
+	memset(s, 0, sizeof(*s));
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, collect, s), 0);
+}
+
+static void keep_api(struct cupti_window *w, CUpti_ActivityKind kind,
+		     uint32_t corr, uint32_t tid, uint64_t start)
+{
+	CUpti_ActivityAPI a = {
+		.kind = kind, .start = start + OFFSET, .end = start + 50 + OFFSET,
+		.threadId = tid, .correlationId = corr,
+	};
+
+	cupti_window_keep(w, (const CUpti_Activity *)&a);
+}
+
+static void keep_kernel(struct cupti_window *w, uint32_t corr,
+			const char *name, uint64_t start)
+{
+	CUpti_ActivityKernel10 k = {
+		.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+		.start = start + OFFSET, .end = start + 1000 + OFFSET,
+		.deviceId = 1, .streamId = 13, .gridX = 4, .gridY = 2,
+		.gridZ = 3, .correlationId = corr, .name = name,
+	};
+
+	cupti_window_keep(w, (const CUpti_Activity *)&k);
+}
+
+static void test_window(void)
+{
+	char dir[] = "/tmp/msprof-cupti-XXXXXX", cmd[64], name[201];
+	CUpti_ActivityMemcpy6 cp = {
+		.kind = CUPTI_ACTIVITY_KIND_MEMCPY,
+		.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+		.start = 500 + OFFSET, .end = 900 + OFFSET,
+		.streamId = 7, .correlationId = 8,
+	};
+	CUpti_ActivityMemset4 untimed = { .kind = CUPTI_ACTIVITY_KIND_MEMSET };
+	struct cupti_window w;
+	size_t unlinked;
+	struct seen s;
+
+	/* Longer than any fixed name field: the whole of it is kept. */
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	cupti_window_init(&w);
+	keep_api(&w, CUPTI_ACTIVITY_KIND_RUNTIME, 7, 42, 100);
+	keep_api(&w, CUPTI_ACTIVITY_KIND_DRIVER, 8, 43, 300);
+	keep_kernel(&w, 7, name, 2000);
+	keep_kernel(&w, 99, name, 5000);
+	cupti_window_keep(&w, (const CUpti_Activity *)&cp);
+	cupti_window_keep(&w, (const CUpti_Activity *)&untimed);
+	CU_ASSERT_EQUAL(w.tasks.nr, 3);
+	CU_ASSERT_EQUAL(w.lost, 1);
+	CU_ASSERT_EQUAL(w.names.nr, 1);
+
+	CU_ASSERT_EQUAL(cupti_window_write(&w, OFFSET, dir, &unlinked), 0);
+	CU_ASSERT_EQUAL(unlinked, 1);
+	cupti_window_free(&w);
+	CU_ASSERT_EQUAL(w.tasks.nr, 0);
+
+	read_tasks(dir, 1, &s);
+	CU_ASSERT_EQUAL_FATAL(s.nr, 2);
+	CU_ASSERT_EQUAL(s.rec[0].stream, 13);
+	CU_ASSERT_EQUAL(s.rec[0].task_id, 7);
+	CU_ASSERT_EQUAL(s.rec[0].block_dim, 24);
+	CU_ASSERT_EQUAL(s.rec[0].host_tid, 42);
+	CU_ASSERT_EQUAL(s.rec[0].submit_ns, 100);
+	CU_ASSERT_EQUAL(s.rec[0].start_ns, 2000);
+	CU_ASSERT_EQUAL(s.rec[0].end_ns, 3000);
+	CU_ASSERT_STRING_EQUAL(s.name[0], name);
+	/* No API call of its correlation id: no launch to point at. */
+	CU_ASSERT_EQUAL(s.rec[1].task_id, 99);
+	CU_ASSERT_EQUAL(s.rec[1].host_tid, 0);
+	CU_ASSERT_EQUAL(s.rec[1].submit_ns, 0);
+
+	read_tasks(dir, 0, &s);
+	CU_ASSERT_EQUAL_FATAL(s.nr, 1);
+	CU_ASSERT_STRING_EQUAL(s.name[0], "MEMCPY_HtoD");
+	CU_ASSERT_EQUAL(s.rec[0].block_dim, 0);
+	CU_ASSERT_EQUAL(s.rec[0].host_tid, 43);
+	CU_ASSERT_EQUAL(s.rec[0].submit_ns, 300);
+	CU_ASSERT_EQUAL(s.rec[0].start_ns, 500);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+#endif
+
+int register_cupti_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "absent without CUDA, quietly", test_no_cuda },
+		{ "absent without a CUDA driver, quietly", test_no_driver },
+		{ "stats file per backend", test_stats_file },
+#ifdef MSPROF_HAVE_CUPTI
+		{ "activity records become device tasks", test_window },
+#endif
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("cupti", tests);
+}
