@@ -341,4 +341,38 @@ int BPF_PROG(thread_exit, struct task_struct *task)
 	return 0;
 }
 
+/*
+ * Following children (attached only when asked for): a process a target
+ * starts is filtered in from its first instruction, and msprof is told so
+ * that it can give it probes and a PROF_ directory.  Host view only: in a
+ * container's view the child's number is not at hand here.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct msprof_target_info *ti, copy;
+	struct msprof_fork_event *e;
+
+	/* A new thread is no new process. */
+	if (view_ns_ino || ctgid != (__u32)BPF_CORE_READ(child, pid))
+		return 0;
+	ti = bpf_map_lookup_elem(&targets, &ptgid);
+	if (!ti)
+		return 0;
+	copy = *ti;
+	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
+		return 0;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->kind = MSPROF_EV_FORK;
+	e->parent_tgid = ptgid;
+	e->child_tgid = ctgid;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

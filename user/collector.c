@@ -20,13 +20,20 @@ int collector_on_event(void *ctx, void *data, size_t size)
 {
 	const struct msprof_api_event *api = data;
 	const struct msprof_ioctl_event *io = data;
+	const struct msprof_fork_event *fork = data;
+	struct collector *c = ctx;
 	struct collector_sink *s;
 	int err;
 
 	if (size < sizeof(__u32) * 3)
 		return 0;
+	if (fork->kind == MSPROF_EV_FORK) {
+		if (c->nforked < MSPROF_MAX_PIDS)
+			c->forked[c->nforked++] = (int)fork->child_tgid;
+		return 0;
+	}
 	/* tgid sits at the same offset in both kinds of record. */
-	s = collector_find(ctx, (int)api->tgid);
+	s = collector_find(c, (int)api->tgid);
 	if (!s || s->err)
 		return 0;
 	if (api->kind == MSPROF_EV_API && size >= sizeof(*api)) {

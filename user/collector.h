@@ -21,6 +21,8 @@ struct collector_sink {
 struct collector {
 	struct collector_sink sinks[MSPROF_MAX_PIDS];
 	int nsinks;
+	int forked[MSPROF_MAX_PIDS];	/* new processes, for the session */
+	int nforked;
 };
 
 /* The sink of tgid in the current window, or NULL. */

@@ -97,32 +97,37 @@ int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
 	return 0;
 }
 
-/* A socket file in home that belongs to child or to a descendant. */
-static int scan_home(pid_t child, const char *home, int *task_pid)
+int launch_each_task(pid_t root, const char *home, launch_task_fn fn,
+		     void *ctx)
 {
 	size_t plen = strlen(MSPROF_SOCKET_PREFIX);
 	struct dirent *de;
-	int found = -ENOENT;
+	int ret = 0;
 	DIR *d;
 
 	d = opendir(home);
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
+	while (!ret && (de = readdir(d))) {
 		char *end;
 		long pid;
 
 		if (strncmp(de->d_name, MSPROF_SOCKET_PREFIX, plen))
 			continue;
 		pid = strtol(de->d_name + plen, &end, 10);
-		if (*end || pid <= 0 || !procfs_is_descendant((int)pid, child))
+		if (*end || pid <= 0 || !procfs_is_descendant((int)pid, root))
 			continue;
-		*task_pid = (int)pid;
-		found = 0;
-		break;
+		ret = fn((int)pid, ctx);
 	}
 	closedir(d);
-	return found;
+	return ret;
+}
+
+/* Stops the walk at the first task, keeping it. */
+static int first_task(int pid, void *task_pid)
+{
+	*(int *)task_pid = pid;
+	return 1;
 }
 
 int launch_find_task(pid_t child, const char *home, int timeout_ms,
@@ -132,9 +137,9 @@ int launch_find_task(pid_t child, const char *home, int timeout_ms,
 	int waited, err;
 
 	for (waited = 0; waited <= timeout_ms; waited += 100) {
-		err = scan_home(child, home, task_pid);
-		if (err != -ENOENT)
-			return err;
+		err = launch_each_task(child, home, first_task, task_pid);
+		if (err)
+			return err < 0 ? err : 0;
 		if (waitpid(child, NULL, WNOHANG) == child)
 			return -ECHILD;
 		nanosleep(&step, NULL);

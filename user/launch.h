@@ -13,6 +13,14 @@
 int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
 	       pid_t *child);
 
+/*
+ * Calls fn for each task that root or a descendant of it runs with an
+ * agent socket in home; a non-zero return from fn ends the walk with it.
+ */
+typedef int (*launch_task_fn)(int pid, void *ctx);
+int launch_each_task(pid_t root, const char *home, launch_task_fn fn,
+		     void *ctx);
+
 /* The agent library installed beside msprof, or -ENOENT. */
 int launch_agent_path(char *path, size_t len);
 

@@ -46,7 +46,7 @@ static int run_session(const struct msprof_opts *o, const int *pids,
 	struct session s;
 	int err;
 
-	err = session_open(&s, o, pids, npids);
+	err = session_open(&s, o, pids, npids, child, own_home());
 	if (err)
 		return err;
 	err = interactive_run(&s, sigfd, child, o->idle_timeout_s);

@@ -32,6 +32,7 @@ static const struct {
 } switches[] = {
 	{ "host-only", offsetof(struct msprof_opts, host_only) },
 	{ "ioctl-payload", offsetof(struct msprof_opts, ioctl_payload) },
+	{ "follow-children", offsetof(struct msprof_opts, follow_children) },
 	{ "ascendcl", offsetof(struct msprof_opts, ascendcl) },
 	{ "runtime-api", offsetof(struct msprof_opts, runtime_api) },
 	{ "hccl", offsetof(struct msprof_opts, hccl) },
@@ -71,6 +72,8 @@ void opts_usage(FILE *fp)
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
+	      "  --follow-children=on|off  processes a target starts become targets\n"
+	      "                          (default: on in launch mode, off in attach mode)\n"
 	      "  --ioctl-payload=on|off  keep the first 64 bytes of each driver ioctl's\n"
 	      "                          argument struct (default off)\n"
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
@@ -235,6 +238,7 @@ static int split_application(struct msprof_opts *o, const char *val)
 /* What one option does; *seen collects the modes and conflicts. */
 struct seen {
 	bool dynamic, export, help;
+	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
 };
 
@@ -244,6 +248,8 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 	unsigned long n;
 	int ret;
 
+	if (c >= OPT_SWITCH && !strcmp(name, "follow-children"))
+		s->follow_set = true;
 	if (c >= OPT_SWITCH)
 		return parse_switch(name, val,
 				    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
@@ -308,6 +314,8 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 	if (o->host_only && o->app_argv)
 		return fail(err, len, "--host-only=on is for attach mode (--pid)");
 	o->mode = o->npids ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
+	if (!s->follow_set)
+		o->follow_children = o->mode == MSPROF_MODE_LAUNCH;
 	return 0;
 }
 

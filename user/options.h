@@ -29,6 +29,7 @@ struct msprof_opts {
 	unsigned int idle_timeout_s;	/* --idle-timeout */
 	bool host_only;			/* --host-only: no agent needed */
 	bool ioctl_payload;		/* --ioctl-payload */
+	bool follow_children;		/* --follow-children (launch mode: on) */
 	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
 	/* msprof's collection switches */
 	bool ascendcl;

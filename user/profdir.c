@@ -133,3 +133,22 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 	fputs("\n}\n", fp);
 	return close_new(fp);
 }
+
+int profdir_discard(const char *dir)
+{
+	static const char *const made[] = {
+		PROFDIR_HOST_FILE, PROFDIR_HOST_DATA, "host", "start_info",
+	};
+	char path[4096];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, made[i]);
+		if (remove(path) && errno != ENOENT && !err)
+			err = -errno;
+	}
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}

@@ -40,6 +40,12 @@ struct profdir_summary {
 	const char *device_status;	/* what the agent said at stop */
 };
 
+/*
+ * Removes a directory profdir_create() made whose host file holds no
+ * records (a followed process that did nothing): exactly those files.
+ */
+int profdir_discard(const char *dir);
+
 /* Writes end_info and info.json, the marks of a finished directory. */
 int profdir_finish(const char *dir, const struct profdir_summary *s);
 

@@ -10,6 +10,7 @@
 #include "ctl_lock.h"
 #include "dynsock.h"
 #include "fsutil.h"
+#include "launch.h"
 #include "msprof/protocol.h"
 #include "probes.h"
 #include "procfs.h"
@@ -46,8 +47,8 @@ static int add_device_nodes(struct session *s, struct target *t)
 	return probe_devices(t->host_pid, add_device_node, s->tracer);
 }
 
-/* Takes one --pid: it must exist, have an agent (unless host-only), be free. */
-static int check_target(struct session *s, int pid)
+/* Takes one task: it must exist, have an agent if need_agent, be free. */
+static int check_target(struct session *s, int pid, bool need_agent)
 {
 	struct target *t = &s->targets[s->ntargets];
 	int holder, fd, err;
@@ -62,7 +63,7 @@ static int check_target(struct session *s, int pid)
 		ERR("pid %d: %s", pid, strerror(-err));
 		return err;
 	}
-	if (!s->host_only && access(t->sock_path, F_OK)) {
+	if (need_agent && access(t->sock_path, F_OK)) {
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
 		    pid, t->sock_path);
 		return -ENOENT;
@@ -93,7 +94,8 @@ static int connect_target(struct session *s, struct target *t)
 		    strerror(-err));
 		return err;
 	}
-	if (s->host_only)
+	/* A followed child may run no agent: its host side still counts. */
+	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, s->output);
 	if (err)
@@ -103,8 +105,17 @@ static int connect_target(struct session *s, struct target *t)
 	return err;
 }
 
+static void announce(const struct target *t)
+{
+	if (t->ns_pid != t->host_pid)
+		printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
+		       t->host_pid, t->ns_pid, t->comm);
+	else
+		printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
+}
+
 int session_open(struct session *s, const struct msprof_opts *o,
-		 const int *pids, int npids)
+		 const int *pids, int npids, pid_t launched, const char *home)
 {
 	struct target *t;
 	char msg[256];
@@ -118,8 +129,11 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		ERR("%s", err == -EINVAL ? msg : strerror(-err));
 		return err;
 	}
+	s->follow = o->follow_children;
+	s->launched = launched;
+	s->home = home;
 	for (i = 0; !err && i < npids; i++)
-		err = check_target(s, pids[i]);
+		err = check_target(s, pids[i], !s->host_only);
 	if (!err) {
 		err = make_output(o->output, s->output);
 		if (err)
@@ -141,13 +155,8 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	for (i = 0; !err && i < s->ntargets; i++) {
 		t = &s->targets[i];
 		err = connect_target(s, t);
-		if (err)
-			break;
-		if (t->ns_pid != t->host_pid)
-			printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
-			       t->host_pid, t->ns_pid, t->comm);
-		else
-			printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
+		if (!err)
+			announce(t);
 	}
 	if (err)
 		session_close(s);
@@ -178,7 +187,7 @@ static int begin_window(struct session *s, struct target *t)
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
 		return err;
 	}
-	if (!probes && s->probes.n)
+	if (!probes && s->probes.n && !t->followed)
 		printf("msprof: pid %d maps no runtime library with functions to probe\n",
 		       t->host_pid);
 	return 0;
@@ -205,48 +214,97 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 		       t->host_pid);
 }
 
+/* Sends one request to the target's agent, if it has one connected. */
+static int tell_agent(struct session *s, struct target *t, int type)
+{
+	int status, err;
+
+	if (t->fd >= 0)
+		mind_request_limit(s, t, type);
+	if (t->fd < 0) {
+		if (type == MSPROF_STOP_REQ)
+			t->device_status = -ENOTCONN;
+		return 0;
+	}
+	err = dynsock_request(t->fd, type, &status);
+	t->requests++;
+	if (!err && status != MSPROF_SUCCESS)
+		err = -EIO;
+	if (type == MSPROF_STOP_REQ)
+		t->device_status = err ? err : status;
+	if (err == -EIO)
+		ERR("pid %d: the agent answered %s: %s", t->host_pid,
+		    msprof_msg_type_name(type + 1),
+		    msprof_msg_status_name(status));
+	else if (err)
+		ERR("pid %d: %s to the agent failed: %s", t->host_pid,
+		    msprof_msg_type_name(type), strerror(-err));
+	/*
+	 * After a transport error a late answer may still come: the
+	 * connection cannot be trusted.  The agent flushes what it collected
+	 * when a connection ends, so keep that first.
+	 */
+	if (err && err != -EIO) {
+		if (type == MSPROF_STOP_REQ && *t->dir)
+			target_collect_device_data(t);
+		target_disconnect(t);
+	}
+	return err;
+}
+
 /* Sends one request to every connected agent; returns the first failure. */
 static int tell_agents(struct session *s, int type)
 {
-	int i, status, err, first = 0;
+	int i, err, first = 0;
 
 	for (i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
-
-		if (t->fd >= 0)
-			mind_request_limit(s, t, type);
-		if (t->fd < 0) {
-			if (type == MSPROF_STOP_REQ)
-				t->device_status = -ENOTCONN;
-			continue;
-		}
-		err = dynsock_request(t->fd, type, &status);
-		t->requests++;
-		if (!err && status != MSPROF_SUCCESS)
-			err = -EIO;
-		if (type == MSPROF_STOP_REQ)
-			t->device_status = err ? err : status;
-		if (err == -EIO)
-			ERR("pid %d: the agent answered %s: %s", t->host_pid,
-			    msprof_msg_type_name(type + 1),
-			    msprof_msg_status_name(status));
-		else if (err)
-			ERR("pid %d: %s to the agent failed: %s", t->host_pid,
-			    msprof_msg_type_name(type), strerror(-err));
-		/*
-		 * After a transport error a late answer may still come: the
-		 * connection cannot be trusted.  The agent flushes what it
-		 * collected when a connection ends, so keep that first.
-		 */
-		if (err && err != -EIO) {
-			if (type == MSPROF_STOP_REQ && *t->dir)
-				target_collect_device_data(t);
-			target_disconnect(t);
-		}
+		err = tell_agent(s, &s->targets[i], type);
 		if (err && !first)
 			first = err;
 	}
 	return first;
+}
+
+/*
+ * A task that joins after session_open: a rank the launched app started
+ * (need_agent), or a process a target started (followed in the kernel from
+ * its first instruction).  Inside a window it gets its own PROF_ directory
+ * at once.
+ */
+static int adopt(struct session *s, int pid, bool need_agent)
+{
+	struct target *t;
+	int i, err;
+
+	for (i = 0; i < s->ntargets; i++)
+		if (s->targets[i].host_pid == pid)
+			return 0;
+	if (s->ntargets == MSPROF_MAX_PIDS) {
+		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
+		return -ENOSPC;
+	}
+	err = check_target(s, pid, need_agent);
+	if (err)
+		return err;
+	t = &s->targets[s->ntargets - 1];
+	t->followed = !need_agent;
+	err = connect_target(s, t);
+	if (err)
+		return err;
+	if (!t->followed)
+		announce(t);
+	if (!s->collecting)
+		return 0;
+	err = begin_window(s, t);
+	if (!err)
+		tell_agent(s, t, MSPROF_START_REQ);
+	return err;
+}
+
+static int adopt_rank(int pid, void *s)
+{
+	adopt(s, pid, true);
+	return 0;
 }
 
 int session_start(struct session *s)
@@ -257,6 +315,9 @@ int session_start(struct session *s)
 		printf("msprof: collection is already running; type stop first\n");
 		return 0;
 	}
+	/* Ranks the launched app started since: each with its own agent. */
+	if (s->launched)
+		launch_each_task(s->launched, s->home, adopt_rank, s);
 	s->windows++;
 	clock_pair_now(&s->start);
 	err = tracer_stats(s->tracer, s->stats_at_start);
@@ -264,7 +325,7 @@ int session_start(struct session *s)
 		if (!s->targets[i].exited)
 			err = begin_window(s, &s->targets[i]);
 	if (!err)
-		err = tracer_attach_syscalls(s->tracer);
+		err = tracer_attach_syscalls(s->tracer, s->follow);
 	if (!err)
 		err = tracer_set_gate(s->tracer, true);
 	s->collecting = true;
@@ -303,6 +364,12 @@ static int end_window(struct session *s, struct target *t, uint64_t lost)
 	err = collector_close(&s->collector, t->host_pid, &sink);
 	if (err)
 		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-err));
+	if (t->followed && !sink.api_events && !sink.ioctl_events && !err) {
+		/* A helper process (a shell's sleep) leaves no trace. */
+		profdir_discard(t->dir);
+		*t->dir = '\0';
+		return 0;
+	}
 	if (t->device_status == MSPROF_SUCCESS && *t->stage)
 		derr = target_collect_device_data(t);
 	if (derr)
@@ -387,7 +454,32 @@ void session_close(struct session *s)
 
 int session_consume(struct session *s)
 {
-	return tracer_consume(s->tracer);
+	struct collector *c = &s->collector;
+	int i, err = tracer_consume(s->tracer);
+
+	for (i = 0; i < c->nforked; i++)
+		adopt(s, c->forked[i], false);
+	c->nforked = 0;
+	return err;
+}
+
+/*
+ * A followed process that ended without a record is forgotten at once, so
+ * a shell's stream of short helpers cannot fill the table.
+ */
+static bool forget_if_idle(struct session *s, int i)
+{
+	struct target *t = &s->targets[i];
+	struct collector_sink *sink = collector_find(&s->collector, t->host_pid);
+
+	if (!t->followed || (sink && (sink->api_events || sink->ioctl_events)))
+		return false;
+	if (*t->dir)
+		end_window(s, t, 0);
+	target_disconnect(t);
+	ctl_unlock(t->lock_fd, t->host_pid, t->ns_pid);
+	*t = s->targets[--s->ntargets];
+	return true;
 }
 
 bool session_check_targets(struct session *s)
@@ -398,9 +490,13 @@ bool session_check_targets(struct session *s)
 		struct target *t = &s->targets[i];
 
 		if (!t->exited && !procfs_alive(t->host_pid)) {
+			tracer_remove_target(s->tracer, t->host_pid);
+			if (forget_if_idle(s, i)) {
+				i--;
+				continue;
+			}
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
-			tracer_remove_target(s->tracer, t->host_pid);
 			/* An agent flushes a running window as its task exits. */
 			if (*t->dir && t->fd >= 0)
 				target_collect_device_data(t);

@@ -21,6 +21,9 @@ struct session {
 	int ntargets;
 	bool collecting;
 	bool host_only;			/* no agents: eBPF data only */
+	bool follow;			/* targets' new processes become targets */
+	pid_t launched;			/* launch mode: the app msprof started */
+	const char *home;		/* where launched ranks' sockets appear */
 	struct probe_set probes;	/* what is probed; index = API id */
 	unsigned int windows;		/* windows started so far */
 	struct clock_pair start;
@@ -32,14 +35,14 @@ struct session {
  * to every agent.  Prints what went wrong; nothing is left behind on error.
  */
 int session_open(struct session *s, const struct msprof_opts *o,
-		 const int *pids, int npids);
+		 const int *pids, int npids, pid_t launched, const char *home);
 int session_start(struct session *s);
 int session_stop(struct session *s);
 /* Stops a running window, tells the agents we quit, unloads everything. */
 void session_close(struct session *s);
 /* Prints the state, the window so far and each target. */
 void session_status(struct session *s);
-/* Drains the ring buffer into the targets' files. */
+/* Drains the ring buffer into the targets' files; adopts new processes. */
 int session_consume(struct session *s);
 /* Notices targets that exited; false once none is left. */
 bool session_check_targets(struct session *s);

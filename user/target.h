@@ -23,6 +23,7 @@ struct target {
 	unsigned int requests;	/* sent on this connection (the agent allows 100) */
 	int lock_fd;		/* ctl_lock(), -1 if not held */
 	bool exited;
+	bool followed;		/* started by a target; kept only if it did something */
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */
 	int device_status;	/* the agent's answer to STOP_REQ, or -errno */
 };

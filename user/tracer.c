@@ -350,7 +350,7 @@ int tracer_attach_target(struct tracer *t, int host_pid,
 	return err;
 }
 
-int tracer_attach_syscalls(struct tracer *t)
+int tracer_attach_syscalls(struct tracer *t, bool follow)
 {
 	int err = keep_link(t, bpf_program__attach(t->skel->progs.ioctl_enter));
 
@@ -358,6 +358,8 @@ int tracer_attach_syscalls(struct tracer *t)
 		err = keep_link(t, bpf_program__attach(t->skel->progs.ioctl_exit));
 	if (!err)
 		err = keep_link(t, bpf_program__attach(t->skel->progs.thread_exit));
+	if (!err && follow)
+		err = keep_link(t, bpf_program__attach(t->skel->progs.task_fork));
 	return err;
 }
 

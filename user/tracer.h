@@ -39,8 +39,11 @@ int tracer_add_device(struct tracer *t, const char *path);
  */
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, size_t *attached);
-/* The ioctl syscall hooks, and the thread-exit hook that keeps maps clean. */
-int tracer_attach_syscalls(struct tracer *t);
+/*
+ * The ioctl syscall hooks, the thread-exit hook that keeps maps clean and,
+ * with follow, the fork hook that makes targets' new processes targets.
+ */
+int tracer_attach_syscalls(struct tracer *t, bool follow);
 /* Opening forgets half-seen calls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
 void tracer_detach(struct tracer *t);

@@ -23,6 +23,15 @@
 enum msprof_event_kind {
 	MSPROF_EV_API = 1,
 	MSPROF_EV_IOCTL = 2,
+	MSPROF_EV_FORK = 3,
+};
+
+/* A target started a process, which is now a target too. */
+struct msprof_fork_event {
+	__u32 kind;		/* MSPROF_EV_FORK */
+	__u32 parent_tgid;	/* both as msprof sees them */
+	__u32 child_tgid;
+	__u32 pad;
 };
 
 /*

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Following children: in launch mode every rank the app starts is
+# profiled (each with its own agent and PROF_ directory), and a process a
+# target starts during a window is a target from its first instruction.
+source tests/e2e/lib.sh
+
+# --- a launcher with two ranks ------------------------------------------
+cat >"$WORK/launcher.sh" <<SH
+#!/bin/bash
+"$SAMPLE" --steps 400 --step-ms 10 >"$WORK/rank0.out" 2>&1 &
+"$SAMPLE" --steps 400 --step-ms 10 >"$WORK/rank1.out" 2>&1 &
+wait
+SH
+chmod +x "$WORK/launcher.sh"
+feed "sleep 1" start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --output="$WORK/ranks" "$WORK/launcher.sh" >"$WORK/ranks.log" 2>&1
+check "launcher: exit 0" [ $? -eq 0 ]
+cat "$WORK/ranks.log"
+r0=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank0.out")
+r1=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank1.out")
+for r in $r0 $r1; do
+	check "rank $r attached" grep -q "attached to pid $r (npu_sample)" "$WORK/ranks.log"
+	d=$(dirname "$(grep -l "\"pid\": $r," "$WORK"/ranks/PROF_*/info.json)")
+	check "rank $r has its window with API calls" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
+	check "rank $r has device data from its own agent" [ -s "$d/device_0/data/task_time.data" ]
+done
+
+# --- a child started during a window -------------------------------------
+cat >"$WORK/parent.sh" <<SH
+#!/bin/bash
+trap 'PROFILING_MODE= "$SAMPLE" --steps 0 --step-ms 10 >"$WORK/child.out" 2>&1 &' USR1
+echo ready
+while :; do sleep 0.1; done
+SH
+chmod +x "$WORK/parent.sh"
+"$WORK/parent.sh" >"$WORK/parent.out" 2>&1 &
+parent=$!
+PIDS_TO_KILL+=("$parent")
+until grep -q ready "$WORK/parent.out"; do sleep 0.05; done
+mkfifo "$WORK/cmd"
+"$MSPROF" --dynamic=on --host-only=on --follow-children=on --pid=$parent --output="$WORK/kids" \
+	<"$WORK/cmd" >"$WORK/kids.log" 2>&1 &
+m=$!
+exec 3>"$WORK/cmd"
+echo start >&3
+until grep -q 'collection started' "$WORK/kids.log"; do sleep 0.05; done
+kill -USR1 $parent
+until grep -q 'npu_sample pid=' "$WORK/child.out" 2>/dev/null; do sleep 0.05; done
+child=$(sed -n 's/^npu_sample pid=//p' "$WORK/child.out")
+PIDS_TO_KILL+=("$child")
+sleep 1
+echo stop >&3
+until grep -q 'collection stopped (window 1)' "$WORK/kids.log"; do sleep 0.05; done
+echo start >&3
+until grep -q 'collection started (window 2)' "$WORK/kids.log"; do sleep 0.05; done
+sleep 1
+echo quit >&3
+exec 3>&-
+wait $m
+cat "$WORK/kids.log"
+check "the shell's short helpers (sleep) left no directories" \
+	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]
+w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/info.json)")
+w2=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000002_*/info.json)")
+check "window 1: the child's ioctls from its first instruction" [ "$(jq .host.ioctl_events "$w1/info.json")" -gt 10 ]
+check "window 2: the child's API calls too" [ "$(jq .host.api_events "$w2/info.json")" -gt 20 ]
+check "no BPF program left" no_bpf_left
