@@ -2,12 +2,12 @@
 /* The msprof command line, checked in full before anything is touched. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "msprof/probe_packs.h"
+#include "input_error.h"
 #include "options.h"
 
 enum {
@@ -92,16 +92,6 @@ void opts_usage(FILE *fp)
 	      fp);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int parse_switch(const char *name, const char *val, bool *on,
 			char *err, size_t len)
 {
@@ -114,7 +104,7 @@ static int parse_switch(const char *name, const char *val, bool *on,
 	else if (!strcmp(val, "off"))
 		*on = false;
 	else
-		return fail(err, len, "--%s takes on or off, not '%s'", name, val);
+		return input_error(err, len, "--%s takes on or off, not '%s'", name, val);
 	return 0;
 }
 
@@ -128,7 +118,7 @@ static int parse_number(const char *name, const char *val, unsigned long min,
 	errno = 0;
 	*out = strtoul(val, &end, 10);
 	if (*val < '0' || *val > '9' || *end || errno || *out < min || *out > max)
-		return fail(err, len, "--%s takes a whole number from %lu to %lu, not '%s'",
+		return input_error(err, len, "--%s takes a whole number from %lu to %lu, not '%s'",
 			    name, min, max, val);
 	return 0;
 }
@@ -147,12 +137,12 @@ static int parse_pids(struct msprof_opts *o, const char *val, char *err,
 		pid = strtol(p, &end, 10);
 		if (end == p || (*end && *end != ',') || errno || pid <= 0 ||
 		    pid > 0x7fffffff || *p < '0' || *p > '9')
-			return fail(err, len, "--pid takes process ids separated by commas, not '%s'", val);
+			return input_error(err, len, "--pid takes process ids separated by commas, not '%s'", val);
 		for (i = 0; i < o->npids && o->pids[i] != pid; i++)
 			;
 		if (i == o->npids) {
 			if (o->npids == MSPROF_MAX_PIDS)
-				return fail(err, len, "--pid: at most %d processes", MSPROF_MAX_PIDS);
+				return input_error(err, len, "--pid: at most %d processes", MSPROF_MAX_PIDS);
 			o->pids[o->npids++] = (int)pid;
 		}
 		p = *end ? end + 1 : end;
@@ -170,13 +160,13 @@ static int check_output(const char *dir, char *err, size_t len)
 	const char *bad;
 
 	if (!*dir)
-		return fail(err, len, "--output needs a directory");
+		return input_error(err, len, "--output needs a directory");
 	bad = strpbrk(dir, forbidden);
 	if (!bad)
 		return 0;
 	if (*bad < 0x20 || *bad == 0x7f)
-		return fail(err, len, "--output must not contain control character 0x%02x", *bad);
-	return fail(err, len, "--output must not contain '%c'", *bad);
+		return input_error(err, len, "--output must not contain control character 0x%02x", *bad);
+	return input_error(err, len, "--output must not contain '%c'", *bad);
 }
 
 /*
@@ -193,10 +183,10 @@ static int parse_buffer_size(struct msprof_opts *o, const char *val,
 	n = strtoull(val, &end, 10);
 	if (*val < '0' || *val > '9' || errno || !n || n > (1ull << 30) ||
 	    (*end && strcmp(end, "K") && strcmp(end, "M")))
-		return fail(err, len, "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'", val);
+		return input_error(err, len, "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'", val);
 	bytes = n << (*end == 'K' ? 10 : 20);
 	if (bytes > (1ull << 30))
-		return fail(err, len, "--buffer-size: at most 1024M, not '%s'", val);
+		return input_error(err, len, "--buffer-size: at most 1024M, not '%s'", val);
 	for (o->ringbuf_bytes = 4096; o->ringbuf_bytes < bytes;)
 		o->ringbuf_bytes <<= 1;
 	return 0;
@@ -213,7 +203,7 @@ static int check_uprobes(const char *val, char *err, size_t len)
 
 		if (!colon || colon == item || colon == item + n - 1 ||
 		    memchr(colon + 1, ':', n - (size_t)(colon + 1 - item)))
-			return fail(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", val);
+			return input_error(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", val);
 		item += n + (item[n] == ',');
 	} while (*item);
 	return 0;
@@ -266,7 +256,7 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		return check_output(val, err, len);
 	case OPT_APPLICATION:
 		if (o->app_argv)
-			return fail(err, len, "--application given twice");
+			return input_error(err, len, "--application given twice");
 		return split_application(o, val);
 	case OPT_DELAY:
 	case OPT_DURATION:
@@ -296,23 +286,23 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return 0;
 	}
 	if (o->app_argv && !o->app_argv[0])
-		return fail(err, len, "--application is empty");
+		return input_error(err, len, "--application is empty");
 	if (s->export) {
 		if (s->dynamic || o->npids || o->app_argv)
-			return fail(err, len, "--export=on cannot be combined with --dynamic, --pid or an app");
+			return input_error(err, len, "--export=on cannot be combined with --dynamic, --pid or an app");
 		o->mode = MSPROF_MODE_EXPORT;
 		return 0;
 	}
 	if (!s->dynamic)
-		return fail(err, len, "no mode given: use --dynamic=on with an app or --pid, or --export=on (try --help)");
+		return input_error(err, len, "no mode given: use --dynamic=on with an app or --pid, or --export=on (try --help)");
 	if (s->delayed)
-		return fail(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
+		return input_error(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
 	if (o->npids && o->app_argv)
-		return fail(err, len, "--pid cannot be combined with an app to launch");
+		return input_error(err, len, "--pid cannot be combined with an app to launch");
 	if (!o->npids && !o->app_argv)
-		return fail(err, len, "--dynamic=on needs an app to launch or --pid=<pid> to attach");
+		return input_error(err, len, "--dynamic=on needs an app to launch or --pid=<pid> to attach");
 	if (o->host_only && o->app_argv)
-		return fail(err, len, "--host-only=on is for attach mode (--pid)");
+		return input_error(err, len, "--host-only=on is for attach mode (--pid)");
 	o->mode = o->npids ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
 	if (!s->follow_set)
 		o->follow_children = o->mode == MSPROF_MODE_LAUNCH;
@@ -345,16 +335,16 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	/* '+': the first non-option starts the app's own command line. */
 	while ((c = getopt_long(argc, argv, "+:", long_opts, &idx)) != -1) {
 		if (c == ':')
-			return fail(err, errlen, "option '%s' needs a value (try --help)", argv[optind - 1]);
+			return input_error(err, errlen, "option '%s' needs a value (try --help)", argv[optind - 1]);
 		if (c == '?')
-			return fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+			return input_error(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
 		ret = apply(o, &s, c, long_opts[idx].name, optarg, err, errlen);
 		if (ret)
 			return ret;
 	}
 	if (optind < argc) {
 		if (o->app_argv)
-			return fail(err, errlen, "give the app either as --application or as trailing arguments, not both");
+			return input_error(err, errlen, "give the app either as --application or as trailing arguments, not both");
 		o->app_argv = &argv[optind];
 	}
 	return settle_mode(o, &s, err, errlen);

@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "msprof/events.h"
+#include "input_error.h"
 #include "probes.h"
 #include "procfs.h"
 
@@ -18,16 +18,6 @@ static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {
 	{ "arg2", MSPROF_ARG_HEX }, { "arg3", MSPROF_ARG_HEX },
 	{ "arg4", MSPROF_ARG_HEX }, { "arg5", MSPROF_ARG_HEX },
 };
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static bool in_set(const struct probe_set *ps, const char *name,
 		   const char *lib)
@@ -47,7 +37,7 @@ static int add(struct probe_set *ps, const struct probe *p, char *err,
 	if (in_set(ps, p->name, p->lib))
 		return 0;	/* packs share tables: npusim mimics CANN's acl */
 	if (ps->n == MSPROF_MAX_APIS)
-		return fail(err, len, "more than %d functions to probe", MSPROF_MAX_APIS);
+		return input_error(err, len, "more than %d functions to probe", MSPROF_MAX_APIS);
 	ps->v[ps->n++] = *p;
 	return 0;
 }
@@ -67,7 +57,7 @@ static int add_uprobes(struct probe_set *ps, const char *list, char *err,
 
 		colon = strrchr(item, ':');
 		if (!colon || colon == item || !colon[1])
-			return fail(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", item);
+			return input_error(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", item);
 		*colon = '\0';
 		p.lib = item;
 		p.name = colon + 1;

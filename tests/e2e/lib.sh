@@ -78,3 +78,42 @@ timeline() {
 	shift
 	jq "$@" "$(ls -t "$dir"/mindstudio_profiler_output/msprof_*.json | head -1)"
 }
+
+# wait_for FILE TEXT: until FILE holds TEXT (10 s at most).
+wait_for() {
+	local i
+	for i in $(seq 200); do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "timed out waiting for '$2' in $1"
+	return 1
+}
+
+# msprof_open LOG ARGS...: msprof in the background, its commands written
+# with `say`; sets MSPROF_PID.  msprof_close ends its input and waits.
+msprof_open() {
+	local log=$1
+	shift
+	rm -f "$WORK/msprof.cmd"
+	mkfifo "$WORK/msprof.cmd"
+	"$MSPROF" "$@" <"$WORK/msprof.cmd" >"$log" 2>&1 &
+	MSPROF_PID=$!
+	exec 3>"$WORK/msprof.cmd"
+}
+say() { echo "$1" >&3; }
+msprof_close() {
+	exec 3>&-
+	wait "$MSPROF_PID"
+}
+
+# start_waiting LOG PROGRAM ARGS...: a program that prints TEXT when it
+# waits for SIGUSR1 (npu_sample --wait-signal, cuda_sample); sets TASK_PID.
+start_waiting() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	TASK_PID=$!
+	PIDS_TO_KILL+=("$TASK_PID")
+	wait_for "$log" "waiting for SIGUSR1"
+}

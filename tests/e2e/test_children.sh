@@ -36,27 +36,23 @@ chmod +x "$WORK/parent.sh"
 "$WORK/parent.sh" >"$WORK/parent.out" 2>&1 &
 parent=$!
 PIDS_TO_KILL+=("$parent")
-until grep -q ready "$WORK/parent.out"; do sleep 0.05; done
-mkfifo "$WORK/cmd"
-"$MSPROF" --dynamic=on --host-only=on --follow-children=on --pid=$parent --output="$WORK/kids" \
-	<"$WORK/cmd" >"$WORK/kids.log" 2>&1 &
-m=$!
-exec 3>"$WORK/cmd"
-echo start >&3
-until grep -q 'collection started' "$WORK/kids.log"; do sleep 0.05; done
+wait_for "$WORK/parent.out" ready
+msprof_open "$WORK/kids.log" --dynamic=on --host-only=on --follow-children=on \
+	--pid=$parent --output="$WORK/kids"
+say start
+wait_for "$WORK/kids.log" "collection started"
 kill -USR1 $parent
-until grep -q 'npu_sample pid=' "$WORK/child.out" 2>/dev/null; do sleep 0.05; done
+wait_for "$WORK/child.out" "npu_sample pid="
 child=$(sed -n 's/^npu_sample pid=//p' "$WORK/child.out")
 PIDS_TO_KILL+=("$child")
 sleep 1
-echo stop >&3
-until grep -q 'collection stopped (window 1)' "$WORK/kids.log"; do sleep 0.05; done
-echo start >&3
-until grep -q 'collection started (window 2)' "$WORK/kids.log"; do sleep 0.05; done
+say stop
+wait_for "$WORK/kids.log" "collection stopped (window 1)"
+say start
+wait_for "$WORK/kids.log" "collection started (window 2)"
 sleep 1
-echo quit >&3
-exec 3>&-
-wait $m
+say quit
+msprof_close
 cat "$WORK/kids.log"
 check "the shell's short helpers (sleep) left no directories" \
 	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]

@@ -17,22 +17,15 @@ cp "$real" "$WORK/wheel/lib/libcudart-3f1c9a7b.so.13"
 ln -s libcudart-3f1c9a7b.so.13 "$WORK/wheel/lib/libcudart.so.13"
 
 K=23
-LD_LIBRARY_PATH=$WORK/wheel/lib "$CUDA_SAMPLE" $K >"$WORK/cuda.out" 2>&1 &
-pid=$!
-PIDS_TO_KILL+=("$pid")
-until grep -q 'waiting for SIGUSR1' "$WORK/cuda.out"; do sleep 0.05; done
-check "the renamed copy is what the task maps" grep -q "libcudart-3f1c9a7b.so.13" /proc/$pid/maps
+LD_LIBRARY_PATH=$WORK/wheel/lib start_waiting "$WORK/cuda.out" "$CUDA_SAMPLE" $K
+check "the renamed copy is what the task maps" grep -q "libcudart-3f1c9a7b.so.13" /proc/$TASK_PID/maps
 
-mkfifo "$WORK/cmd"
-"$MSPROF" --dynamic=on --host-only=on --pid=$pid --output="$WORK/out" <"$WORK/cmd" >"$WORK/msprof.log" 2>&1 &
-m=$!
-exec 3>"$WORK/cmd"
-echo start >&3
-until grep -q 'collection started' "$WORK/msprof.log"; do sleep 0.05; done
-kill -USR1 $pid
-wait $pid
-exec 3>&-
-wait $m
+msprof_open "$WORK/msprof.log" --dynamic=on --host-only=on --pid=$TASK_PID --output="$WORK/out"
+say start
+wait_for "$WORK/msprof.log" "collection started"
+kill -USR1 $TASK_PID
+wait $TASK_PID
+msprof_close
 check "msprof exits 0" [ $? -eq 0 ]
 cat "$WORK/cuda.out" "$WORK/msprof.log"
 

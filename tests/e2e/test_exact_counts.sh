@@ -5,21 +5,13 @@
 source tests/e2e/lib.sh
 
 STEPS=57
-PROFILING_MODE=dynamic "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal >"$WORK/task.out" 2>&1 &
-TASK_PID=$!
-PIDS_TO_KILL+=("$TASK_PID")
-until grep -q 'waiting for SIGUSR1' "$WORK/task.out"; do sleep 0.05; done
-
-mkfifo "$WORK/cmd"
-"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" <"$WORK/cmd" >"$WORK/msprof.log" 2>&1 &
-MSPROF_PID=$!
-exec 3>"$WORK/cmd"
-echo start >&3
-until grep -q 'collection started' "$WORK/msprof.log"; do sleep 0.05; done
+PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal
+msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out"
+say start
+wait_for "$WORK/msprof.log" "collection started"
 kill -USR1 "$TASK_PID"
 wait "$TASK_PID"
-exec 3>&-
-wait "$MSPROF_PID"
+msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
 cat "$WORK/msprof.log"
 

@@ -6,24 +6,16 @@
 source tests/e2e/lib.sh
 
 STEPS=2000
-PROFILING_MODE=dynamic "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal >"$WORK/task.out" 2>&1 &
-TASK_PID=$!
-PIDS_TO_KILL+=("$TASK_PID")
-until grep -q 'waiting for SIGUSR1' "$WORK/task.out"; do sleep 0.05; done
-mkfifo "$WORK/cmd"
-"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" --buffer-size=4K \
-	<"$WORK/cmd" >"$WORK/msprof.log" 2>&1 &
-m=$!
-exec 3>"$WORK/cmd"
-echo start >&3
-until grep -q 'collection started' "$WORK/msprof.log"; do sleep 0.05; done
-kill -STOP $m
+PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal
+msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" --buffer-size=4K
+say start
+wait_for "$WORK/msprof.log" "collection started"
+kill -STOP "$MSPROF_PID"
 kill -USR1 "$TASK_PID"
 sleep 0.3
-kill -CONT $m
+kill -CONT "$MSPROF_PID"
 wait "$TASK_PID"
-exec 3>&-
-wait $m
+msprof_close
 cat "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")

@@ -63,18 +63,14 @@ signal.sigwait({signal.SIGUSR1})
 ' >"$WORK/py.out" 2>&1 &
 py=$!
 PIDS_TO_KILL+=("$py")
-until grep -q ready "$WORK/py.out"; do sleep 0.05; done
-mkfifo "$WORK/pycmd"
-"$MSPROF" --dynamic=on --host-only=on --pid=$py --output="$WORK/dev" <"$WORK/pycmd" >"$WORK/dev.log" 2>&1 &
-m=$!
-exec 3>"$WORK/pycmd"
-echo start >&3
-until grep -q 'collection started' "$WORK/dev.log"; do sleep 0.05; done
+wait_for "$WORK/py.out" ready
+msprof_open "$WORK/dev.log" --dynamic=on --host-only=on --pid=$py --output="$WORK/dev"
+say start
+wait_for "$WORK/dev.log" "collection started"
 kill -USR1 $py
-until grep -q done "$WORK/py.out"; do sleep 0.05; done
-echo quit >&3
-exec 3>&-
-wait $m
+wait_for "$WORK/py.out" done
+say quit
+msprof_close
 kill -USR1 $py
 d=$(prof_dirs "$WORK/dev")
 "$MSPROF" --export=on --output="$d" >/dev/null
@@ -85,22 +81,18 @@ check "all on 1:3 (/dev/null)" [ "$(timeline "$d" -c '[.[] | select(.name=="ioct
 "$PWD/build/tests/late_loader" "$PWD/build/lib/libnpusim.so" 17 >"$WORK/late.out" 2>&1 &
 late=$!
 PIDS_TO_KILL+=("$late")
-until grep -q 'late_loader pid' "$WORK/late.out"; do sleep 0.05; done
-mkfifo "$WORK/cmd"
-"$MSPROF" --dynamic=on --host-only=on --pid=$late --output="$WORK/late" <"$WORK/cmd" >"$WORK/late.log" 2>&1 &
-m=$!
-exec 3>"$WORK/cmd"
+wait_for "$WORK/late.out" "late_loader pid"
+msprof_open "$WORK/late.log" --dynamic=on --host-only=on --pid=$late --output="$WORK/late"
 for round in 1 2; do
-	echo start >&3
-	until [ "$(grep -c 'collection started' "$WORK/late.log")" -eq $round ]; do sleep 0.05; done
+	say start
+	wait_for "$WORK/late.log" "collection started (window $round)"
 	kill -USR1 $late
-	until grep -q "round $round done" "$WORK/late.out"; do sleep 0.05; done
-	echo stop >&3
-	until [ "$(grep -c 'collection stopped' "$WORK/late.log")" -eq $round ]; do sleep 0.05; done
+	wait_for "$WORK/late.out" "round $round done"
+	say stop
+	wait_for "$WORK/late.log" "collection stopped (window $round)"
 done
-echo quit >&3
-exec 3>&-
-wait $m
+say quit
+msprof_close
 first=$(ls -d "$WORK"/late/PROF_000001_*)
 second=$(ls -d "$WORK"/late/PROF_000002_*)
 check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/info.json")" = 0 ]
