@@ -146,24 +146,23 @@ static void *cupti_dlopen(void)
 	return NULL;
 }
 
-static void *cupti_load(struct cupti_fns *fn)
+/* Sets fns->fn to libcupti's fn; false when it has none. */
+#define CUPTI_FN(fns, h, fn)	(((fns)->fn = LIB_FN(h, fn)) != NULL)
+
+static void *cupti_load(struct cupti_fns *fns)
 {
 	void *h = cupti_dlopen();
 
 	if (!h)
 		return NULL;
-	fn->cuptiSetThreadIdType = LIB_FN(h, cuptiSetThreadIdType);
-	fn->cuptiActivityRegisterCallbacks = LIB_FN(h, cuptiActivityRegisterCallbacks);
-	fn->cuptiActivityEnable = LIB_FN(h, cuptiActivityEnable);
-	fn->cuptiActivityDisable = LIB_FN(h, cuptiActivityDisable);
-	fn->cuptiActivityFlushAll = LIB_FN(h, cuptiActivityFlushAll);
-	fn->cuptiActivityGetNextRecord = LIB_FN(h, cuptiActivityGetNextRecord);
-	fn->cuptiActivityGetNumDroppedRecords = LIB_FN(h, cuptiActivityGetNumDroppedRecords);
-	fn->cuptiGetTimestamp = LIB_FN(h, cuptiGetTimestamp);
-	if (fn->cuptiSetThreadIdType && fn->cuptiActivityRegisterCallbacks &&
-	    fn->cuptiActivityEnable && fn->cuptiActivityDisable &&
-	    fn->cuptiActivityFlushAll && fn->cuptiActivityGetNextRecord &&
-	    fn->cuptiActivityGetNumDroppedRecords && fn->cuptiGetTimestamp)
+	if (CUPTI_FN(fns, h, cuptiSetThreadIdType) &&
+	    CUPTI_FN(fns, h, cuptiActivityRegisterCallbacks) &&
+	    CUPTI_FN(fns, h, cuptiActivityEnable) &&
+	    CUPTI_FN(fns, h, cuptiActivityDisable) &&
+	    CUPTI_FN(fns, h, cuptiActivityFlushAll) &&
+	    CUPTI_FN(fns, h, cuptiActivityGetNextRecord) &&
+	    CUPTI_FN(fns, h, cuptiActivityGetNumDroppedRecords) &&
+	    CUPTI_FN(fns, h, cuptiGetTimestamp))
 		return h;
 	/* Nothing of it has run yet. */
 	dlclose(h);

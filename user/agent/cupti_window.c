@@ -226,7 +226,6 @@ static void keep_api(struct cupti_window *w, const CUpti_ActivityAPI *a)
 void cupti_window_keep(struct cupti_window *w, const CUpti_Activity *act)
 {
 	switch (act->kind) {
-	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 		keep_kernel(w, (const CUpti_ActivityKernel10 *)act);
 		break;
