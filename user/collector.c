@@ -27,14 +27,17 @@ int collector_on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(__u32) * 3)
 		return 0;
-	if (fork->kind == MSPROF_EV_FORK) {
-		if (c->nforked < MSPROF_MAX_PIDS)
-			c->forked[c->nforked++] = (int)fork->child_tgid;
-		return 0;
+	if (fork->kind == MSPROF_EV_FORK && size >= sizeof(*fork)) {
+		c->forked[c->nforked++] = (int)fork->child_tgid;
+		return COLLECTOR_PAUSE;
 	}
 	/* tgid sits at the same offset in both kinds of record. */
 	s = collector_find(c, (int)api->tgid);
-	if (!s || s->err)
+	if (!s) {
+		c->unattributed++;
+		return 0;
+	}
+	if (s->err)
 		return 0;
 	if (api->kind == MSPROF_EV_API && size >= sizeof(*api)) {
 		err = recfile_append(s->file, MSPROF_REC_API, api, sizeof(*api), NULL, 0);

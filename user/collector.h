@@ -2,6 +2,7 @@
 #ifndef MSPROF_COLLECTOR_H
 #define MSPROF_COLLECTOR_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "msprof/recfile.h"
@@ -23,7 +24,14 @@ struct collector {
 	int nsinks;
 	int forked[MSPROF_MAX_PIDS];	/* new processes, for the session */
 	int nforked;
+	uint64_t unattributed;		/* records of no target's window */
 };
+
+/*
+ * What the callback returns after a fork record: reading stops so that the
+ * session adopts the new process before its own records come.
+ */
+#define COLLECTOR_PAUSE (-EAGAIN)
 
 /* The sink of tgid in the current window, or NULL. */
 struct collector_sink *collector_find(struct collector *c, int tgid);

@@ -75,33 +75,36 @@ static int take(int dfd, const char *name, int *holder)
 	return fd;
 }
 
-int ctl_lock(int host_pid, int ns_pid, int *holder)
+int ctl_lock(struct ctl_lock *l, int host_pid, int ns_pid, int *holder)
 {
 	char name[64];
-	int dfd, fd, err;
+	int err;
 
 	*holder = 0;
+	l->fd = -1;
+	l->ns_pid = ns_pid;
 	lock_name(name, sizeof(name), ns_pid);
-	err = task_tmp(host_pid, &dfd);
+	err = task_tmp(host_pid, &l->dir_fd);
 	if (err)
 		return err;
-	fd = take(dfd, name, holder);
-	close(dfd);
-	return fd;
+	l->fd = take(l->dir_fd, name, holder);
+	if (l->fd >= 0)
+		return 0;
+	err = l->fd;
+	close(l->dir_fd);
+	return err;
 }
 
-void ctl_unlock(int fd, int host_pid, int ns_pid)
+void ctl_unlock(struct ctl_lock *l)
 {
 	char name[64];
-	int dfd;
 
-	if (fd < 0)
+	if (l->fd < 0)
 		return;
 	/* Removed while still held, so nobody can lock a file about to go. */
-	lock_name(name, sizeof(name), ns_pid);
-	if (!task_tmp(host_pid, &dfd)) {
-		unlinkat(dfd, name, 0);
-		close(dfd);
-	}
-	close(fd);
+	lock_name(name, sizeof(name), l->ns_pid);
+	unlinkat(l->dir_fd, name, 0);
+	close(l->dir_fd);
+	close(l->fd);
+	l->fd = -1;
 }

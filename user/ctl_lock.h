@@ -8,10 +8,16 @@
  * the host and one inside the task's container meet at the same file, and
  * the kernel frees it the instant the holder dies.
  *
- * Returns the lock's fd, or -EBUSY with the holder's pid in *holder (0 if
+ * Fills l and returns 0, or -EBUSY with the holder's pid in *holder (0 if
  * unknown), or another -errno.
  */
-int ctl_lock(int host_pid, int ns_pid, int *holder);
-void ctl_unlock(int fd, int host_pid, int ns_pid);
+struct ctl_lock {
+	int fd;		/* the locked file, -1 if not held */
+	int dir_fd;	/* the task's /tmp: the file goes even after the task */
+	int ns_pid;
+};
+
+int ctl_lock(struct ctl_lock *l, int host_pid, int ns_pid, int *holder);
+void ctl_unlock(struct ctl_lock *l);
 
 #endif

@@ -72,6 +72,11 @@ int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
 
 		if (null >= 0)
 			dup2(null, STDIN_FILENO);
+		/*
+		 * Its own process group: Ctrl-C at the prompt ends msprof's
+		 * session, not the task (the seed: the task continues).
+		 */
+		setpgid(0, 0);
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		setenv("PROFILING_MODE", "dynamic", 1);

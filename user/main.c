@@ -2,6 +2,7 @@
 /* msprof: parse the command line, then run the mode it asks for. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,11 +55,27 @@ static int run_session(const struct msprof_opts *o, const int *pids,
 	return err;
 }
 
+/*
+ * The session is over and the app runs on in its own process group: a
+ * signal now is meant for it.
+ */
+static void wait_for_app(pid_t child, int sigfd)
+{
+	struct pollfd pfd = { .fd = sigfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+
+	while (waitpid(child, NULL, WNOHANG) == 0) {
+		if (poll(&pfd, 1, 200) > 0 &&
+		    read(sigfd, &si, sizeof(si)) == sizeof(si))
+			kill(-child, (int)si.ssi_signo);
+	}
+}
+
 static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		      int sigfd)
 {
 	char agent[PATH_MAX];
-	int err, task_pid, status;
+	int err, task_pid;
 	pid_t child;
 
 	if (getenv("PROFILING_MODE") || getenv("PROFILING_OPTIONS")) {
@@ -87,10 +104,10 @@ static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		return err;
 	}
 	err = run_session(o, &task_pid, 1, sigfd, child);
-	if (waitpid(child, &status, WNOHANG) == 0) {
-		printf("msprof: waiting for %s (pid %d) to exit\n", o->app_argv[0], child);
-		fflush(stdout);
-		waitpid(child, &status, 0);
+	if (waitpid(child, NULL, WNOHANG) == 0) {
+		printf("msprof: waiting for %s (pid %d) to exit; Ctrl-C stops it\n",
+		       o->app_argv[0], child);
+		wait_for_app(child, sigfd);
 	}
 	return err;
 }

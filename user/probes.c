@@ -131,6 +131,24 @@ static int each_node(int host_pid, const char *pattern, probe_device_fn fn,
 	return err;
 }
 
+struct mapped_libs {
+	const struct msprof_probe_pack *pack;
+	bool found;
+};
+
+/* Does this mapping's file name start like the pack's library? */
+static int maps_pack_library(const char *path, void *ctx)
+{
+	struct mapped_libs *m = ctx;
+	const char *base = strrchr(path, '/');
+	size_t stem = strcspn(m->pack->libraries, ".");
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, m->pack->libraries, stem))
+		m->found = true;
+	return m->found;
+}
+
 int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
 {
 	const struct msprof_probe_pack *pack;
@@ -139,7 +157,13 @@ int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
 	int err = 0;
 
 	for (i = 0; !err && i < msprof_nr_probe_packs; i++) {
-		pack = &msprof_probe_packs[i];
+		struct mapped_libs m = { .pack = &msprof_probe_packs[i] };
+
+		pack = m.pack;
+		/* Only a runtime the task maps speaks to its driver. */
+		if (procfs_exec_maps(host_pid, maps_pack_library, &m) < 0 ||
+		    !m.found)
+			continue;
 		if (pack->device_env &&
 		    !procfs_getenv(host_pid, pack->device_env, node, sizeof(node)) &&
 		    *node) {

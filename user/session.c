@@ -51,10 +51,10 @@ static int add_device_nodes(struct session *s, struct target *t)
 static int check_target(struct session *s, int pid, bool need_agent)
 {
 	struct target *t = &s->targets[s->ntargets];
-	int holder, fd, err;
+	int holder, err;
 
 	err = target_init(t, pid);
-	t->lock_fd = -1;
+	t->lock.fd = -1;
 	if (err == -ESRCH) {
 		ERR("no process with pid %d", pid);
 		return err;
@@ -68,17 +68,16 @@ static int check_target(struct session *s, int pid, bool need_agent)
 		    pid, t->sock_path);
 		return -ENOENT;
 	}
-	fd = ctl_lock(t->host_pid, t->ns_pid, &holder);
-	if (fd == -EBUSY) {
+	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);
+	if (err == -EBUSY) {
 		ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
 		    pid, holder);
-		return fd;
+		return err;
 	}
-	if (fd < 0) {
-		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-fd));
-		return fd;
+	if (err) {
+		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-err));
+		return err;
 	}
-	t->lock_fd = fd;
 	s->ntargets++;
 	return 0;
 }
@@ -87,8 +86,6 @@ static int connect_target(struct session *s, struct target *t)
 {
 	int err = tracer_add_target(s->tracer, t->host_pid);
 
-	if (!err)
-		err = add_device_nodes(s, t);
 	if (err) {
 		ERR("pid %d: cannot filter for it in the kernel: %s", t->host_pid,
 		    strerror(-err));
@@ -102,6 +99,9 @@ static int connect_target(struct session *s, struct target *t)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));
 	t->requests = 0;
+	/* A followed process with an agent of its own is a task like any. */
+	if (!err)
+		t->followed = false;
 	return err;
 }
 
@@ -134,12 +134,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	s->home = home;
 	for (i = 0; !err && i < npids; i++)
 		err = check_target(s, pids[i], !s->host_only);
-	if (!err) {
-		err = make_output(o->output, s->output);
-		if (err)
-			ERR("cannot use output directory %s: %s", o->output,
-			    strerror(-err));
-	}
+	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err) {
 		struct tracer_config cfg = {
 			.ringbuf_bytes = o->ringbuf_bytes,
@@ -150,6 +145,12 @@ int session_open(struct session *s, const struct msprof_opts *o,
 				  &s->collector);
 		if (err)
 			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
+			    strerror(-err));
+	}
+	if (!err) {
+		err = make_output(o->output, s->output);
+		if (err)
+			ERR("cannot use output directory %s: %s", o->output,
 			    strerror(-err));
 	}
 	for (i = 0; !err && i < s->ntargets; i++) {
@@ -169,9 +170,20 @@ static int begin_window(struct session *s, struct target *t)
 	size_t probes;
 	int err;
 
+	/* A followed process may have become another program since. */
+	if (t->followed)
+		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
+	/* Its runtime's device nodes, now that its libraries are mapped. */
+	err = add_device_nodes(s, t);
+	if (err) {
+		ERR("pid %d: cannot filter its device nodes: %s", t->host_pid,
+		    strerror(-err));
+		return err;
+	}
 	err = profdir_create(s->output, s->windows, &s->start, t->dir,
 			     sizeof(t->dir));
 	if (err) {
+		*t->dir = '\0';
 		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
 		    t->host_pid, s->output, strerror(-err));
 		return err;
@@ -265,6 +277,21 @@ static int tell_agents(struct session *s, int type)
 	return first;
 }
 
+static int end_window(struct session *s, struct target *t, uint64_t lost);
+
+/* Drops target i for good: its window ends, its filter, agent and lock go. */
+static void forget(struct session *s, int i)
+{
+	struct target *t = &s->targets[i];
+
+	if (*t->dir)
+		end_window(s, t, 0);
+	tracer_remove_target(s->tracer, t->host_pid);
+	target_disconnect(t);
+	ctl_unlock(&t->lock);
+	*t = s->targets[--s->ntargets];
+}
+
 /*
  * A task that joins after session_open: a rank the launched app started
  * (need_agent), or a process a target started (followed in the kernel from
@@ -279,26 +306,35 @@ static int adopt(struct session *s, int pid, bool need_agent)
 	for (i = 0; i < s->ntargets; i++)
 		if (s->targets[i].host_pid == pid)
 			return 0;
+	/* A helper that is already gone: nothing to say, nothing to keep. */
+	if (!need_agent && !procfs_alive(pid)) {
+		tracer_remove_target(s->tracer, pid);
+		return -ESRCH;
+	}
 	if (s->ntargets == MSPROF_MAX_PIDS) {
 		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
+		tracer_remove_target(s->tracer, pid);
 		return -ENOSPC;
 	}
 	err = check_target(s, pid, need_agent);
-	if (err)
+	if (err) {
+		tracer_remove_target(s->tracer, pid);
 		return err;
+	}
 	t = &s->targets[s->ntargets - 1];
 	t->followed = !need_agent;
 	err = connect_target(s, t);
-	if (err)
-		return err;
-	if (!t->followed)
+	if (!err && !t->followed)
 		announce(t);
-	if (!s->collecting)
-		return 0;
-	err = begin_window(s, t);
-	if (!err)
+	if (!err && s->collecting)
+		err = begin_window(s, t);
+	if (err) {
+		forget(s, s->ntargets - 1);
+		return err;
+	}
+	if (s->collecting)
 		tell_agent(s, t, MSPROF_START_REQ);
-	return err;
+	return 0;
 }
 
 static int adopt_rank(int pid, void *s)
@@ -321,9 +357,19 @@ int session_start(struct session *s)
 	s->windows++;
 	clock_pair_now(&s->start);
 	err = tracer_stats(s->tracer, s->stats_at_start);
-	for (i = 0; !err && i < s->ntargets; i++)
-		if (!s->targets[i].exited)
-			err = begin_window(s, &s->targets[i]);
+	s->collector.unattributed = 0;
+	for (i = 0; !err && i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->exited)
+			continue;
+		err = begin_window(s, t);
+		/* One that exited since the last look is no reason to fail. */
+		if (err && !procfs_alive(t->host_pid)) {
+			forget(s, i--);
+			err = 0;
+		}
+	}
 	if (!err)
 		err = tracer_attach_syscalls(s->tracer, s->follow);
 	if (!err)
@@ -338,7 +384,7 @@ int session_start(struct session *s)
 		struct target *t = &s->targets[i];
 
 		if (t->fd < 0 && !t->exited && !s->host_only &&
-		    !connect_target(s, t))
+		    !connect_target(s, t) && t->fd >= 0)
 			printf("msprof: pid %d: reconnected to its agent\n", t->host_pid);
 	}
 	/* Device collection failing still leaves a useful host window. */
@@ -406,10 +452,12 @@ int session_stop(struct session *s)
 		return 0;
 	}
 	tracer_set_gate(s->tracer, false);
+	/* From here processes that targets start join for later windows. */
+	s->collecting = false;
 	tell_agents(s, MSPROF_STOP_REQ);
 	/* Returns still in flight now are lost with the probes; few by design. */
 	tracer_detach(s->tracer);
-	err = tracer_consume(s->tracer);
+	err = session_consume(s);
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
 	if (!tracer_stats(s->tracer, stats))
@@ -417,6 +465,9 @@ int session_stop(struct session *s)
 	if (lost)
 		ERR("warning: %llu host events were lost (ring buffer full)",
 		    (unsigned long long)lost);
+	if (s->collector.unattributed)
+		ERR("warning: %llu host events of processes that joined as the window closed were not kept",
+		    (unsigned long long)s->collector.unattributed);
 	for (i = 0; i < s->ntargets; i++) {
 		if (!*s->targets[i].dir)
 			continue;
@@ -424,7 +475,10 @@ int session_stop(struct session *s)
 		if (err && !first)
 			first = err;
 	}
-	s->collecting = false;
+	/* Exited targets are done: their slots serve new ones. */
+	for (i = 0; i < s->ntargets; i++)
+		if (s->targets[i].exited)
+			forget(s, i--);
 	printf("msprof: collection stopped (window %u)\n", s->windows);
 	return first;
 }
@@ -435,6 +489,8 @@ void session_close(struct session *s)
 	int i;
 
 	if (s->tracer) {
+		/* What is still in the ring buffer decides what is kept. */
+		session_consume(s);
 		/* A task that is gone gets no goodbye, and no error about it. */
 		session_check_targets(s);
 		if (s->collecting)
@@ -444,8 +500,7 @@ void session_close(struct session *s)
 	for (i = 0; i < s->ntargets; i++) {
 		t = &s->targets[i];
 		target_disconnect(t);
-		ctl_unlock(t->lock_fd, t->host_pid, t->ns_pid);
-		t->lock_fd = -1;
+		ctl_unlock(&t->lock);
 	}
 	tracer_close(s->tracer);
 	s->tracer = NULL;
@@ -455,11 +510,14 @@ void session_close(struct session *s)
 int session_consume(struct session *s)
 {
 	struct collector *c = &s->collector;
-	int i, err = tracer_consume(s->tracer);
+	int i, err;
 
-	for (i = 0; i < c->nforked; i++)
-		adopt(s, c->forked[i], false);
-	c->nforked = 0;
+	do {
+		err = tracer_consume(s->tracer);
+		for (i = 0; i < c->nforked; i++)
+			adopt(s, c->forked[i], false);
+		c->nforked = 0;
+	} while (err == COLLECTOR_PAUSE);
 	return err;
 }
 
@@ -474,11 +532,7 @@ static bool forget_if_idle(struct session *s, int i)
 
 	if (!t->followed || (sink && (sink->api_events || sink->ioctl_events)))
 		return false;
-	if (*t->dir)
-		end_window(s, t, 0);
-	target_disconnect(t);
-	ctl_unlock(t->lock_fd, t->host_pid, t->ns_pid);
-	*t = s->targets[--s->ntargets];
+	forget(s, i);
 	return true;
 }
 

@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "ctl_lock.h"
+
 /* One task under control: how to reach it and its current window. */
 struct target {
 	int host_pid;
@@ -21,7 +23,7 @@ struct target {
 	int stage_parent_fd;	/* the directory holding it, -1 if none */
 	int fd;			/* connection to the agent, -1 if none */
 	unsigned int requests;	/* sent on this connection (the agent allows 100) */
-	int lock_fd;		/* ctl_lock(), -1 if not held */
+	struct ctl_lock lock;	/* one controller per task */
 	bool exited;
 	bool followed;		/* started by a target; kept only if it did something */
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */

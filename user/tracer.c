@@ -34,8 +34,8 @@ struct tracer {
 	size_t fd_cap;
 };
 
-static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+static int warnings_only(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
 {
 	if (level != LIBBPF_WARN)
 		return 0;
@@ -112,7 +112,8 @@ int tracer_open(struct tracer **out, const struct tracer_config *cfg,
 
 	if (!t)
 		return -ENOMEM;
-	libbpf_set_print(quiet_libbpf);
+	/* One line of our own says what failed; libbpf's detail on demand. */
+	libbpf_set_print(getenv("MSPROF_VERBOSE") ? warnings_only : NULL);
 	/* Kernels before 6.6 refuse the uprobe_multi attach type at load. */
 	err = load(t, cfg, true);
 	if (err)
@@ -260,13 +261,17 @@ static int attach_batch_multi(struct tracer *t, int pid, const char *path,
 {
 	int err;
 
+	/*
+	 * Returns first: a call entering between the two attachments would
+	 * otherwise leave a frame that no return pops.
+	 */
 	err = keep_link_fd(t, uprobe_multi_attach(
-		bpf_program__fd(t->skel->progs.api_enter), path, offsets, ids, n,
-		pid, false));
+		bpf_program__fd(t->skel->progs.api_exit), path, offsets, ids, n,
+		pid, true));
 	if (!err)
 		err = keep_link_fd(t, uprobe_multi_attach(
-			bpf_program__fd(t->skel->progs.api_exit), path, offsets,
-			ids, n, pid, true));
+			bpf_program__fd(t->skel->progs.api_enter), path, offsets,
+			ids, n, pid, false));
 	return err;
 }
 
@@ -279,9 +284,9 @@ static int attach_batch_each(struct tracer *t, int pid, const char *path,
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++) {
-		err = attach_uprobe(t, pid, path, offsets[i], ids[i], false);
+		err = attach_uprobe(t, pid, path, offsets[i], ids[i], true);
 		if (!err)
-			err = attach_uprobe(t, pid, path, offsets[i], ids[i], true);
+			err = attach_uprobe(t, pid, path, offsets[i], ids[i], false);
 	}
 	return err;
 }

@@ -46,7 +46,12 @@ struct msprof_probe_func {
 
 struct msprof_probe_pack {
 	const char *name;		/* "npusim", "cann-acl", "cudart", ... */
-	const char *libraries;		/* where the functions usually live (docs) */
+	/*
+	 * The runtime's library: a task that maps a file whose name starts
+	 * like it ("libcudart" for libcudart-<hash>.so too) gets the pack's
+	 * device nodes filtered in.
+	 */
+	const char *libraries;
 	enum msprof_api_layer layer;
 	const struct msprof_probe_func *funcs;
 	size_t nfuncs;

@@ -66,7 +66,7 @@ no_bpf_left() {
 	local i
 	for i in $(seq 20); do
 		bpftool prog show 2>/dev/null |
-			grep -Eq 'name (api_enter|api_exit|ioctl_enter|ioctl_exit|thread_exit) ' || return 0
+			grep -Eq 'name (api_enter|api_exit|ioctl_enter|ioctl_exit|thread_exit|task_fork) ' || return 0
 		sleep 0.1
 	done
 	return 1

@@ -26,14 +26,26 @@ for r in $r0 $r1; do
 done
 
 # --- a child started during a window -------------------------------------
-cat >"$WORK/parent.sh" <<SH
-#!/bin/bash
-trap 'PROFILING_MODE= "$SAMPLE" --steps 0 --step-ms 10 >"$WORK/child.out" 2>&1 &' USR1
-echo ready
-while :; do sleep 0.1; done
-SH
-chmod +x "$WORK/parent.sh"
-"$WORK/parent.sh" >"$WORK/parent.out" 2>&1 &
+# The parent, like an AI task, maps the runtime (so its driver node is
+# filtered in), keeps starting short helpers, and at SIGUSR1 starts a
+# worker that runs npu_sample without an agent.
+cat >"$WORK/parent.py" <<'PY'
+import ctypes, os, signal, subprocess, sys, time
+ctypes.CDLL(os.environ["LIBNPUSIM"])
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+print("ready", flush=True)
+env = {k: v for k, v in os.environ.items() if k != "PROFILING_MODE"}
+while not signal.sigtimedwait({signal.SIGUSR1}, 0.1):
+    subprocess.run(["true"])
+subprocess.Popen([os.environ["SAMPLE"], "--steps", "0", "--step-ms", "10"],
+                 stdout=open(os.environ["CHILD_OUT"], "w"),
+                 stderr=subprocess.STDOUT, env=env)
+while True:
+    subprocess.run(["true"])
+    time.sleep(0.1)
+PY
+LIBNPUSIM=$PWD/build/lib/libnpusim.so SAMPLE=$SAMPLE CHILD_OUT=$WORK/child.out \
+	/usr/bin/python3 "$WORK/parent.py" >"$WORK/parent.out" 2>&1 &
 parent=$!
 PIDS_TO_KILL+=("$parent")
 wait_for "$WORK/parent.out" ready
@@ -54,7 +66,7 @@ sleep 1
 say quit
 msprof_close
 cat "$WORK/kids.log"
-check "the shell's short helpers (sleep) left no directories" \
+check "the short helpers (true) left no directories" \
 	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]
 w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/info.json)")
 w2=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000002_*/info.json)")

@@ -44,10 +44,12 @@ d=$(prof_dirs "$WORK/off")
 check "--ascendcl=off: no API calls" [ "$(jq .host.api_events "$d/info.json")" = 0 ]
 check "--ascendcl=off: ioctls still kept" [ "$(jq .host.ioctl_events "$d/info.json")" -gt 0 ]
 
-# Only the packs' device nodes: a task (here a Python one, host-only)
-# making 50 ioctls on /dev/null and 50 on a pipe has just the 50 kept.
-/usr/bin/python3 -c '
-import fcntl, os, signal, sys, termios
+# Only the packs' device nodes: a task (here a Python one, host-only, that
+# loads npusim) making 50 ioctls on /dev/null and 50 on a pipe has just the
+# 50 kept.
+LIBNPUSIM=$PWD/build/lib/libnpusim.so /usr/bin/python3 -c '
+import ctypes, fcntl, os, signal, sys, termios
+ctypes.CDLL(os.environ["LIBNPUSIM"])
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 print("ready", flush=True)
 signal.sigwait({signal.SIGUSR1})
