@@ -22,12 +22,16 @@ fi
 # The container's init: a private tmpfs on /tmp holds the task's runtime and
 # home; HOME is unset and only the container's own /etc/passwd names that
 # home.  The task is not the init, which would ignore SIGTERM.
+# The checkout is read through a descriptor opened before the tmpfs covers
+# /tmp, so the test also runs from a checkout under /tmp.
 CTR_INIT='
 set -e
+exec 9<"$1"
 mount -t tmpfs msprof-ctr /tmp
+src=/proc/self/fd/9
 mkdir -p /tmp/ctr/bin /tmp/ctr/lib /tmp/home
-cp "$1"/build/lib/*.so /tmp/ctr/lib/
-cp "$1"/build/bin/npu_sample /tmp/ctr/bin/
+cp "$src"/build/lib/*.so /tmp/ctr/lib/
+cp "$src"/build/bin/npu_sample "$src"/build/bin/msprof /tmp/ctr/bin/
 awk -F: -v OFS=: "\$3 == $(id -u) { \$6 = \"/tmp/home\" } 1" /etc/passwd >/tmp/ctr/passwd
 mount --bind /tmp/ctr/passwd /etc/passwd
 env -u HOME PROFILING_MODE=dynamic /tmp/ctr/bin/npu_sample --steps 0 --step-ms 10 --devices 2 &
@@ -108,7 +112,7 @@ check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
 inside=/tmp/out-inside
 feed start "sleep 1.5" stop quit |
 	nsenter --target "$TASK_PID" --pid --mount -- \
-		"$MSPROF" --dynamic=on --pid="$NS_PID" --output="$inside" \
+		/tmp/ctr/bin/msprof --dynamic=on --pid="$NS_PID" --output="$inside" \
 		>"$WORK/inside.log" 2>&1
 rc=$?
 cat "$WORK/inside.log"
