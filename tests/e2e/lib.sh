@@ -43,6 +43,13 @@ start_task() {
 	return 1
 }
 
+# Shows logs; a log ending at the (msprof) prompt gets its line ended, so
+# the next "ok"/"FAIL" starts a line of its own (the runner counts those).
+show() {
+	cat "$@"
+	echo
+}
+
 # Feeds msprof a script of commands, one "cmd" or "sleep N" per argument.
 feed() {
 	local c

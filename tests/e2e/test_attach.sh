@@ -8,7 +8,7 @@ out=$WORK/out
 feed start "sleep 1.5" stop "sleep 3" start "sleep 1.5" stop quit |
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
 rc=$?
-cat "$WORK/msprof.log"
+show "$WORK/msprof.log"
 check "msprof exits 0" [ $rc -eq 0 ]
 mapfile -t dirs < <(prof_dirs "$out")
 check "one PROF_ directory per window" [ ${#dirs[@]} -eq 2 ]

@@ -25,7 +25,7 @@ done
 ( feed start "sleep 1"; kill -TERM "$c"; feed "sleep 1" stop "sleep 3" start "sleep 1" stop quit ) |
 	"$MSPROF" --dynamic=on --pid="$a,$b,$c" --output="$WORK/multi" >"$WORK/multi.log" 2>&1
 rc=$?
-cat "$WORK/multi.log"
+show "$WORK/multi.log"
 check "several pids: exit 0" [ $rc -eq 0 ]
 for p in $a $b; do
 	n=$(grep -l "\"pid\": $p," "$WORK"/multi/PROF_*/info.json | wc -l)

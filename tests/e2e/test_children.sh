@@ -15,7 +15,7 @@ chmod +x "$WORK/launcher.sh"
 feed "sleep 1" start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --output="$WORK/ranks" "$WORK/launcher.sh" >"$WORK/ranks.log" 2>&1
 check "launcher: exit 0" [ $? -eq 0 ]
-cat "$WORK/ranks.log"
+show "$WORK/ranks.log"
 r0=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank0.out")
 r1=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank1.out")
 for r in $r0 $r1; do
@@ -65,7 +65,7 @@ wait_for "$WORK/kids.log" "collection started (window 2)"
 sleep 1
 say quit
 msprof_close
-cat "$WORK/kids.log"
+show "$WORK/kids.log"
 check "the short helpers (true) left no directories" \
 	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]
 w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/info.json)")

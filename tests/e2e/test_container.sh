@@ -61,7 +61,7 @@ find_task() {
 }
 if ! find_task; then
 	check "the task starts in its namespace" false
-	cat "$WORK/task.out"
+	show "$WORK/task.out"
 	exit 1
 fi
 ctr_root=/proc/$TASK_PID/root
@@ -79,7 +79,7 @@ out=$WORK/out
 feed start "sleep 1.5" stop "sleep 3" start "sleep 1.5" stop quit |
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
 rc=$?
-cat "$WORK/msprof.log"
+show "$WORK/msprof.log"
 check "msprof exits 0" [ $rc -eq 0 ]
 check "attach message names both pids" grep -qF \
 	"attached to pid $TASK_PID (pid $NS_PID in its namespace, npu_sample)" "$WORK/msprof.log"
@@ -115,7 +115,7 @@ feed start "sleep 1.5" stop quit |
 		/tmp/ctr/bin/msprof --dynamic=on --pid="$NS_PID" --output="$inside" \
 		>"$WORK/inside.log" 2>&1
 rc=$?
-cat "$WORK/inside.log"
+show "$WORK/inside.log"
 check "msprof in the container exits 0" [ $rc -eq 0 ]
 check "it attaches to pid $NS_PID" grep -qF "attached to pid $NS_PID (npu_sample)" "$WORK/inside.log"
 mapfile -t dirs < <(prof_dirs "$ctr_root$inside")

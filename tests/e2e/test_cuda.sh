@@ -27,7 +27,7 @@ kill -USR1 $TASK_PID
 wait $TASK_PID
 msprof_close
 check "msprof exits 0" [ $? -eq 0 ]
-cat "$WORK/cuda.out" "$WORK/msprof.log"
+show "$WORK/cuda.out" "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")
 "$MSPROF" --export=on --output="$d" >/dev/null

@@ -13,7 +13,7 @@ kill -USR1 "$TASK_PID"
 wait "$TASK_PID"
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
-cat "$WORK/msprof.log"
+show "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")
 check "the directory says the task exited" [ "$(jq .target_exited "$d/info.json")" = true ]

@@ -7,7 +7,7 @@ feed start "sleep 1.5" stop quit |
 	"$MSPROF" --dynamic=on --output="$out" "$SAMPLE" --steps 300 --step-ms 10 \
 	>"$WORK/msprof.log" 2>&1
 rc=$?
-cat "$WORK/msprof.log" | grep -v '^calls '
+show "$WORK/msprof.log" | grep -v '^calls '
 check "msprof exits 0" [ $rc -eq 0 ]
 check "the app ran to its end" grep -q '^calls aclFinalize 1$' "$WORK/msprof.log"
 mapfile -t dirs < <(prof_dirs "$out")

@@ -16,7 +16,7 @@ sleep 0.3
 kill -CONT "$MSPROF_PID"
 wait "$TASK_PID"
 msprof_close
-cat "$WORK/msprof.log"
+show "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")
 api=$(jq .host.api_events "$d/info.json")
