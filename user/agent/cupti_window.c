@@ -148,65 +148,65 @@ void cupti_window_init(struct cupti_window *w)
  * times 0 when it could not take them, and a forced flush delivers a task
  * still running without its end.
  */
-static struct cupti_task *task_keep(struct cupti_window *w, uint64_t start,
-				    uint64_t end, const char *name)
+/* What the kinds of device record share, once they are read. */
+struct task_fields {
+	uint64_t start, end;
+	const char *name;
+	uint32_t device, stream, corr, block_dim;
+};
+
+static void task_keep(struct cupti_window *w, const struct task_fields *f)
 {
 	struct cupti_task *t;
 
-	if (!start || end < start || !name) {
+	if (!f->start || f->end < f->start || !f->name) {
 		w->lost++;
-		return NULL;
+		return;
 	}
 	t = rec_buf_slot(&w->tasks);
-	if (t) {
-		t->start = start;
-		t->end = end;
-		t->name = name;
-	}
-	return t;
+	if (!t)
+		return;
+	t->start = f->start;
+	t->end = f->end;
+	t->name = f->name;
+	t->device = f->device;
+	t->stream = f->stream;
+	t->corr = f->corr;
+	t->block_dim = f->block_dim;
 }
 
 static void keep_kernel(struct cupti_window *w, const CUpti_ActivityKernel10 *k)
 {
 	uint64_t blocks = (uint64_t)(uint32_t)k->gridX * (uint32_t)k->gridY *
 			  (uint32_t)k->gridZ;
-	struct cupti_task *t;
 
-	t = task_keep(w, k->start, k->end,
-		      name_set_get(&w->names, k->name ?: "kernel"));
-	if (!t)
-		return;
-	t->device = k->deviceId;
-	t->stream = k->streamId;
-	t->corr = k->correlationId;
-	t->block_dim = blocks > UINT32_MAX ? UINT32_MAX : blocks;
+	task_keep(w, &(struct task_fields){
+		.start = k->start, .end = k->end,
+		.name = name_set_get(&w->names, k->name ?: "kernel"),
+		.device = k->deviceId, .stream = k->streamId,
+		.corr = k->correlationId,
+		.block_dim = blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks,
+	});
 }
 
 static void keep_memcpy(struct cupti_window *w, const CUpti_ActivityMemcpy6 *m)
 {
-	const char *name = m->copyKind < NR_MEMCPY_NAMES &&
-			   memcpy_names[m->copyKind] ?
-			   memcpy_names[m->copyKind] : "MEMCPY";
-	struct cupti_task *t = task_keep(w, m->start, m->end, name);
-
-	if (!t)
-		return;
-	t->device = m->deviceId;
-	t->stream = m->streamId;
-	t->corr = m->correlationId;
-	t->block_dim = 0;
+	task_keep(w, &(struct task_fields){
+		.start = m->start, .end = m->end,
+		.name = m->copyKind < NR_MEMCPY_NAMES && memcpy_names[m->copyKind] ?
+			memcpy_names[m->copyKind] : "MEMCPY",
+		.device = m->deviceId, .stream = m->streamId,
+		.corr = m->correlationId,
+	});
 }
 
 static void keep_memset(struct cupti_window *w, const CUpti_ActivityMemset4 *m)
 {
-	struct cupti_task *t = task_keep(w, m->start, m->end, "MEMSET");
-
-	if (!t)
-		return;
-	t->device = m->deviceId;
-	t->stream = m->streamId;
-	t->corr = m->correlationId;
-	t->block_dim = 0;
+	task_keep(w, &(struct task_fields){
+		.start = m->start, .end = m->end, .name = "MEMSET",
+		.device = m->deviceId, .stream = m->streamId,
+		.corr = m->correlationId,
+	});
 }
 
 static void keep_api(struct cupti_window *w, const CUpti_ActivityAPI *a)
