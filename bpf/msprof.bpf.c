@@ -71,8 +71,8 @@ struct pending_ioctl {
 	__u32 fd;
 	__u32 cmd;
 	__u32 dev;
-	__u32 payload_len;
-	__u8 payload[MSPROF_IOCTL_PAYLOAD];
+	__u32 pad;
+	__u64 arg;	/* the argument: a user pointer for most commands */
 };
 
 struct {
@@ -254,33 +254,41 @@ static __always_inline __u32 fd_rdev(unsigned int fd)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 {
-	static const struct pending_ioctl empty;
-	struct pending_ioctl *p;
-	__u32 tgid, tid, fd, dev;
-	void *arg;
+	struct pending_ioctl p = {};
+	__u32 tgid, tid;
 
 	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
 	    !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
-	fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
-	dev = fd_rdev(fd);
-	if (!dev || !bpf_map_lookup_elem(&devs, &dev))
+	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	p.dev = fd_rdev(p.fd);
+	if (!p.dev || !bpf_map_lookup_elem(&devs, &p.dev))
 		return 0;
-	/* Built in the map: with its payload it is too big for the stack. */
-	if (bpf_map_update_elem(&ioctls, &tid, &empty, BPF_ANY))
-		return 0;
-	p = bpf_map_lookup_elem(&ioctls, &tid);
-	if (!p)
-		return 0;
-	p->fd = fd;
-	p->dev = dev;
-	p->cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
-	arg = (void *)PT_REGS_PARM3_CORE_SYSCALL(regs);
-	if (ioctl_payload &&
-	    !bpf_probe_read_user(p->payload, sizeof(p->payload), arg))
-		p->payload_len = sizeof(p->payload);
-	p->start_ns = bpf_ktime_get_ns();
+	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p.arg = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	p.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
 	return 0;
+}
+
+/*
+ * The argument struct after the call: what the task passed in for a
+ * write-only command, what the driver filled in for the others.  As many
+ * bytes as the command says (64 at most; 64 if it says none).
+ */
+static __always_inline void read_payload(struct msprof_ioctl_payload_event *big,
+					 const struct pending_ioctl *p)
+{
+	__u32 size = (p->cmd >> 16) & 0x3fff;	/* _IOC_SIZE */
+
+	if (!size || size > MSPROF_IOCTL_PAYLOAD)
+		size = MSPROF_IOCTL_PAYLOAD;
+	__builtin_memset(big->payload, 0, sizeof(big->payload));
+	big->pad = 0;
+	big->payload_len = 0;
+	if (!bpf_probe_read_user(big->payload, size,
+				 (const void *)p->arg))
+		big->payload_len = size;
 }
 
 SEC("tp_btf/sys_exit")
@@ -298,11 +306,8 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if (ioctl_payload) {
 		big = reserve(sizeof(*big));
-		if (big) {
-			big->payload_len = p->payload_len;
-			big->pad = 0;
-			__builtin_memcpy(big->payload, p->payload, sizeof(big->payload));
-		}
+		if (big)
+			read_payload(big, p);
 		e = big ? &big->io : NULL;
 	} else {
 		e = reserve(sizeof(*e));

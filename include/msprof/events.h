@@ -71,10 +71,10 @@ struct msprof_ioctl_event {
 	__u32 dev;		/* kernel encoding: major << 20 | minor */
 };
 
-/* Bytes of an ioctl's argument struct kept with --ioctl-payload=on. */
+/* Most bytes of an ioctl's argument struct kept with --ioctl-payload=on. */
 #define MSPROF_IOCTL_PAYLOAD 64
 
-/* The same, followed by the start of the argument struct at entry. */
+/* The same, followed by the argument struct as the call returned. */
 struct msprof_ioctl_payload_event {
 	struct msprof_ioctl_event io;
 	__u32 payload_len;	/* bytes read; 0 if the pointer was bad */
