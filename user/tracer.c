@@ -12,7 +12,7 @@
 
 #include <bpf/bpf.h>
 
-#include "elfsym.h"
+#include "symcache.h"
 #include "msprof.skel.h"
 #include "probes.h"
 #include "procfs.h"
@@ -32,6 +32,9 @@ struct tracer {
 	int *link_fds;		/* our uprobe_multi links */
 	size_t nfds;
 	size_t fd_cap;
+	/* The session's probe names and where each mapped file has them. */
+	const char **names;
+	struct symcache *syms;
 };
 
 static int warnings_only(enum libbpf_print_level level, const char *fmt,
@@ -140,6 +143,8 @@ void tracer_close(struct tracer *t)
 	tracer_detach(t);
 	free(t->links);
 	free(t->link_fds);
+	symcache_free(t->syms);
+	free(t->names);
 	ring_buffer__free(t->rb);
 	msprof_bpf__destroy(t->skel);
 	free(t);
@@ -246,8 +251,6 @@ struct attach_walk {
 	struct tracer *t;
 	int pid;
 	const struct probe_set *ps;
-	const char **names;
-	uint64_t *offsets;	/* per probe, in the library at hand */
 	bool *done;		/* per probe: attached from an earlier library */
 	uint64_t *batch_offsets;	/* this library's functions to probe */
 	uint64_t *batch_ids;
@@ -294,6 +297,7 @@ static int attach_batch_each(struct tracer *t, int pid, const char *path,
 static int attach_library(const char *path, void *ctx)
 {
 	struct attach_walk *w = ctx;
+	const uint64_t *offsets;
 	char full[PATH_MAX];
 	size_t i, n = 0;
 	int err;
@@ -302,13 +306,14 @@ static int attach_library(const char *path, void *ctx)
 	if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid, path) >=
 	    (int)sizeof(full))
 		return 0;
-	if (elf_find_funcs(full, w->names, w->ps->n, w->offsets) <= 0)
+	offsets = symcache_lookup(w->t->syms, full);
+	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
-		if (!w->offsets[i] || w->done[i] ||
+		if (!offsets[i] || w->done[i] ||
 		    !probe_in_library(&w->ps->v[i], path))
 			continue;
-		w->batch_offsets[n] = w->offsets[i];
+		w->batch_offsets[n] = offsets[i];
 		w->batch_ids[n++] = i;
 	}
 	if (!n)
@@ -326,28 +331,39 @@ static int attach_library(const char *path, void *ctx)
 	return 0;
 }
 
+/* The symbol cache belongs to the session's one probe set. */
+static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
+{
+	size_t i;
+
+	if (t->syms)
+		return 0;
+	t->names = calloc(ps->n, sizeof(*t->names));
+	if (!t->names)
+		return -ENOMEM;
+	for (i = 0; i < ps->n; i++)
+		t->names[i] = ps->v[i].name;
+	return symcache_new(&t->syms, t->names, ps->n);
+}
+
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, size_t *attached)
 {
 	struct attach_walk w = { .t = t, .pid = host_pid, .ps = ps };
-	int err = -ENOMEM;
-	size_t i;
+	int err;
 
 	*attached = 0;
 	if (!ps->n)
 		return 0;
-	w.names = calloc(ps->n, sizeof(*w.names));
-	w.offsets = calloc(ps->n, sizeof(*w.offsets));
+	err = ensure_symcache(t, ps);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	w.done = calloc(ps->n, sizeof(*w.done));
 	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
 	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));
-	if (w.names && w.offsets && w.done && w.batch_offsets && w.batch_ids) {
-		for (i = 0; i < ps->n; i++)
-			w.names[i] = ps->v[i].name;
+	if (w.done && w.batch_offsets && w.batch_ids)
 		err = procfs_exec_maps(host_pid, attach_library, &w);
-	}
-	free(w.names);
-	free(w.offsets);
 	free(w.done);
 	free(w.batch_offsets);
 	free(w.batch_ids);
