@@ -118,7 +118,7 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 		"  \"start\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
 		"  \"end\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
 		"  \"host\": {\"api_events\": %llu, \"ioctl_events\": %llu, "
-		"\"lost_events\": %llu},\n"
+		"\"lost_events\": %llu, \"unfinished_at_stop\": %llu},\n"
 		"  \"target_exited\": %s,\n  \"device_status\": ",
 		s->window,
 		(unsigned long long)s->start.mono_ns,
@@ -128,6 +128,7 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 		(unsigned long long)s->api_events,
 		(unsigned long long)s->ioctl_events,
 		(unsigned long long)s->lost_events,
+		(unsigned long long)s->unfinished,
 		s->target_exited ? "true" : "false");
 	json_put_str(fp, s->device_status);
 	fputs("\n}\n", fp);

@@ -36,6 +36,7 @@ struct profdir_summary {
 	uint64_t api_events;
 	uint64_t ioctl_events;
 	uint64_t lost_events;	/* dropped by the kernel side, all targets */
+	uint64_t unfinished;	/* calls and ioctls in flight at stop, all targets */
 	int target_exited;
 	const char *device_status;	/* what the agent said at stop */
 };

@@ -277,7 +277,14 @@ static int tell_agents(struct session *s, int type)
 	return first;
 }
 
-static int end_window(struct session *s, struct target *t, uint64_t lost);
+/* What a window's end knows of all its targets together. */
+struct window_end {
+	uint64_t lost;		/* records the kernel could not reserve */
+	uint64_t unfinished;	/* calls and ioctls cut by the stop */
+};
+
+static int end_window(struct session *s, struct target *t,
+		      const struct window_end *we);
 
 /* Drops target i for good: its window ends, its filter, agent and lock go. */
 static void forget(struct session *s, int i)
@@ -285,7 +292,7 @@ static void forget(struct session *s, int i)
 	struct target *t = &s->targets[i];
 
 	if (*t->dir)
-		end_window(s, t, 0);
+		end_window(s, t, &(struct window_end){ 0 });
 	tracer_remove_target(s->tracer, t->host_pid);
 	target_disconnect(t);
 	ctl_unlock(&t->lock);
@@ -393,7 +400,8 @@ int session_start(struct session *s)
 	return 0;
 }
 
-static int end_window(struct session *s, struct target *t, uint64_t lost)
+static int end_window(struct session *s, struct target *t,
+		      const struct window_end *we)
 {
 	struct profdir_summary sum = {
 		.host_pid = t->host_pid,
@@ -401,7 +409,8 @@ static int end_window(struct session *s, struct target *t, uint64_t lost)
 		.comm = t->comm,
 		.window = s->windows,
 		.start = s->start,
-		.lost_events = lost,
+		.lost_events = we->lost,
+		.unfinished = we->unfinished,
 		.target_exited = t->exited,
 	};
 	struct collector_sink sink = { 0 };
@@ -444,7 +453,8 @@ static int end_window(struct session *s, struct target *t, uint64_t lost)
 
 int session_stop(struct session *s)
 {
-	uint64_t stats[MSPROF_STAT_MAX], lost = 0;
+	uint64_t stats[MSPROF_STAT_MAX], ioctls = 0;
+	struct window_end we = { 0 };
 	int i, err, first = 0;
 
 	if (!s->collecting) {
@@ -461,17 +471,22 @@ int session_stop(struct session *s)
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
 	if (!tracer_stats(s->tracer, stats))
-		lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
-	if (lost)
+		we.lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
+	if (we.lost)
 		ERR("warning: %llu host events were lost (ring buffer full)",
-		    (unsigned long long)lost);
+		    (unsigned long long)we.lost);
+	if (!tracer_unfinished(s->tracer, &we.unfinished, &ioctls))
+		we.unfinished += ioctls;
+	if (we.unfinished)
+		printf("msprof: %llu calls were still running at stop and are not in the window\n",
+		       (unsigned long long)we.unfinished);
 	if (s->collector.unattributed)
 		ERR("warning: %llu host events of processes that joined as the window closed were not kept",
 		    (unsigned long long)s->collector.unattributed);
 	for (i = 0; i < s->ntargets; i++) {
 		if (!*s->targets[i].dir)
 			continue;
-		err = end_window(s, &s->targets[i], lost);
+		err = end_window(s, &s->targets[i], &we);
 		if (err && !first)
 			first = err;
 	}

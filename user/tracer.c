@@ -436,6 +436,35 @@ int tracer_consume(struct tracer *t)
 	return n < 0 ? n : 0;
 }
 
+int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls)
+{
+	int sfd = bpf_map__fd(t->skel->maps.stacks);
+	int ifd = bpf_map__fd(t->skel->maps.ioctls);
+	size_t vsize = bpf_map__value_size(t->skel->maps.stacks);
+	__u32 key, next, *value;
+	int err = 0;
+
+	*calls = 0;
+	*ioctls = 0;
+	/* A stack's first word is its depth (struct call_stack). */
+	value = malloc(vsize);
+	if (!value)
+		return -ENOMEM;
+	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(sfd, &key, &next)) {
+		key = next;
+		if (!bpf_map_lookup_elem(sfd, &key, value))
+			*calls += *value;
+	}
+	for (err = bpf_map_get_next_key(ifd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(ifd, &key, &next)) {
+		key = next;
+		(*ioctls)++;
+	}
+	free(value);
+	return errno == ENOENT ? 0 : -errno;
+}
+
 int tracer_stats(struct tracer *t, uint64_t out[MSPROF_STAT_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus();

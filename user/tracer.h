@@ -52,6 +52,11 @@ void tracer_detach(struct tracer *t);
 /* For poll(): readable when events wait; then call tracer_consume(). */
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
+/*
+ * Calls and ioctls still open in the kernel's per-thread state: after a
+ * stop's detach, what was in flight and so goes unrecorded.
+ */
+int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
 int tracer_stats(struct tracer *t, uint64_t out[MSPROF_STAT_MAX]);
 

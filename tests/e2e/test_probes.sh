@@ -101,3 +101,27 @@ second=$(ls -d "$WORK"/late/PROF_000002_*)
 check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/info.json")" = 0 ]
 "$MSPROF" --export=on --output="$second" >/dev/null
 check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.name=="aclrtSetDevice")] | length')" = 17 ]
+
+# A call still running at stop is not in the window, and the window says so.
+/usr/bin/python3 -c '
+import ctypes, signal
+libc = ctypes.CDLL("libc.so.6")
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+print("ready", flush=True)
+signal.sigwait({signal.SIGUSR1})
+libc.sleep(30)
+' >"$WORK/sleeper.out" 2>&1 &
+sleeper=$!
+PIDS_TO_KILL+=("$sleeper")
+wait_for "$WORK/sleeper.out" ready
+msprof_open "$WORK/unfinished.log" --dynamic=on --host-only=on --ascendcl=off \
+	--uprobe=libc.so:sleep --pid=$sleeper --output="$WORK/unfinished"
+say start
+wait_for "$WORK/unfinished.log" "collection started"
+kill -USR1 $sleeper
+sleep 1
+say quit
+msprof_close
+d=$(prof_dirs "$WORK/unfinished")
+check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$d/info.json")" = 1 ]
+check "and the user is told" grep -q "1 calls were still running at stop" "$WORK/unfinished.log"
