@@ -60,7 +60,7 @@ NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CUDA_TESTS := $(if $(NVCC),$(BUILD)/tests/cuda_sample)
 
 .SECONDARY:
-.PHONY: all deps vmlinux test unit e2e demo bench clean
+.PHONY: all deps vmlinux test unit e2e demo bench clean asan-msprof
 all: $(TARGETS)
 
 # --- BPF: CO-RE object against the per-arch vmlinux.h, then a skeleton ----
@@ -150,8 +150,13 @@ unit: $(BUILD)/tests/unit_tests
 e2e: all
 	$(Q)tests/e2e/run.sh
 
+# The controller once more with the sanitizers, for end-to-end runs.
+asan-msprof:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
+		CFLAGS="-O1 -g $(SAN_FLAGS)" $(BUILD)/asan/bin/msprof
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS)
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) asan-msprof
 	$(Q)tests/run-all.sh
 
 demo: deps

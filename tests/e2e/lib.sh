@@ -1,5 +1,5 @@
 # Helpers shared by the end-to-end tests (sourced).
-MSPROF=$PWD/build/bin/msprof
+MSPROF=${MSPROF:-$PWD/build/bin/msprof}
 SAMPLE=$PWD/build/bin/npu_sample
 WORK=$(mktemp -d /tmp/msprof-e2e.XXXXXX)
 PIDS_TO_KILL=()

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Runs every tests/e2e/test_*.sh; each prints "ok"/"FAIL" lines per check.
-# Needs root (BPF) and a built tree.
+# Runs every tests/e2e/test_*.sh, or the ones named (test_attach ...); each
+# prints "ok"/"FAIL" lines per check.  Needs root (BPF) and a built tree.
 cd "$(dirname "$0")/../.." || exit 1
 if [ "$(id -u)" -ne 0 ]; then
 	echo "e2e: needs root for BPF"
@@ -9,7 +9,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 passed=0
 failed=0
-for t in tests/e2e/test_*.sh; do
+if [ $# -gt 0 ]; then
+	tests=$(printf 'tests/e2e/%s.sh ' "$@")
+else
+	tests=$(ls tests/e2e/test_*.sh)
+fi
+for t in $tests; do
 	out=$(mktemp)
 	echo "== $t"
 	bash "$t" 2>&1 | tee "$out"
@@ -23,5 +28,5 @@ for t in tests/e2e/test_*.sh; do
 	failed=$((failed + f))
 	rm -f "$out"
 done
-echo "e2e: $passed passed, $failed failed"
+echo "${E2E_LABEL:-e2e}: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -181,7 +181,8 @@ int profdata_load(struct profdata *p, const char *dir)
 		err = load_devices(p, dir);
 	if (err)
 		return err;
-	qsort(p->apis, p->napis, sizeof(*p->apis), by_tid_start);
+	if (p->napis)	/* qsort() wants an array, even of nothing */
+		qsort(p->apis, p->napis, sizeof(*p->apis), by_tid_start);
 	return 0;
 }
 
