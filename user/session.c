@@ -8,19 +8,13 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
-#include "dynsock.h"
 #include "fsutil.h"
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "probes.h"
 #include "procfs.h"
 #include "profdir.h"
-#include "session.h"
-
-/* Warn when this many requests are left on an agent connection. */
-#define MSPROF_LIMIT_WARN 10
-
-#define ERR(fmt, ...) fprintf(stderr, "msprof: " fmt "\n", ##__VA_ARGS__)
+#include "session_int.h"
 
 /* The absolute path, so the agent resolves it the same. */
 static int make_output(const char *dir, char *abs)
@@ -32,86 +26,6 @@ static int make_output(const char *dir, char *abs)
 	if (!realpath(dir, abs))
 		return -errno;
 	return 0;
-}
-
-static int add_device_node(const char *path, void *tracer)
-{
-	int err = tracer_add_device(tracer, path);
-
-	/* A node that is not a character device carries no driver ioctls. */
-	return err == -ENOENT || err == -ENOTTY ? 0 : err;
-}
-
-static int add_device_nodes(struct session *s, struct target *t)
-{
-	return probe_devices(t->host_pid, add_device_node, s->tracer);
-}
-
-/* Takes one task: it must exist, have an agent if need_agent, be free. */
-static int check_target(struct session *s, int pid, bool need_agent)
-{
-	struct target *t = &s->targets[s->ntargets];
-	int holder, err;
-
-	err = target_init(t, pid);
-	t->lock.fd = -1;
-	if (err == -ESRCH) {
-		ERR("no process with pid %d", pid);
-		return err;
-	}
-	if (err) {
-		ERR("pid %d: %s", pid, strerror(-err));
-		return err;
-	}
-	if (need_agent && access(t->sock_path, F_OK)) {
-		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
-		    pid, t->sock_path);
-		return -ENOENT;
-	}
-	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);
-	if (err == -EBUSY) {
-		ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
-		    pid, holder);
-		return err;
-	}
-	if (err) {
-		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-err));
-		return err;
-	}
-	s->ntargets++;
-	return 0;
-}
-
-static int connect_target(struct session *s, struct target *t)
-{
-	int err = tracer_add_target(s->tracer, t->host_pid);
-
-	if (err) {
-		ERR("pid %d: cannot filter for it in the kernel: %s", t->host_pid,
-		    strerror(-err));
-		return err;
-	}
-	/* A followed child may run no agent: its host side still counts. */
-	if (s->host_only || access(t->sock_path, F_OK))
-		return 0;
-	err = target_connect(t, s->output);
-	if (err)
-		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
-		    t->host_pid, t->sock_path, strerror(-err));
-	t->requests = 0;
-	/* A followed process with an agent of its own is a task like any. */
-	if (!err)
-		t->followed = false;
-	return err;
-}
-
-static void announce(const struct target *t)
-{
-	if (t->ns_pid != t->host_pid)
-		printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
-		       t->host_pid, t->ns_pid, t->comm);
-	else
-		printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
 }
 
 int session_open(struct session *s, const struct msprof_opts *o,
@@ -164,7 +78,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
-static int begin_window(struct session *s, struct target *t)
+int begin_window(struct session *s, struct target *t)
 {
 	char path[PATH_MAX * 2];
 	size_t probes;
@@ -202,151 +116,6 @@ static int begin_window(struct session *s, struct target *t)
 	if (!probes && s->probes.n && !t->followed)
 		printf("msprof: pid %d maps no runtime library with functions to probe\n",
 		       t->host_pid);
-	return 0;
-}
-
-/*
- * The agent serves MSPROF_MAX_MSGS requests per connection, then drops it.
- * A window needs its START and STOP on one connection, so msprof
- * reconnects (the count restarts) before a START that would not fit, and
- * says so ahead of time.
- */
-static void mind_request_limit(struct session *s, struct target *t, int type)
-{
-	unsigned int left = MSPROF_MAX_MSGS - t->requests;
-
-	if (left == MSPROF_LIMIT_WARN)
-		printf("msprof: pid %d: %u of the agent's %d requests per connection used; msprof will reconnect before the limit, which restarts the count\n",
-		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
-	if (type != MSPROF_START_REQ || left >= 3)
-		return;
-	target_disconnect(t);
-	if (!connect_target(s, t))
-		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
-		       t->host_pid);
-}
-
-/* Sends one request to the target's agent, if it has one connected. */
-static int tell_agent(struct session *s, struct target *t, int type)
-{
-	int status, err;
-
-	if (t->fd >= 0)
-		mind_request_limit(s, t, type);
-	if (t->fd < 0) {
-		if (type == MSPROF_STOP_REQ)
-			t->device_status = -ENOTCONN;
-		return 0;
-	}
-	err = dynsock_request(t->fd, type, &status);
-	t->requests++;
-	if (!err && status != MSPROF_SUCCESS)
-		err = -EIO;
-	if (type == MSPROF_STOP_REQ)
-		t->device_status = err ? err : status;
-	if (err == -EIO)
-		ERR("pid %d: the agent answered %s: %s", t->host_pid,
-		    msprof_msg_type_name(type + 1),
-		    msprof_msg_status_name(status));
-	else if (err)
-		ERR("pid %d: %s to the agent failed: %s", t->host_pid,
-		    msprof_msg_type_name(type), strerror(-err));
-	/*
-	 * After a transport error a late answer may still come: the
-	 * connection cannot be trusted.  The agent flushes what it collected
-	 * when a connection ends, so keep that first.
-	 */
-	if (err && err != -EIO) {
-		if (type == MSPROF_STOP_REQ && *t->dir)
-			target_collect_device_data(t);
-		target_disconnect(t);
-	}
-	return err;
-}
-
-/* Sends one request to every connected agent; returns the first failure. */
-static int tell_agents(struct session *s, int type)
-{
-	int i, err, first = 0;
-
-	for (i = 0; i < s->ntargets; i++) {
-		err = tell_agent(s, &s->targets[i], type);
-		if (err && !first)
-			first = err;
-	}
-	return first;
-}
-
-/* What a window's end knows of all its targets together. */
-struct window_end {
-	uint64_t lost;		/* records the kernel could not reserve */
-	uint64_t unfinished;	/* calls and ioctls cut by the stop */
-};
-
-static int end_window(struct session *s, struct target *t,
-		      const struct window_end *we);
-
-/* Drops target i for good: its window ends, its filter, agent and lock go. */
-static void forget(struct session *s, int i)
-{
-	struct target *t = &s->targets[i];
-
-	if (*t->dir)
-		end_window(s, t, &(struct window_end){ 0 });
-	tracer_remove_target(s->tracer, t->host_pid);
-	target_disconnect(t);
-	ctl_unlock(&t->lock);
-	*t = s->targets[--s->ntargets];
-}
-
-/*
- * A task that joins after session_open: a rank the launched app started
- * (need_agent), or a process a target started (followed in the kernel from
- * its first instruction).  Inside a window it gets its own PROF_ directory
- * at once.
- */
-static int adopt(struct session *s, int pid, bool need_agent)
-{
-	struct target *t;
-	int i, err;
-
-	for (i = 0; i < s->ntargets; i++)
-		if (s->targets[i].host_pid == pid)
-			return 0;
-	/* A helper that is already gone: nothing to say, nothing to keep. */
-	if (!need_agent && !procfs_alive(pid)) {
-		tracer_remove_target(s->tracer, pid);
-		return -ESRCH;
-	}
-	if (s->ntargets == MSPROF_MAX_PIDS) {
-		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
-		tracer_remove_target(s->tracer, pid);
-		return -ENOSPC;
-	}
-	err = check_target(s, pid, need_agent);
-	if (err) {
-		tracer_remove_target(s->tracer, pid);
-		return err;
-	}
-	t = &s->targets[s->ntargets - 1];
-	t->followed = !need_agent;
-	err = connect_target(s, t);
-	if (!err && !t->followed)
-		announce(t);
-	if (!err && s->collecting)
-		err = begin_window(s, t);
-	if (err) {
-		forget(s, s->ntargets - 1);
-		return err;
-	}
-	if (s->collecting)
-		tell_agent(s, t, MSPROF_START_REQ);
-	return 0;
-}
-
-static int adopt_rank(int pid, void *s)
-{
-	adopt(s, pid, true);
 	return 0;
 }
 
@@ -400,7 +169,7 @@ int session_start(struct session *s)
 	return 0;
 }
 
-static int end_window(struct session *s, struct target *t,
+int end_window(struct session *s, struct target *t,
 		      const struct window_end *we)
 {
 	struct profdir_summary sum = {
@@ -520,61 +289,6 @@ void session_close(struct session *s)
 	tracer_close(s->tracer);
 	s->tracer = NULL;
 	probe_set_free(&s->probes);
-}
-
-int session_consume(struct session *s)
-{
-	struct collector *c = &s->collector;
-	int i, err;
-
-	do {
-		err = tracer_consume(s->tracer);
-		for (i = 0; i < c->nforked; i++)
-			adopt(s, c->forked[i], false);
-		c->nforked = 0;
-	} while (err == COLLECTOR_PAUSE);
-	return err;
-}
-
-/*
- * A followed process that ended without a record is forgotten at once, so
- * a shell's stream of short helpers cannot fill the table.
- */
-static bool forget_if_idle(struct session *s, int i)
-{
-	struct target *t = &s->targets[i];
-	struct collector_sink *sink = collector_find(&s->collector, t->host_pid);
-
-	if (!t->followed || (sink && (sink->api_events || sink->ioctl_events)))
-		return false;
-	forget(s, i);
-	return true;
-}
-
-bool session_check_targets(struct session *s)
-{
-	int i, alive = 0;
-
-	for (i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
-
-		if (!t->exited && !procfs_alive(t->host_pid)) {
-			tracer_remove_target(s->tracer, t->host_pid);
-			if (forget_if_idle(s, i)) {
-				i--;
-				continue;
-			}
-			t->exited = true;
-			printf("msprof: pid %d exited\n", t->host_pid);
-			/* An agent flushes a running window as its task exits. */
-			if (*t->dir && t->fd >= 0)
-				target_collect_device_data(t);
-			target_disconnect(t);
-			t->device_status = -ESRCH;
-		}
-		alive += !t->exited;
-	}
-	return alive > 0;
 }
 
 void session_status(struct session *s)

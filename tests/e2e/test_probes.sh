@@ -23,7 +23,10 @@ check "every nested call lies inside an acl call on its thread" [ "$(timeline "$
 	[.[] | select(.ph=="X" and .args.depth==0)] as $outer |
 	[.[] | select(.name=="npusim_drv_ioctl" and .args.depth==1) as $c |
 	 select([$outer[] | select(.tid==$c.tid and .ts<=$c.ts and .ts+.dur>=$c.ts+$c.dur)] | length == 0)] | length')" = 0 ]
-check "one driver wrapper call per ioctl" [ "$inner" = "$(timeline "$d" '[.[] | select(.name=="ioctl")] | length')" ]
+# Each edge of the window may cut one pair (one thread): the wrapper entered
+# before the gate opened, or its ioctl came after the gate closed.
+io=$(timeline "$d" '[.[] | select(.name=="ioctl")] | length')
+check "one driver wrapper call per ioctl ($inner, $io)" [ $((inner - io)) -le 2 -a $((io - inner)) -le 2 ]
 check "ioctls decoded: npusim's type and the submit command" \
 	[ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "[89]" -a \
 	  "$(timeline "$d" '[.[] | select(.name=="ioctl" and .args.nr==6 and .args.dir==3 and .args.size==32)] | length')" -gt 0 ]

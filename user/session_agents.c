@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* Requests to the targets' agents, within the agent's per-connection limit. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dynsock.h"
+#include "msprof/protocol.h"
+#include "session_int.h"
+
+/* Warn when this many requests are left on an agent connection. */
+#define MSPROF_LIMIT_WARN 10
+
+/*
+ * The agent serves MSPROF_MAX_MSGS requests per connection, then drops it.
+ * A window needs its START and STOP on one connection, so msprof
+ * reconnects (the count restarts) before a START that would not fit, and
+ * says so ahead of time.
+ */
+static void mind_request_limit(struct session *s, struct target *t, int type)
+{
+	unsigned int left = MSPROF_MAX_MSGS - t->requests;
+
+	if (left == MSPROF_LIMIT_WARN)
+		printf("msprof: pid %d: %u of the agent's %d requests per connection used; msprof will reconnect before the limit, which restarts the count\n",
+		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
+	if (type != MSPROF_START_REQ || left >= 3)
+		return;
+	target_disconnect(t);
+	if (!connect_target(s, t))
+		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
+		       t->host_pid);
+}
+
+/* Sends one request to the target's agent, if it has one connected. */
+int tell_agent(struct session *s, struct target *t, int type)
+{
+	int status, err;
+
+	if (t->fd >= 0)
+		mind_request_limit(s, t, type);
+	if (t->fd < 0) {
+		if (type == MSPROF_STOP_REQ)
+			t->device_status = -ENOTCONN;
+		return 0;
+	}
+	err = dynsock_request(t->fd, type, &status);
+	t->requests++;
+	if (!err && status != MSPROF_SUCCESS)
+		err = -EIO;
+	if (type == MSPROF_STOP_REQ)
+		t->device_status = err ? err : status;
+	if (err == -EIO)
+		ERR("pid %d: the agent answered %s: %s", t->host_pid,
+		    msprof_msg_type_name(type + 1),
+		    msprof_msg_status_name(status));
+	else if (err)
+		ERR("pid %d: %s to the agent failed: %s", t->host_pid,
+		    msprof_msg_type_name(type), strerror(-err));
+	/*
+	 * After a transport error a late answer may still come: the
+	 * connection cannot be trusted.  The agent flushes what it collected
+	 * when a connection ends, so keep that first.
+	 */
+	if (err && err != -EIO) {
+		if (type == MSPROF_STOP_REQ && *t->dir)
+			target_collect_device_data(t);
+		target_disconnect(t);
+	}
+	return err;
+}
+
+/* Sends one request to every connected agent; returns the first failure. */
+int tell_agents(struct session *s, int type)
+{
+	int i, err, first = 0;
+
+	for (i = 0; i < s->ntargets; i++) {
+		err = tell_agent(s, &s->targets[i], type);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
