@@ -141,6 +141,10 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	/* Whatever would end us by default ends the session in order too. */
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);

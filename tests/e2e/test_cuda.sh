@@ -38,3 +38,15 @@ done
 check "the calls are on the CUDA Runtime layer" [ "$(timeline "$d" -r '[.[] | select(.ph=="X" and (.name | startswith("cuda"))) | .cat] | unique | join(",")')" = "CUDA Runtime" ]
 check "cudaMalloc's size argument is kept" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.size] | unique')" = "$(printf '[\n  1024\n]')" ]
 check "the failures are recorded (cudaErrorInsufficientDriver = 35)" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.return] | unique')" = "$(printf '[\n  35\n]')" ]
+
+# Launch mode: libcudart carries no agent, so msprof preloads one, which
+# serves because the task maps the CUDA runtime.
+(
+	feed start "sleep 1"
+	pkill -USR1 -x cuda_sample
+	feed "sleep 2" stop quit
+) | "$MSPROF" --dynamic=on --output="$WORK/launch" "$CUDA_SAMPLE" 5 >"$WORK/launch.log" 2>&1
+check "launch mode: exit 0" [ $? -eq 0 ]
+check "launch mode: the preloaded agent's socket was found" grep -q "attached to pid .* (cuda_sample)" "$WORK/launch.log"
+d=$(prof_dirs "$WORK/launch")
+check "launch mode: exactly 20 CUDA calls" [ "$(jq .host.api_events "$d/info.json")" = 20 ]
