@@ -196,6 +196,8 @@ int api_enter(struct pt_regs *ctx)
 SEC("uretprobe")
 int api_exit(struct pt_regs *ctx)
 {
+	/* First, so the call's time leaves out ours. */
+	__u64 end_ns = bpf_ktime_get_ns();
 	__u32 api_id = (__u32)bpf_get_attach_cookie(ctx);
 	struct msprof_api_event *e;
 	struct call_frame *f;
@@ -226,7 +228,7 @@ int api_exit(struct pt_regs *ctx)
 	e->tgid = tgid;
 	e->tid = tid;
 	e->start_ns = f->start_ns;
-	e->end_ns = bpf_ktime_get_ns();
+	e->end_ns = end_ns;
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = d;
 	e->ns_tid = f->ns_tid;
@@ -298,12 +300,14 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	struct msprof_ioctl_event *e;
 	struct pending_ioctl *p;
 	__u32 tgid, tid;
+	__u64 end_ns;
 
 	if (!current_ids(&tgid, &tid))
 		return 0;
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
-		return 0;
+		return 0;	/* every syscall exit comes here: keep it short */
+	end_ns = bpf_ktime_get_ns();
 	if (ioctl_payload) {
 		big = reserve(sizeof(*big));
 		if (big)
@@ -318,7 +322,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 		e->tgid = tgid;
 		e->tid = tid;
 		e->start_ns = p->start_ns;
-		e->end_ns = bpf_ktime_get_ns();
+		e->end_ns = end_ns;
 		e->ret = ret;
 		e->cmd = p->cmd;
 		e->dev = p->dev;
