@@ -195,11 +195,11 @@ bool session_check_targets(struct session *s)
 		struct target *t = &s->targets[i];
 
 		if (!t->exited && !procfs_alive(t->host_pid)) {
-			tracer_remove_target(s->tracer, t->host_pid);
 			if (forget_if_idle(s, i)) {
 				i--;
 				continue;
 			}
+			tracer_remove_target(s->tracer, t->host_pid);
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
 			/* An agent flushes a running window as its task exits. */

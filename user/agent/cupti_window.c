@@ -148,31 +148,18 @@ void cupti_window_init(struct cupti_window *w)
  * times 0 when it could not take them, and a forced flush delivers a task
  * still running without its end.
  */
-/* What the kinds of device record share, once they are read. */
-struct task_fields {
-	uint64_t start, end;
-	const char *name;
-	uint32_t device, stream, corr, block_dim;
-};
-
-static void task_keep(struct cupti_window *w, const struct task_fields *f)
+/* Keeps a device task read from any kind of record, if it is whole. */
+static void task_keep(struct cupti_window *w, const struct cupti_task *task)
 {
 	struct cupti_task *t;
 
-	if (!f->start || f->end < f->start || !f->name) {
+	if (!task->start || task->end < task->start || !task->name) {
 		w->lost++;
 		return;
 	}
 	t = rec_buf_slot(&w->tasks);
-	if (!t)
-		return;
-	t->start = f->start;
-	t->end = f->end;
-	t->name = f->name;
-	t->device = f->device;
-	t->stream = f->stream;
-	t->corr = f->corr;
-	t->block_dim = f->block_dim;
+	if (t)
+		*t = *task;
 }
 
 static void keep_kernel(struct cupti_window *w, const CUpti_ActivityKernel10 *k)
@@ -180,7 +167,7 @@ static void keep_kernel(struct cupti_window *w, const CUpti_ActivityKernel10 *k)
 	uint64_t blocks = (uint64_t)(uint32_t)k->gridX * (uint32_t)k->gridY *
 			  (uint32_t)k->gridZ;
 
-	task_keep(w, &(struct task_fields){
+	task_keep(w, &(struct cupti_task){
 		.start = k->start, .end = k->end,
 		.name = name_set_get(&w->names, k->name ?: "kernel"),
 		.device = k->deviceId, .stream = k->streamId,
@@ -191,7 +178,7 @@ static void keep_kernel(struct cupti_window *w, const CUpti_ActivityKernel10 *k)
 
 static void keep_memcpy(struct cupti_window *w, const CUpti_ActivityMemcpy6 *m)
 {
-	task_keep(w, &(struct task_fields){
+	task_keep(w, &(struct cupti_task){
 		.start = m->start, .end = m->end,
 		.name = m->copyKind < NR_MEMCPY_NAMES && memcpy_names[m->copyKind] ?
 			memcpy_names[m->copyKind] : "MEMCPY",
@@ -202,7 +189,7 @@ static void keep_memcpy(struct cupti_window *w, const CUpti_ActivityMemcpy6 *m)
 
 static void keep_memset(struct cupti_window *w, const CUpti_ActivityMemset4 *m)
 {
-	task_keep(w, &(struct task_fields){
+	task_keep(w, &(struct cupti_task){
 		.start = m->start, .end = m->end, .name = "MEMSET",
 		.device = m->deviceId, .stream = m->streamId,
 		.corr = m->correlationId,
