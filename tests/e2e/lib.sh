@@ -3,6 +3,7 @@ MSPROF=${MSPROF:-$PWD/build/bin/msprof}
 SAMPLE=$PWD/build/bin/npu_sample
 WORK=$(mktemp -d /tmp/msprof-e2e.XXXXXX)
 PIDS_TO_KILL=()
+CLEANUP_CMDS=()
 
 cleanup() {
 	local p
@@ -10,6 +11,9 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for p in "${CLEANUP_CMDS[@]}"; do
+		$p 2>/dev/null
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -123,4 +127,25 @@ start_waiting() {
 	TASK_PID=$!
 	PIDS_TO_KILL+=("$TASK_PID")
 	wait_for "$log" "waiting for SIGUSR1"
+}
+
+# A check that could not run here says so; the runner counts it apart.
+skip() {	# skip "what" "why"
+	echo "skip $1 ($2)"
+}
+
+# add_user: a throwaway unprivileged user with a home of its own, for the
+# attacks a task's user could make; sets TEST_USER, TEST_HOME.  Removed at
+# exit.  run_as runs a command as that user.
+add_user() {
+	TEST_USER=msprofe2e$$
+	TEST_HOME=$(mktemp -d /tmp/msprof-home.XXXXXX)
+	useradd -M -d "$TEST_HOME" -s /bin/sh "$TEST_USER" || return 1
+	chown "$TEST_USER:" "$TEST_HOME"
+	chmod 755 "$TEST_HOME"
+	CLEANUP_CMDS+=("userdel $TEST_USER" "rm -rf $TEST_HOME")
+}
+run_as() {
+	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \
+		env HOME="$TEST_HOME" "$@"
 }
