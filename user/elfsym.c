@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfsym.h"
@@ -73,13 +74,19 @@ int elf_find_funcs(const char *path, const char *const *names, size_t n,
 {
 	Elf_Scn *scn = NULL;
 	int fd, found = 0;
+	struct stat st;
 	Elf *elf;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A task's file: a FIFO or a device in its place must not hang us. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)

@@ -137,12 +137,13 @@ struct mapped_libs {
 };
 
 /* Does this mapping's file name start like the pack's library? */
-static int maps_pack_library(const char *path, void *ctx)
+static int maps_pack_library(const char *path, const char *file, void *ctx)
 {
 	struct mapped_libs *m = ctx;
 	const char *base = strrchr(path, '/');
 	size_t stem = strcspn(m->pack->libraries, ".");
 
+	(void)file;
 	base = base ? base + 1 : path;
 	if (!strncmp(base, m->pack->libraries, stem))
 		m->found = true;

@@ -189,7 +189,8 @@ bool procfs_is_descendant(int pid, int ancestor)
 
 int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 {
-	char line[4096 + 128], last[4096] = "";
+	char line[4096 + 128], last[4096] = "", file[96];
+	unsigned long long lo, hi;
 	int err = 0;
 	FILE *fp;
 
@@ -199,7 +200,8 @@ int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 	while (!err && fgets(line, sizeof(line), fp)) {
 		char perms[8], *path;
 
-		if (sscanf(line, "%*s %7s", perms) != 1 || perms[2] != 'x')
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 ||
+		    perms[2] != 'x')
 			continue;
 		path = strchr(line, '/');
 		if (!path)
@@ -209,7 +211,9 @@ int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 		if (!strcmp(path, last))
 			continue;
 		snprintf(last, sizeof(last), "%s", path);
-		err = fn(path, ctx);
+		snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", pid,
+			 lo, hi);
+		err = fn(path, file, ctx);
 	}
 	fclose(fp);
 	return err;

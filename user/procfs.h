@@ -23,8 +23,12 @@ int procfs_same_ns(int pid, const char *kind, bool *same);
 int procfs_open_in_root(int pid, const char *path, int flags, int *fd);
 bool procfs_is_descendant(int pid, int ancestor);
 
-/* Called once per distinct executable file mapping of pid. */
-typedef int (*procfs_map_fn)(const char *path, void *ctx);
+/*
+ * Called once per distinct executable file mapping of pid: path as the task
+ * names it, file the mapped file itself (/proc/<pid>/map_files/...), which
+ * the task cannot swap for another file, a link or a FIFO after mapping it.
+ */
+typedef int (*procfs_map_fn)(const char *path, const char *file, void *ctx);
 int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx);
 
 #endif

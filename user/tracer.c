@@ -294,7 +294,7 @@ static int attach_batch_each(struct tracer *t, int pid, const char *path,
 	return err;
 }
 
-static int attach_library(const char *path, void *ctx)
+static int attach_library(const char *path, const char *file, void *ctx)
 {
 	struct attach_walk *w = ctx;
 	const uint64_t *offsets;
@@ -302,11 +302,17 @@ static int attach_library(const char *path, void *ctx)
 	size_t i, n = 0;
 	int err;
 
-	/* Through the task's root, so a library inside a container resolves. */
-	if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid, path) >=
-	    (int)sizeof(full))
-		return 0;
-	offsets = symcache_lookup(w->t->syms, full);
+	/*
+	 * map_files needs CAP_SYS_ADMIN; without it, the path through the
+	 * task's root, so that a library inside a container resolves.
+	 */
+	if (access(file, F_OK)) {
+		if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid,
+			     path) >= (int)sizeof(full))
+			return 0;
+		file = full;
+	}
+	offsets = symcache_lookup(w->t->syms, file);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
@@ -319,7 +325,7 @@ static int attach_library(const char *path, void *ctx)
 	if (!n)
 		return 0;
 	err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
-		w->t, w->pid, full, w->batch_offsets, w->batch_ids, n);
+		w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
 	if (err) {
 		fprintf(stderr, "msprof: cannot probe %s: %s\n", path,
 			strerror(-err));
