@@ -43,16 +43,18 @@ wait_pid() {
 # failed.
 cleanup() {
 	local rc=${1:-$?} p
-	for p in "${PIDS_TO_KILL[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${PIDS_TO_KILL[@]}"; do
-		gone "$p" || kill -KILL "$p" 2>/dev/null
-	done
+	{
+		for p in "${PIDS_TO_KILL[@]}"; do
+			kill "$p"
+		done
+		for p in "${PIDS_TO_KILL[@]}"; do
+			gone "$p" || kill -KILL "$p"
+		done
+	} 2>/dev/null	# and bash's word on each job it ended
 	for p in "${CLEANUP_CMDS[@]}"; do
 		$p 2>/dev/null
 	done
-	[ -n "$KEEP_WORK" ] || rm -rf "$WORK"
+	[ -n "$KEEP_WORK" ] || rm -rf "$WORK"	# KEEP_WORK=1: kept for a look
 	if [ "$rc" -eq 0 ] && [ "$CHECKS_FAILED" -gt 0 ]; then
 		rc=1
 	fi

@@ -60,7 +60,7 @@ check "another user's task: host data" [ "$(jq .host.api_events "$d/info.json")"
 start_task --steps 0 || exit 1
 dead=$TASK_PID
 kill -KILL "$dead"
-wait_pid "$dead" 2>/dev/null
+{ wait_pid "$dead"; } 2>/dev/null
 check "a killed task leaves its socket" [ -S "$HOME/dynamic_profiling_socket_$dead" ]
 "$MSPROF" --dynamic=on --pid="$dead" --output="$WORK/stale" </dev/null >/dev/null 2>"$WORK/stale.err"
 check "msprof refuses the dead pid" grep -q "no process with pid $dead" "$WORK/stale.err"

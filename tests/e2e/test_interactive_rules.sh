@@ -45,7 +45,7 @@ check "a second msprof is refused" [ $? -ne 0 ]
 check "the refusal names the controlling msprof" grep -q "already being profiled by msprof pid $first" "$WORK/second.log"
 check "the refused one created nothing" [ ! -e "$WORK/second" ]
 kill -KILL "$first"
-wait_pid "$first" 2>/dev/null
+{ wait_pid "$first"; } 2>/dev/null
 exec 3>&-
 feed start "sleep 0.5" stop quit | run_msprof "$WORK/third.log" --output="$WORK/third"
 check "a killed controller frees the task at once" [ $? -eq 0 ]
