@@ -38,6 +38,8 @@ suite() {
 
 suite unit build/tests/unit_tests
 suite e2e tests/e2e/run.sh
+# Further steps go here, each "suite NAME COMMAND" with a command that ends
+# with its own "NAME: N passed, N failed, N skipped" line.
 
 # The controller's own paths (sessions, windows, following, export) once
 # more under ASan/UBSan: any report fails the run.
