@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	/* Its wait for the test's signal is bounded: SIGALRM ends it. */
+	alarm(120);
 	printf("cuda_sample pid=%d waiting for SIGUSR1\n", (int)getpid());
 	fflush(stdout);
 	while (!go)

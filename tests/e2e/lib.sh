@@ -1,20 +1,64 @@
-# Helpers shared by the end-to-end tests (sourced).
+# Helpers shared by the end-to-end tests (sourced).  A script's exit status
+# agrees with its lines: non-zero when a check failed (the EXIT trap).
 MSPROF=${MSPROF:-$PWD/build/bin/msprof}
 SAMPLE=$PWD/build/bin/npu_sample
 WORK=$(mktemp -d /tmp/msprof-e2e.XXXXXX)
 PIDS_TO_KILL=()
 CLEANUP_CMDS=()
+CHECKS_FAILED=0
 
-cleanup() {
-	local p
-	for p in "${PIDS_TO_KILL[@]}"; do
-		kill "$p" 2>/dev/null
+# alive PID: the process exists and has not exited (a zombie has).
+alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+# gone PID [SECONDS]: until PID has exited (5 s at most).
+gone() {
+	local i
+	for i in $(seq $((${2:-5} * 20))); do
+		alive "$1" || return 0
+		sleep 0.05
 	done
-	wait 2>/dev/null
+	return 1
+}
+
+# wait_pid PID [SECONDS]: waits for a child of this shell (30 s at most)
+# and returns its exit status; one that outlives the bound is killed, and
+# the status is then 124.
+wait_pid() {
+	if ! gone "$1" "${2:-30}"; then
+		echo "pid $1 still running after ${2:-30} s: killed"
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
+}
+
+# cleanup [STATUS]: the EXIT trap; ends the test's processes (TERM, then
+# KILL after 5 s), runs CLEANUP_CMDS, and exits non-zero when a check
+# failed.
+cleanup() {
+	local rc=${1:-$?} p
+	{
+		for p in "${PIDS_TO_KILL[@]}"; do
+			kill "$p"
+		done
+		for p in "${PIDS_TO_KILL[@]}"; do
+			gone "$p" || kill -KILL "$p"
+		done
+	} 2>/dev/null	# and bash's word on each job it ended
 	for p in "${CLEANUP_CMDS[@]}"; do
 		$p 2>/dev/null
 	done
-	rm -rf "$WORK"
+	[ -n "$KEEP_WORK" ] || rm -rf "$WORK"	# KEEP_WORK=1: kept for a look
+	if [ "$rc" -eq 0 ] && [ "$CHECKS_FAILED" -gt 0 ]; then
+		rc=1
+	fi
+	exit "$rc"
 }
 trap cleanup EXIT
 
@@ -30,7 +74,24 @@ check() {	# check "what" [!] command...
 		echo "ok $what"
 	else
 		echo "FAIL $what"
+		CHECKS_FAILED=$((CHECKS_FAILED + 1))
 	fi
+}
+
+# A check that could not run here says so; the runner counts it apart.
+skip() {	# skip "what" "why"
+	echo "skip $1 ($2)"
+}
+
+# wait_socket DIR PID: until DIR holds PID's agent socket (10 s at most).
+wait_socket() {
+	local i
+	for i in $(seq 100); do
+		[ -S "$1/dynamic_profiling_socket_$2" ] && return 0
+		sleep 0.1
+	done
+	echo "task $2 never opened its socket in $1"
+	return 1
 }
 
 # Starts npu_sample in the background with the agent enabled; sets TASK_PID.
@@ -38,13 +99,7 @@ start_task() {
 	PROFILING_MODE=dynamic "$SAMPLE" "$@" >"$WORK/task.out" 2>&1 &
 	TASK_PID=$!
 	PIDS_TO_KILL+=("$TASK_PID")
-	local i
-	for i in $(seq 100); do
-		[ -S "$HOME/dynamic_profiling_socket_$TASK_PID" ] && return 0
-		sleep 0.1
-	done
-	echo "task $TASK_PID never opened its socket"
-	return 1
+	wait_socket "$HOME" "$TASK_PID"
 }
 
 # Shows logs; a log ending at the (msprof) prompt gets its line ended, so
@@ -69,18 +124,43 @@ prof_dirs() {	# prof_dirs DIR: the PROF_ directories in DIR, sorted
 	find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort
 }
 
-# None of our programs may stay loaded once msprof has quit.  The kernel
-# frees a program after its last reference, a moment after the exit.  (Run
-# the tests alone: another msprof's programs have the same names, and this
-# bpftool cannot tell which process holds them.)
-no_bpf_left() {
-	local i
-	for i in $(seq 20); do
-		bpftool prog show 2>/dev/null |
-			grep -Eq 'name (api_enter|api_exit|ioctl_enter|ioctl_exit|thread_exit|task_fork) ' || return 0
-		sleep 0.1
+# bpf_fds PID [KIND]: PID's BPF descriptors, one "fd kind" a line, kind
+# one of bpf-prog, bpf-map, btf, bpf-link:<link_type> (uprobe_multi,
+# raw_tracepoint, perf_event...) and perf_event (a perf event, as a
+# single uprobe is); only the kinds KIND (an ERE) matches when given.
+# Fails when PID is gone, so that "none" is never said of a dead process.
+bpf_fds() {
+	local pid=$1 fd kind
+	[ -d "/proc/$pid/fd" ] || { echo "pid $pid is gone"; return 1; }
+	for fd in "/proc/$pid"/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in
+		anon_inode:bpf-prog) kind=bpf-prog ;;
+		anon_inode:bpf-map) kind=bpf-map ;;
+		anon_inode:btf) kind=btf ;;
+		anon_inode:bpf_link | anon_inode:bpf-link)
+			kind=bpf-link:$(awk '$1 == "link_type:" { print $2 }' \
+				"/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null) ;;
+		anon_inode:\[perf_event\]) kind=perf_event ;;
+		*) continue ;;
+		esac
+		grep -Eq -- "${2:-.}" <<<"$kind" && echo "${fd##*/} $kind"
 	done
+	alive "$pid" || { echo "pid $pid is gone"; return 1; }
+}
+
+# The checks made of it.  Each lists what it found when it fails.
+fds_none() {	# fds_none PID [KIND]: PID holds no such descriptor
+	local fds
+	fds=$(bpf_fds "$@") && [ -z "$fds" ] && return 0
+	echo "pid $1 holds: $(echo $fds)"
 	return 1
+}
+probes_attached() {	# probes_attached PID: msprof PID holds uprobes now
+	local fds
+	fds=$(bpf_fds "$1" 'uprobe|perf_event') && [ -n "$fds" ]
+}
+probes_detached() {	# probes_detached PID: no link or perf event left
+	fds_none "$1" 'bpf-link|perf_event'
 }
 
 # jq over the newest exported timeline of a PROF dir
@@ -112,10 +192,15 @@ msprof_open() {
 	MSPROF_PID=$!
 	exec 3>"$WORK/msprof.cmd"
 }
-say() { echo "$1" >&3; }
+# A command to an msprof that has left (a launched app that ended takes it
+# along) is not said; the test goes on to see how it ended.
+say() {
+	(trap '' PIPE; echo "$1" >&3) 2>/dev/null ||
+		echo "msprof $MSPROF_PID has left: '$1' not said"
+}
 msprof_close() {
 	exec 3>&-
-	wait "$MSPROF_PID"
+	wait_pid "$MSPROF_PID"
 }
 
 # start_waiting LOG PROGRAM ARGS...: a program that prints TEXT when it
@@ -127,11 +212,6 @@ start_waiting() {
 	TASK_PID=$!
 	PIDS_TO_KILL+=("$TASK_PID")
 	wait_for "$log" "waiting for SIGUSR1"
-}
-
-# A check that could not run here says so; the runner counts it apart.
-skip() {	# skip "what" "why"
-	echo "skip $1 ($2)"
 }
 
 # add_user: a throwaway unprivileged user with a home of its own, for the

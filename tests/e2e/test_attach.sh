@@ -5,15 +5,30 @@ source tests/e2e/lib.sh
 start_task --steps 0 --step-ms 10 || exit 1
 out=$WORK/out
 # stop waits for the probes to detach: the sleeps keep the windows apart.
-feed start "sleep 1.5" stop "sleep 3" start "sleep 1.5" stop quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
+msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$out"
+say start
+wait_for "$WORK/msprof.log" "collection started (window 1)"
+check "in the window msprof holds the task's uprobes" probes_attached "$MSPROF_PID"
+check "the task holds none of msprof's BPF descriptors" fds_none "$TASK_PID"
+sleep 1.5
+say stop
+wait_for "$WORK/msprof.log" "collection stopped (window 1)"
+check "after stop no uprobe or link is left, msprof still running" probes_detached "$MSPROF_PID"
+sleep 3
+say start
+wait_for "$WORK/msprof.log" "collection started (window 2)"
+check "the second start attaches again" probes_attached "$MSPROF_PID"
+sleep 1.5
+say stop
+say quit
+msprof_close
 rc=$?
 show "$WORK/msprof.log"
 check "msprof exits 0" [ $rc -eq 0 ]
 mapfile -t dirs < <(prof_dirs "$out")
 check "one PROF_ directory per window" [ ${#dirs[@]} -eq 2 ]
 check "task still running after quit" kill -0 "$TASK_PID"
-check "no BPF program left after quit" no_bpf_left
+check "the task holds no BPF descriptor after quit" fds_none "$TASK_PID"
 check "staging directory removed" [ -z "$(ls -A "$out" | grep -v '^PROF_')" ]
 
 d=${dirs[0]}
@@ -48,6 +63,6 @@ check "launch flows start on a launch call" [ "$(timeline "$d" -r '
 check "process names for host and device" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | .args.name] | join(",")')" = "Host npu_sample (pid $TASK_PID),NPU 0" ]
 
 kill -TERM "$TASK_PID"
-wait "$TASK_PID"
+wait_pid "$TASK_PID"
 check "task exits cleanly on SIGTERM" [ $? -eq 0 ]
 check "agent removed its socket at exit" [ ! -e "$HOME/dynamic_profiling_socket_$TASK_PID" ]

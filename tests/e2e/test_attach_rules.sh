@@ -14,7 +14,7 @@ b=$TASK_PID
 PROFILING_MODE=dynamic "$SAMPLE" --steps 0 --step-ms 10 --devices 2 >"$WORK/c.out" 2>&1 &
 c=$!
 PIDS_TO_KILL+=("$c")
-until [ -S "$HOME/dynamic_profiling_socket_$c" ]; do sleep 0.1; done
+wait_socket "$HOME" "$c" || exit 1
 
 # The documented discovery pipeline lists them.
 found=$(ls ~/dynamic_profiling_socket_* 2>/dev/null | awk -F '_' '{print $4}' | paste -sd ',' -)
@@ -48,7 +48,7 @@ chmod 755 "$WORK"
 su -s /bin/sh nobody -c "HOME=$WORK/userhome PROFILING_MODE=dynamic $SAMPLE --steps 0 --step-ms 10 >/dev/null 2>&1 & echo \$!" >"$WORK/nobody.pid"
 u=$(cat "$WORK/nobody.pid")
 PIDS_TO_KILL+=("$u")
-until [ -S "$WORK/userhome/dynamic_profiling_socket_$u" ]; do sleep 0.1; done
+wait_socket "$WORK/userhome" "$u" || exit 1
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$u" --output="$WORK/other" >"$WORK/other.log" 2>&1
 check "another user's task: attached through its HOME" [ $? -eq 0 ]
@@ -60,7 +60,7 @@ check "another user's task: host data" [ "$(jq .host.api_events "$d/info.json")"
 start_task --steps 0 || exit 1
 dead=$TASK_PID
 kill -KILL "$dead"
-wait "$dead" 2>/dev/null
+{ wait_pid "$dead"; } 2>/dev/null
 check "a killed task leaves its socket" [ -S "$HOME/dynamic_profiling_socket_$dead" ]
 "$MSPROF" --dynamic=on --pid="$dead" --output="$WORK/stale" </dev/null >/dev/null 2>"$WORK/stale.err"
 check "msprof refuses the dead pid" grep -q "no process with pid $dead" "$WORK/stale.err"
@@ -74,10 +74,18 @@ check "live sockets are kept" [ -S "$HOME/dynamic_profiling_socket_$a" ]
 h=$!
 PIDS_TO_KILL+=("$h")
 sleep 0.5
-feed start "sleep 1" stop quit |
-	"$MSPROF" --dynamic=on --host-only=on --pid="$h" --output="$WORK/host" >"$WORK/host.log" 2>&1
+msprof_open "$WORK/host.log" --dynamic=on --host-only=on --pid="$h" --output="$WORK/host"
+say start
+wait_for "$WORK/host.log" "collection started"
+check "host-only: uprobes in the window" probes_attached "$MSPROF_PID"
+sleep 1
+say stop
+wait_for "$WORK/host.log" "collection stopped"
+check "host-only: after stop no uprobe or link is left, msprof still running" probes_detached "$MSPROF_PID"
+say quit
+msprof_close
 check "host-only: exit 0" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/host")
 check "host-only: API calls captured without an agent" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
 check "host-only: info.json says no device data" grep -q "host-only" "$d/info.json"
-check "no BPF program left" no_bpf_left
+check "host-only: the task holds no BPF descriptor" fds_none "$h"

@@ -9,7 +9,7 @@ cat >"$WORK/launcher.sh" <<SH
 #!/bin/bash
 "$SAMPLE" --steps 400 --step-ms 10 >"$WORK/rank0.out" 2>&1 &
 "$SAMPLE" --steps 400 --step-ms 10 >"$WORK/rank1.out" 2>&1 &
-wait
+wait	# for the two ranks, 400 steps each
 SH
 chmod +x "$WORK/launcher.sh"
 feed "sleep 1" start "sleep 1" stop quit |
@@ -35,12 +35,15 @@ ctypes.CDLL(os.environ["LIBNPUSIM"])
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 print("ready", flush=True)
 env = {k: v for k, v in os.environ.items() if k != "PROFILING_MODE"}
+end = time.monotonic() + 120   # the test kills it long before
 while not signal.sigtimedwait({signal.SIGUSR1}, 0.1):
     subprocess.run(["true"])
+    if time.monotonic() > end:
+        sys.exit("no SIGUSR1")
 subprocess.Popen([os.environ["SAMPLE"], "--steps", "0", "--step-ms", "10"],
                  stdout=open(os.environ["CHILD_OUT"], "w"),
                  stderr=subprocess.STDOUT, env=env)
-while True:
+while time.monotonic() < end:
     subprocess.run(["true"])
     time.sleep(0.1)
 PY
@@ -58,13 +61,17 @@ wait_for "$WORK/child.out" "npu_sample pid="
 child=$(sed -n 's/^npu_sample pid=//p' "$WORK/child.out")
 PIDS_TO_KILL+=("$child")
 sleep 1
+check "window 1: msprof holds uprobes" probes_attached "$MSPROF_PID"
 say stop
 wait_for "$WORK/kids.log" "collection stopped (window 1)"
+check "after stop no uprobe or link is left (fork and exit ones too)" probes_detached "$MSPROF_PID"
 say start
 wait_for "$WORK/kids.log" "collection started (window 2)"
+check "window 2: uprobes again" probes_attached "$MSPROF_PID"
 sleep 1
 say quit
 msprof_close
+check "following children: exit 0" [ $? -eq 0 ]
 show "$WORK/kids.log"
 check "the short helpers (true) left no directories" \
 	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]
@@ -72,4 +79,5 @@ w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/info.json)
 w2=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000002_*/info.json)")
 check "window 1: the child's ioctls from its first instruction" [ "$(jq .host.ioctl_events "$w1/info.json")" -gt 10 ]
 check "window 2: the child's API calls too" [ "$(jq .host.api_events "$w2/info.json")" -gt 20 ]
-check "no BPF program left" no_bpf_left
+check "the parent holds no BPF descriptor" fds_none "$parent"
+check "nor does its child" fds_none "$child"

@@ -5,15 +5,15 @@
 # on the host reaches them through /proc/<pid>/root.
 source tests/e2e/lib.sh
 
-skip() {
-	echo "ok container test skipped: $*"
+skip_all() {	# skip_all "why": nothing of this test can run here
+	skip "container test" "$1"
 	exit 0
 }
 
-command -v unshare >/dev/null || skip "unshare is missing"
+command -v unshare >/dev/null || skip_all "unshare is missing"
 if ! err=$(unshare --pid --mount-proc --kill-child true 2>&1); then
 	case $err in
-	*"not permitted"* | *"Permission denied"*) skip "$err" ;;
+	*"not permitted"* | *"Permission denied"*) skip_all "$err" ;;
 	esac
 	check "unshare makes a pid and mount namespace ($err)" false
 	exit 1
@@ -35,21 +35,28 @@ cp "$src"/build/bin/npu_sample "$src"/build/bin/msprof /tmp/ctr/bin/
 awk -F: -v OFS=: "\$3 == $(id -u) { \$6 = \"/tmp/home\" } 1" /etc/passwd >/tmp/ctr/passwd
 mount --bind /tmp/ctr/passwd /etc/passwd
 env -u HOME PROFILING_MODE=dynamic /tmp/ctr/bin/npu_sample --steps 0 --step-ms 10 --devices 2 &
-wait
+wait	# until the test SIGKILLs unshare (its EXIT trap)
 '
 unshare --pid --mount-proc --kill-child bash -c "$CTR_INIT" ctr "$PWD" \
 	>"$WORK/task.out" 2>&1 &
 UNSHARE_PID=$!
 # unshare ignores SIGTERM; its SIGKILL kills the init, which takes the whole
 # namespace, tmpfs included, with it.
-trap 'kill -KILL "$UNSHARE_PID" 2>/dev/null; cleanup' EXIT
+trap 'rc=$?; kill -KILL "$UNSHARE_PID" 2>/dev/null; cleanup $rc' EXIT
+
+children() {	# children PID: its child processes
+	cat "/proc/$1"/task/*/children 2>/dev/null
+}
 
 # Sets TASK_PID (host view) and NS_PID once the task's socket is there.
 find_task() {
-	local i init sock
+	local i init p sock
 	for i in $(seq 100); do
-		init=$(pgrep -P "$UNSHARE_PID")
-		TASK_PID=$([ -n "$init" ] && pgrep -P "$init" -x npu_sample)
+		init=$(children "$UNSHARE_PID")
+		TASK_PID=
+		for p in $([ -n "$init" ] && children $init); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = npu_sample ] && TASK_PID=$p
+		done
 		if [ -n "$TASK_PID" ]; then
 			NS_PID=$(awk '/^NSpid:/ { print $NF }' "/proc/$TASK_PID/status")
 			sock=/proc/$TASK_PID/root/tmp/home/dynamic_profiling_socket_$NS_PID
@@ -98,7 +105,7 @@ check "device data staged in the task's /tmp reaches PROF_" \
 check "second window has device data too" [ -s "${dirs[1]}/device_0/data/task_time.data" ]
 check "no staging directory left in the task's /tmp" [ "$(stages "$ctr_root/tmp")" -eq 0 ]
 check "no staging directory left in the output" [ "$(stages "$out")" -eq 0 ]
-check "no BPF program left after quit" no_bpf_left
+check "the task holds no BPF descriptor after quit" fds_none "$TASK_PID"
 check "task still running after quit" kill -0 "$TASK_PID"
 
 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1
@@ -125,7 +132,7 @@ api=$(jq .host.api_events "$d/info.json")
 check "it captures API calls ($api)" [ "$api" -gt 20 ]
 check "it gets device data" [ -s "$d/device_0/data/task_time.data" ]
 check "it leaves no staging directory" [ "$(stages "$ctr_root$inside")" -eq 0 ]
-check "no BPF program left after it quit" no_bpf_left
+check "the task holds no BPF descriptor after it quit" fds_none "$TASK_PID"
 
 kill -TERM "$TASK_PID"
 check "task exits on SIGTERM" timeout 5 tail --pid="$TASK_PID" -f /dev/null

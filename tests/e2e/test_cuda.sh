@@ -8,7 +8,7 @@ source tests/e2e/lib.sh
 
 CUDA_SAMPLE=$PWD/build/tests/cuda_sample
 if [ ! -x "$CUDA_SAMPLE" ]; then
-	echo "ok cuda test skipped: no nvcc, so no build/tests/cuda_sample"
+	skip "cuda test" "no nvcc, so no build/tests/cuda_sample"
 	exit 0
 fi
 real=$(ldd "$CUDA_SAMPLE" | awk '/libcudart/ {print $3}')
@@ -24,7 +24,7 @@ msprof_open "$WORK/msprof.log" --dynamic=on --host-only=on --pid=$TASK_PID --out
 say start
 wait_for "$WORK/msprof.log" "collection started"
 kill -USR1 $TASK_PID
-wait $TASK_PID
+wait_pid $TASK_PID
 msprof_close
 check "msprof exits 0" [ $? -eq 0 ]
 show "$WORK/cuda.out" "$WORK/msprof.log"
@@ -41,11 +41,18 @@ check "the failures are recorded (cudaErrorInsufficientDriver = 35)" [ "$(timeli
 
 # Launch mode: libcudart carries no agent, so msprof preloads one, which
 # serves because the task maps the CUDA runtime.
-(
-	feed start "sleep 1"
-	pkill -USR1 -x cuda_sample
-	feed "sleep 2" stop quit
-) | "$MSPROF" --dynamic=on --output="$WORK/launch" "$CUDA_SAMPLE" 5 >"$WORK/launch.log" 2>&1
+msprof_open "$WORK/launch.log" --dynamic=on --output="$WORK/launch" "$CUDA_SAMPLE" 5
+wait_for "$WORK/launch.log" "waiting for SIGUSR1"
+app=$(sed -n 's/^cuda_sample pid=\([0-9]*\) .*/\1/p' "$WORK/launch.log")
+PIDS_TO_KILL+=("$app")
+say start
+wait_for "$WORK/launch.log" "collection started"
+sleep 1
+kill -USR1 "$app"
+sleep 2
+say stop
+say quit
+msprof_close
 check "launch mode: exit 0" [ $? -eq 0 ]
 check "launch mode: the preloaded agent's socket was found" grep -q "attached to pid .* (cuda_sample)" "$WORK/launch.log"
 d=$(prof_dirs "$WORK/launch")

@@ -10,7 +10,7 @@ msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/ou
 say start
 wait_for "$WORK/msprof.log" "collection started"
 kill -USR1 "$TASK_PID"
-wait "$TASK_PID"
+wait_pid "$TASK_PID" 60
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
 show "$WORK/msprof.log"

@@ -26,12 +26,10 @@ check "an unknown command is named" grep -q "unknown command 'bogus'" "$WORK/cmd
 check "one start/stop pair, one PROF_ directory" [ "$(prof_dirs "$WORK/cmds" | wc -l)" -eq 1 ]
 
 # --- no start within the idle timeout -------------------------------------
-"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/idle" --idle-timeout=2 \
-	< <(sleep 30) >"$WORK/idle.log" 2>&1 &
-m=$!
-for i in $(seq 60); do pgrep -f -- "--output=$WORK/idle" >/dev/null || break; sleep 0.1; done
-check "idle timeout: msprof left on its own" ! pgrep -f -- "--output=$WORK/idle"
-kill "$m" 2>/dev/null
+# Its input stays open and silent.
+msprof_open "$WORK/idle.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/idle" --idle-timeout=2
+check "idle timeout: msprof left on its own" gone "$MSPROF_PID" 6
+msprof_close
 check "idle timeout: the user is told" grep -q "no start for 2 s: leaving the interactive mode" "$WORK/idle.log"
 check "idle timeout: the task keeps running" kill -0 "$TASK_PID"
 
@@ -41,13 +39,13 @@ mkfifo "$WORK/first.cmd"
 	<"$WORK/first.cmd" >"$WORK/first.log" 2>&1 &
 first=$!
 exec 3>"$WORK/first.cmd"
-until grep -q "attached to pid" "$WORK/first.log"; do sleep 0.05; done
+wait_for "$WORK/first.log" "attached to pid"
 run_msprof "$WORK/second.log" --output="$WORK/second" </dev/null
 check "a second msprof is refused" [ $? -ne 0 ]
 check "the refusal names the controlling msprof" grep -q "already being profiled by msprof pid $first" "$WORK/second.log"
 check "the refused one created nothing" [ ! -e "$WORK/second" ]
 kill -KILL "$first"
-wait "$first" 2>/dev/null
+{ wait_pid "$first"; } 2>/dev/null
 exec 3>&-
 feed start "sleep 0.5" stop quit | run_msprof "$WORK/third.log" --output="$WORK/third"
 check "a killed controller frees the task at once" [ $? -eq 0 ]
@@ -61,14 +59,15 @@ for how in quit eof SIGINT SIGTERM; do
 	m=$!
 	exec 3>"$WORK/$how.cmd"
 	echo start >&3
-	until grep -q "collection started" "$WORK/$how.log"; do sleep 0.05; done
+	wait_for "$WORK/$how.log" "collection started"
+	check "$how: probes on in the window" probes_attached "$m"
 	sleep 0.5
 	case $how in
 	quit) echo quit >&3 ;;
 	eof) exec 3>&- ;;
 	*) kill -"${how#SIG}" "$m" ;;
 	esac
-	wait "$m"
+	wait_pid "$m"
 	rc=$?
 	exec 3>&- 2>/dev/null
 	d=$(prof_dirs "$WORK/$how")
@@ -76,7 +75,7 @@ for how in quit eof SIGINT SIGTERM; do
 	check "$how: the window was written" [ -s "$d/info.json" -a -s "$d/end_info" ]
 	check "$how: with its data" [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
 	check "$how: the task runs on" kill -0 "$TASK_PID"
-	check "$how: nothing left loaded" no_bpf_left
+	check "$how: the task holds no BPF descriptor" fds_none "$TASK_PID"
 done
 feed start "sleep 0.3" stop quit | run_msprof "$WORK/again.log" --output="$WORK/again"
 check "the task can be attached again" [ "$(prof_dirs "$WORK/again" | wc -l)" -eq 1 ]

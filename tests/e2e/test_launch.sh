@@ -17,9 +17,35 @@ pid=$(sed -n 's/^npu_sample pid=//p' "$WORK/msprof.log")
 check "info.json names the launched task" [ "$(jq .pid "$d/info.json")" = "$pid" ]
 check "API calls captured" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
 check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
-check "no BPF program left" no_bpf_left
 
 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1
 check "export of one PROF_ directory" [ $? -eq 0 ]
 check "timeline is a JSON array with API, ioctl and device slices" [ "$(timeline "$d" -r '
 	[.[] | select(.ph=="X") | .cat] | unique | join(",")')" = "AscendCL,device,driver" ]
+
+# What msprof leaves behind: in launch mode it waits after quit for the
+# app, so its descriptors can be read after the session closed.  The app
+# runs until told to end.
+msprof_open "$WORK/left.log" --dynamic=on --output="$WORK/left" "$SAMPLE" --steps 0 --step-ms 10
+wait_for "$WORK/left.log" "attached to pid"
+app=$(sed -n 's/^npu_sample pid=//p' "$WORK/left.log")
+PIDS_TO_KILL+=("$app")
+say start
+wait_for "$WORK/left.log" "collection started"
+holds_all() {	# holds_all PID: programs, maps, and uprobe links
+	[ -n "$(bpf_fds "$1" bpf-prog)" ] && [ -n "$(bpf_fds "$1" bpf-map)" ] &&
+		probes_attached "$1"
+}
+check "in the window msprof holds BPF programs, maps and uprobes" holds_all "$MSPROF_PID"
+check "the app holds none of them" fds_none "$app"
+sleep 0.5
+say stop
+wait_for "$WORK/left.log" "collection stopped"
+check "after stop no uprobe or link is left, msprof still running" probes_detached "$MSPROF_PID"
+say quit
+wait_for "$WORK/left.log" "waiting for $SAMPLE (pid $app) to exit"
+check "after quit msprof holds no BPF descriptor, while it waits" fds_none "$MSPROF_PID"
+check "nor does the app it launched" fds_none "$app"
+kill -TERM "$app"
+msprof_close
+check "msprof leaves with the app" [ $? -eq 0 ]

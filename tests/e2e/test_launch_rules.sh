@@ -32,9 +32,13 @@ MSPROF_LAUNCH_WAIT_S=2 "$MSPROF" --dynamic=on --output="$WORK/out2" \
 rc=$?
 check "no socket within the wait: non-zero exit" [ $rc -ne 0 ]
 check "no socket within the wait: attach mode advised" grep -q "use attach mode" "$WORK/nosock.log"
-sleeper=$(pgrep -n -f '^/bin/sleep 30$')
-check "no socket within the wait: the app keeps running" [ -n "$sleeper" ]
-[ -n "$sleeper" ] && kill "$sleeper"
+sleeper=$(sed -n 's|^msprof: launched /bin/sleep (pid \([0-9]*\))$|\1|p' "$WORK/nosock.log")
+running_as() {	# running_as PID COMM
+	[ -n "$1" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && alive "$1"
+}
+check "no socket within the wait: the app keeps running" running_as "$sleeper" sleep
+check "no socket within the wait: the app holds no BPF descriptor" fds_none "$sleeper"
+[ -n "$sleeper" ] && PIDS_TO_KILL+=("$sleeper")
 check "no socket within the wait: no PROF_ directory" [ -z "$(prof_dirs "$WORK/out2" 2>/dev/null)" ]
 
 # An app that puts the service in the background and exits.
@@ -51,4 +55,4 @@ PIDS_TO_KILL+=("$daemon")
 check "backgrounded app: non-zero exit" [ $rc -ne 0 ]
 check "backgrounded app: attach mode advised" grep -q "use attach mode" "$WORK/bg.log"
 check "backgrounded app: the service keeps running" kill -0 "$daemon"
-check "no BPF program left" no_bpf_left
+check "backgrounded app: the service holds no BPF descriptor" fds_none "$daemon"

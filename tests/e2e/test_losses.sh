@@ -14,7 +14,7 @@ kill -STOP "$MSPROF_PID"
 kill -USR1 "$TASK_PID"
 sleep 0.3
 kill -CONT "$MSPROF_PID"
-wait "$TASK_PID"
+wait_pid "$TASK_PID" 60
 msprof_close
 show "$WORK/msprof.log"
 

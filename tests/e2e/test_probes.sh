@@ -56,7 +56,8 @@ import ctypes, fcntl, os, signal, sys, termios
 ctypes.CDLL(os.environ["LIBNPUSIM"])
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 print("ready", flush=True)
-signal.sigwait({signal.SIGUSR1})
+if not signal.sigtimedwait({signal.SIGUSR1}, 120):
+    sys.exit("no SIGUSR1")
 null = os.open("/dev/null", os.O_RDWR)
 r, w = os.pipe()
 for fd in [null] * 50 + [r] * 50:
@@ -65,7 +66,8 @@ for fd in [null] * 50 + [r] * 50:
     except OSError:
         pass
 print("done", flush=True)
-signal.sigwait({signal.SIGUSR1})
+if not signal.sigtimedwait({signal.SIGUSR1}, 120):
+    sys.exit("no SIGUSR1")
 ' >"$WORK/py.out" 2>&1 &
 py=$!
 PIDS_TO_KILL+=("$py")
@@ -107,11 +109,12 @@ check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.
 
 # A call still running at stop is not in the window, and the window says so.
 /usr/bin/python3 -c '
-import ctypes, signal
+import ctypes, signal, sys
 libc = ctypes.CDLL("libc.so.6")
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 print("ready", flush=True)
-signal.sigwait({signal.SIGUSR1})
+if not signal.sigtimedwait({signal.SIGUSR1}, 120):
+    sys.exit("no SIGUSR1")
 libc.sleep(30)
 ' >"$WORK/sleeper.out" 2>&1 &
 sleeper=$!

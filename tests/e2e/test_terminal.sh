@@ -7,6 +7,7 @@ start_task --steps 0 --step-ms 10 || exit 1
 session=msprof-e2e-$$
 tmux new-session -d -s "$session" -x 160 -y 40 \
 	"$MSPROF --dynamic=on --pid=$TASK_PID --output=$WORK/out; echo msprof-exit=\$?; sleep 60"
+CLEANUP_CMDS+=("tmux kill-session -t $session")
 screen() { tmux capture-pane -t "$session" -p; }
 wait_for() {	# wait_for TEXT: until the screen shows it (5 s at most)
 	local i

@@ -43,6 +43,8 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGUSR1);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	/* Its waits for the test's signals are bounded: SIGALRM ends it. */
+	alarm(120);
 	printf("late_loader pid=%d\n", (int)getpid());
 	fflush(stdout);
 	for (round = 1; !stop; round++) {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <stdio.h>
+
 #include <CUnit/Basic.h>
 
 #include "unit.h"
@@ -16,22 +18,36 @@ int add_suite(const char *name, const CU_TestInfo *tests)
 	return 0;
 }
 
+void unit_skip(unsigned int *skipped, const char *suite, const char *test,
+	       const char *why)
+{
+	printf("skip %s: %s (%s)\n", suite, test, why);
+	(*skipped)++;
+}
+
+/* Ends with the line tests/run-all.sh counts, as every suite does. */
 int main(void)
 {
-	unsigned int failed;
+	unsigned int failed, passed, skipped = 0;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	if (register_options_tests() || register_profdir_tests() ||
 	    register_recfile_tests() || register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||
-	    register_cupti_tests()) {
+	    register_cupti_tests(&skipped)) {
 		CU_cleanup_registry();
 		return 1;
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	/* A suite whose setup failed ran none of its tests: one failure. */
+	failed = CU_get_number_of_tests_failed() +
+		 CU_get_number_of_suites_failed();
+	passed = CU_get_number_of_tests_run() - CU_get_number_of_tests_failed();
+	printf("\nunit: %u passed, %u failed, %u skipped\n", passed, failed,
+	       skipped);
+	failed += CU_get_number_of_failures();
 	CU_cleanup_registry();
 	return failed ? 1 : 0;
 }
