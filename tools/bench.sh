@@ -13,6 +13,17 @@ trap 'rm -rf "$work"' EXIT
 
 loop_ms() { sed -n 's/^steps [0-9]* loop_ms //p' "$1"; }
 
+# await FILE TEXT: until FILE holds TEXT; 30 s at most, then the bench fails.
+await() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "bench: no '$2' in $1 after 30 s" >&2
+	exit 1
+}
+
 # run_task MODE: one timed run of the step loop; prints loop_ms.
 run_task() {
 	local mode=$1 log=$work/task.log pid
@@ -28,19 +39,21 @@ run_task() {
 	esac
 	PROFILING_MODE=dynamic "$SAMPLE" --steps "$STEPS" --step-ms 0 --wait-signal >"$log" &
 	pid=$!
-	until grep -q 'waiting for SIGUSR1' "$log"; do sleep 0.05; done
+	await "$log" 'waiting for SIGUSR1'
 	rm -f "$work/cmd"
 	mkfifo "$work/cmd"
 	"$MSPROF" --dynamic=on --pid="$pid" --output="$work/out" <"$work/cmd" >"$work/msprof.log" 2>&1 &
 	exec 3>"$work/cmd"
-	until grep -q 'attached to pid' "$work/msprof.log"; do sleep 0.05; done
+	await "$work/msprof.log" 'attached to pid'
 	if [ "$mode" = window ]; then
 		echo start >&3
-		until grep -q 'collection started' "$work/msprof.log"; do sleep 0.05; done
+		await "$work/msprof.log" 'collection started'
 	fi
 	kill -USR1 "$pid"
-	wait "$pid"
+	# The step loop's own length is what is measured: bounded generously.
+	timeout 600 tail --pid="$pid" -f /dev/null || exit 1
 	exec 3>&-
+	timeout 60 tail --pid="$!" -f /dev/null || exit 1
 	wait
 	loop_ms "$log"
 }
