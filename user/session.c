@@ -211,8 +211,9 @@ static void abort_start(struct session *s)
 	for (i = 0; i < s->ntargets; i++)
 		if (s->targets[i].dir_fd >= 0)
 			close_window(s, &s->targets[i]);
-	printf("msprof: collection not started (window %u); nothing was written\n",
-	       s->windows);
+	printf("msprof: collection not started; nothing was written\n");
+	/* The next start makes this window's directories afresh. */
+	s->windows--;
 }
 
 int session_start(struct session *s)
