@@ -46,13 +46,8 @@ start_user_task() {
 	wait_for "$WORK/utask.out" "npu_sample pid=" || return 1
 	UTASK=$(sed -n 's/^npu_sample pid=//p' "$WORK/utask.out")
 	PIDS_TO_KILL+=("$UTASK")
-	local i
-	for i in $(seq 100); do
-		[ -S "$TEST_HOME/dynamic_profiling_socket_$UTASK" ] && return 0
-		sleep 0.1
-	done
-	echo "the user's task $UTASK never opened its socket"
-	return 1
+	timeout 10 sh -c "until [ -S '$TEST_HOME/dynamic_profiling_socket_$UTASK' ]; do sleep 0.1; done" ||
+		{ echo "the user's task $UTASK never opened its socket"; return 1; }
 }
 start_user_task || exit 1
 

@@ -127,12 +127,14 @@ int write_new_at(int dir, const char *name, const void *buf, size_t len)
 	err = create_at(dir, name, &fd);
 	if (err)
 		return err;
-	for (; len && !err; p += n, len -= (size_t)n) {
+	while (len && !err) {
 		n = write(fd, p, len);
-		if (n < 0 && errno != EINTR)
-			err = -errno;
-		else if (n < 0)
-			n = 0;
+		if (n < 0) {
+			err = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		p += n;
+		len -= (size_t)n;
 	}
 	if (!err && fsync(fd))
 		err = -errno;
