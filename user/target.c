@@ -30,16 +30,25 @@ static int copy_home(const struct passwd *pw, char *home, size_t len)
 	return snprintf(home, len, "%s", pw->pw_dir) >= (int)len ? -ENAMETOOLONG : 0;
 }
 
+/* Far more than any real user database. */
+#define PASSWD_MAX (16 << 20)
+
 /* uid's home in the user database of the task's own root. */
 static int passwd_home(int pid, uid_t uid, char *home, size_t len)
 {
 	struct passwd *pw;
+	struct stat st;
 	int fd, err;
 	FILE *fp;
 
-	err = procfs_open_in_root(pid, "/etc/passwd", O_RDONLY, &fd);
+	/* The task's file: a FIFO must not hang us, nor a huge file hold us. */
+	err = procfs_open_in_root(pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
 	if (err)
 		return err;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PASSWD_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
 	fp = fdopen(fd, "re");
 	if (!fp) {
 		err = -errno;
