@@ -22,6 +22,22 @@
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /*
+ * A directory, not a link to one: -ELOOP then, which O_DIRECTORY alone
+ * reports as -ENOTDIR.
+ */
+static int open_dir(int fd, const char *name)
+{
+	int sub = openat(fd, name, DIR_FLAGS);
+	struct stat st;
+
+	if (sub >= 0 || errno != ENOTDIR)
+		return sub >= 0 ? sub : -errno;
+	if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return -ENOTDIR;
+}
+
+/*
  * The output directory, made or found in the PROF_ directory: it must be a
  * directory of ours that no one else can write, since we create files in
  * it.  -EPERM: someone else's.
@@ -34,9 +50,9 @@ static int open_output(int dirfd, bool *made)
 	*made = !mkdirat(dirfd, PROFDIR_OUTPUT, 0750);
 	if (!*made && errno != EEXIST)
 		return -errno;
-	fd = openat(dirfd, PROFDIR_OUTPUT, DIR_FLAGS);
+	fd = open_dir(dirfd, PROFDIR_OUTPUT);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st)) {
 		close(fd);
 		return -errno;
@@ -97,8 +113,6 @@ static int write_json(int ofd, const char *name, const struct profdata *p)
 		goto out;
 	}
 	err = timeline_write(fp, p);
-	if (!err && fflush(fp))
-		err = -errno;
 	if (!err && fsync(fileno(fp)))
 		err = -errno;
 	if (fclose(fp) && !err)
@@ -199,22 +213,6 @@ static bool is_window(int fd, const char *dir)
 	       !fstatat(fd, "start_info", &st, AT_SYMLINK_NOFOLLOW);
 }
 
-/*
- * A directory, not a link to one: -ELOOP then, which O_DIRECTORY alone
- * reports as -ENOTDIR.
- */
-static int open_window(int fd, const char *name)
-{
-	int sub = openat(fd, name, DIR_FLAGS);
-	struct stat st;
-
-	if (sub >= 0 || errno != ENOTDIR)
-		return sub >= 0 ? sub : -errno;
-	if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return -ENOTDIR;
-}
-
 static int is_prof_entry(const struct dirent *de)
 {
 	return !strncmp(de->d_name, "PROF_", 5);
@@ -235,7 +233,7 @@ static int export_all(int fd, const char *dir)
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
-		sub = open_window(fd, list[i]->d_name);
+		sub = open_dir(fd, list[i]->d_name);
 		if (sub < 0) {
 			fprintf(stderr, "msprof: %s: not exported: %s\n", label,
 				sub == -ENOTDIR ? "not a directory" :
@@ -264,7 +262,7 @@ static int export_all(int fd, const char *dir)
 
 int export_run(const char *dir)
 {
-	int err, fd = open_window(AT_FDCWD, dir);
+	int err, fd = open_dir(AT_FDCWD, dir);
 
 	if (fd < 0) {
 		fprintf(stderr, "msprof: %s: %s\n", dir, fd == -ELOOP ?

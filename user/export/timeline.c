@@ -272,5 +272,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 		write_task(&w, p, &p->tasks[i], i + 1);
 	write_losses(&w, p);
 	fputs("\n]\n", fp);
+	if (fflush(fp))		/* the reason, ENOSPC often, while errno holds it */
+		return -errno;
 	return ferror(fp) ? -EIO : 0;
 }
