@@ -198,17 +198,18 @@ static int read_info(struct profdata *p, int dirfd)
 	err = read_small(dirfd, PROFDIR_INFO, text, INFO_MAX);
 	if (err)
 		goto out;
+	read_state(p, text);
+	/* An unfinished one may not know it yet: the records will say. */
 	pid = strstr(text, "\"pid\":");
-	if (!pid) {
+	if (!pid && !p->incomplete) {
 		err = -EPROTO;
 		goto out;
 	}
-	p->pid = atoi(pid + 6);
+	p->pid = pid ? atoi(pid + 6) : 0;
 	p->lost_events = json_number(text, "\"lost_events\":");
 	p->end_mono_ns = json_number(text, "\"end\": {\"mono_ns\":");
 	if (msprof_json_get_str(text, "comm", p->comm, sizeof(p->comm)))
 		snprintf(p->comm, sizeof(p->comm), "task");
-	read_state(p, text);
 out:
 	free(text);
 	return err;
