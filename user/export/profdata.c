@@ -79,8 +79,7 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 			    sizeof(*p->apis));
 		if (!slot)
 			return -ENOMEM;
-		/* The reader zeroes what follows a short body. */
-		memcpy(slot, body, sizeof(*p->apis));
+		memcpy(slot, body, sizeof(*p->apis));	/* the reader checked len */
 		latest(p, p->apis[p->napis - 1].end_ns);
 		return 0;
 	case MSPROF_REC_IOCTL:
