@@ -78,11 +78,42 @@ int recfile_close(struct recfile *f);
 /* Called for each whole record; a non-zero return stops the walk with it. */
 typedef int (*recfile_visit_fn)(uint16_t type, const void *body, size_t len,
 				void *ctx);
+
+/* Where a walk stopped short, and why. */
+struct recfile_stop {
+	uint64_t offset;	/* of the header or record that stopped it */
+	uint64_t left;		/* bytes of the file from offset on */
+	uint64_t need;		/* bytes that record claims, header included */
+	uint16_t type;		/* that record's type */
+};
+
+/* Longest name blob and device task name the writers produce. */
+#define MSPROF_REC_NAMES_MAX	512
+#define MSPROF_REC_TASK_NAME_MAX	256
+/* Types from here on are no record's: a corrupt header. */
+#define MSPROF_REC_TYPE_END	256
+
 /*
- * Reads path, fills hdr (may be NULL) and visits each record.  A truncated
- * last record ends the walk without error; a bad header is -EPROTO.
+ * Reads the data file open as fd from its start: fills hdr (may be NULL)
+ * and visits each whole record.  Only a regular file is read, and no
+ * further than its size at the call.  -EPROTO: not a data file (bad file
+ * header); -EBADMSG: a record runs past the end of the file (cut short by a
+ * crash, or a corrupt size); -EILSEQ: a record no writer makes (a size its
+ * type cannot have, a type out of range).  The records before were visited
+ * then.  Types below MSPROF_REC_TYPE_END not known here are passed on.  stop
+ * (may be NULL) says where the walk stopped on those and a visitor's error.
+ */
+int recfile_read_fd(int fd, struct msprof_file_header *hdr,
+		    recfile_visit_fn visit, void *ctx, struct recfile_stop *stop);
+/*
+ * The same for path, opened without following a link in its last component
+ * and without blocking on a FIFO: -ELOOP, -EISDIR, -EINVAL (not a regular
+ * file) as open_file_nofollow().
  */
 int recfile_read(const char *path, struct msprof_file_header *hdr,
 		 recfile_visit_fn visit, void *ctx);
+/* One line on why a read stopped: "offset 12: record of ... bytes ...". */
+void recfile_strerror(char *buf, size_t len, int err,
+		      const struct recfile_stop *stop);
 
 #endif
