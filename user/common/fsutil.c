@@ -2,14 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "safe_open.h"
 
 int mkdir_p(const char *path, mode_t mode)
 {
@@ -107,15 +106,8 @@ int dir_open_safe(const char *path, mode_t mode, int *out)
 
 int create_at(int dir, const char *path, int *fd)
 {
-	struct open_how how = {
-		.flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		.mode = 0640,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS,
-	};
-
-	*fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
-	return *fd < 0 ? -errno : 0;
+	*fd = openat_beneath(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+	return *fd < 0 ? *fd : 0;
 }
 
 int write_new_at(int dir, const char *name, const void *buf, size_t len)

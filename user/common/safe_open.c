@@ -16,8 +16,6 @@ static int keep_regular(int fd, struct stat *st)
 {
 	int err;
 
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, st))
 		err = -errno;
 	else if (S_ISREG(st->st_mode))
@@ -28,21 +26,35 @@ static int keep_regular(int fd, struct stat *st)
 	return err;
 }
 
-int open_file_beneath(int dirfd, const char *path, struct stat *st)
+int openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
-		.flags = READ_FLAGS,
+		.flags = (unsigned int)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.mode = mode,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 
-	return keep_regular((int)syscall(SYS_openat2, dirfd, path, &how,
-					 sizeof(how)), st);
+	return fd < 0 ? -errno : fd;
+}
+
+int open_file_beneath(int dirfd, const char *path, struct stat *st)
+{
+	int fd = openat_beneath(dirfd, path, READ_FLAGS, 0);
+
+	if (fd < 0)
+		return fd;
+	return keep_regular(fd, st);
 }
 
 int open_file_nofollow(const char *path, struct stat *st)
 {
-	return keep_regular(open(path, READ_FLAGS), st);
+	int fd = open(path, READ_FLAGS);
+
+	if (fd < 0)
+		return -errno;
+	return keep_regular(fd, st);
 }
 
 const char *open_file_strerror(int err)

@@ -5,6 +5,12 @@
 #include <sys/stat.h>
 
 /*
+ * openat() that follows no link on the way, magic /proc ones included, and
+ * never leaves dirfd (no "..", no absolute path).  The fd or -errno.
+ */
+int openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
+/*
  * Opens path (relative, no "..") for reading under dirfd without following
  * any symbolic link or leaving dirfd, and without blocking on a FIFO; only a
  * regular file is kept.  Returns the fd (st filled) or -errno: -ELOOP for a
