@@ -27,22 +27,61 @@ int add_device_nodes(struct session *s, struct target *t)
 	return probe_devices(t->host_pid, add_device_node, s->tracer);
 }
 
+static int say_gone(int pid, int err)
+{
+	if (err == -ESRCH) {
+		ERR("no process with pid %d", pid);
+		return err;
+	}
+	ERR("pid %d: %s", pid, strerror(-err));
+	return err;
+}
+
+/* Ids that name no process msprof can profile, each refused with why. */
+static int check_kind(int pid)
+{
+	char comm[16] = "";
+	bool yes;
+	int tgid, err;
+
+	err = procfs_is_host_init(pid, &yes);
+	if (!err && yes) {
+		ERR("pid %d is the host's init: profiling init is not supported",
+		    pid);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_is_kthread(pid, &yes);
+	if (!err && yes) {
+		procfs_comm(pid, comm, sizeof(comm));
+		ERR("pid %d (%s) is a kernel thread: only user processes can be profiled",
+		    pid, comm);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_tgid(pid, &tgid);
+	if (!err && tgid != pid) {
+		ERR("pid %d is a thread of process %d: give the process id", pid, tgid);
+		return -EPERM;
+	}
+	if (err == -ENOENT)	/* no /proc entry */
+		err = -ESRCH;
+	return err ? say_gone(pid, err) : 0;
+}
+
 /* Takes one task: it must exist, have an agent if need_agent, be free. */
 int check_target(struct session *s, int pid, bool need_agent)
 {
 	struct target *t = &s->targets[s->ntargets];
 	int holder, err;
 
+	err = check_kind(pid);
+	if (err)
+		return err;
 	err = target_init(t, pid);
 	t->lock.fd = -1;
-	if (err == -ESRCH) {
-		ERR("no process with pid %d", pid);
-		return err;
-	}
-	if (err) {
-		ERR("pid %d: %s", pid, strerror(-err));
-		return err;
-	}
+	if (err)
+		return say_gone(pid, err);
 	if (need_agent && access(t->sock_path, F_OK)) {
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
 		    pid, t->sock_path);
@@ -54,8 +93,14 @@ int check_target(struct session *s, int pid, bool need_agent)
 		    pid, holder);
 		return err;
 	}
+	if (err == -EPERM) {
+		ERR("pid %d: %s or the lock file in it is not root's alone (a directory owned by root, writable by root only): refusing to use it",
+		    pid, CTL_LOCK_DIR);
+		return err;
+	}
 	if (err) {
-		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-err));
+		ERR("pid %d: cannot take its controller lock in %s: %s", pid,
+		    CTL_LOCK_DIR, strerror(-err));
 		return err;
 	}
 	s->ntargets++;

@@ -19,9 +19,6 @@
 #include "tracer.h"
 #include "uprobe_multi.h"
 
-/* The inode of the initial pid namespace, fixed by the kernel. */
-#define PROC_PID_INIT_INO 0xEFFFFFFCu
-
 struct tracer {
 	struct msprof_bpf *skel;
 	struct ring_buffer *rb;
