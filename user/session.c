@@ -119,6 +119,31 @@ int begin_window(struct session *s, struct target *t)
 	return 0;
 }
 
+/*
+ * A start that failed (the reason is printed already) leaves no window:
+ * the agents were not told to start, and the PROF_ directories begun go.
+ */
+static void abort_start(struct session *s)
+{
+	struct collector_sink sink;
+	int i;
+
+	tracer_set_gate(s->tracer, false);
+	tracer_detach(s->tracer);
+	session_consume(s);
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (!*t->dir)
+			continue;
+		collector_close(&s->collector, t->host_pid, &sink);
+		profdir_discard(t->dir);
+		*t->dir = '\0';
+	}
+	s->windows--;
+	printf("msprof: collection not started; nothing was written\n");
+}
+
 int session_start(struct session *s)
 {
 	int i, err;
@@ -150,11 +175,11 @@ int session_start(struct session *s)
 		err = tracer_attach_syscalls(s->tracer, s->follow);
 	if (!err)
 		err = tracer_set_gate(s->tracer, true);
-	s->collecting = true;
 	if (err) {
-		session_stop(s);
+		abort_start(s);
 		return err;
 	}
+	s->collecting = true;
 	/* An agent lost earlier (a timeout, a restart) gets another chance. */
 	for (i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
