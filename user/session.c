@@ -209,6 +209,7 @@ int end_window(struct session *s, struct target *t,
 	};
 	struct collector_sink sink = { 0 };
 	int err, derr = 0;
+	char why[128];
 
 	err = collector_close(&s->collector, t->host_pid, &sink);
 	if (err)
@@ -225,12 +226,7 @@ int end_window(struct session *s, struct target *t,
 		ERR("pid %d: cannot move device data: %s", t->host_pid, strerror(-derr));
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
-	if (s->host_only)
-		sum.device_status = "not collected (--host-only)";
-	else if (t->device_status < 0)
-		sum.device_status = strerror(-t->device_status);
-	else
-		sum.device_status = msprof_msg_status_name(t->device_status);
+	sum.device_status = device_status_text(s, t, why, sizeof(why));
 	clock_pair_now(&sum.end);
 	err = profdir_finish(t->dir, &sum);
 	if (err) {

@@ -120,9 +120,12 @@ int connect_target(struct session *s, struct target *t)
 	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, s->output);
-	if (err)
+	if (err) {
+		/* The reason a window's info.json gives for no device data. */
+		t->device_status = err;
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));
+	}
 	t->requests = 0;
 	/* A followed process with an agent of its own is a task like any. */
 	if (!err)
