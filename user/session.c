@@ -80,8 +80,8 @@ int session_open(struct session *s, const struct msprof_opts *o,
 
 int begin_window(struct session *s, struct target *t)
 {
+	bool attached[MSPROF_MAX_APIS];
 	char path[PATH_MAX * 2];
-	size_t probes;
 	int err;
 
 	/* A followed process may have become another program since. */
@@ -108,14 +108,13 @@ int begin_window(struct session *s, struct target *t)
 		ERR("cannot create %s: %s", path, strerror(-err));
 		return err;
 	}
-	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, &probes);
+	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, attached);
 	if (err) {
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
 		return err;
 	}
-	if (!probes && s->probes.n && !t->followed)
-		printf("msprof: pid %d maps no runtime library with functions to probe\n",
-		       t->host_pid);
+	if (!t->followed)
+		report_unprobed(s, t, attached);
 	return 0;
 }
 

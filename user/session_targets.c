@@ -69,6 +69,33 @@ static int check_kind(int pid)
 	return err ? say_gone(pid, err) : 0;
 }
 
+void report_unprobed(const struct session *s, const struct target *t,
+		     const bool *attached)
+{
+	const struct probe_set *ps = &s->probes;
+	char lib[PATH_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += attached[i];
+	if (!n && ps->n)
+		printf("msprof: pid %d maps no runtime library with functions to probe\n",
+		       t->host_pid);
+	/* A function the user named is worth a word wherever it is missing. */
+	for (i = 0; i < ps->n; i++) {
+		const struct probe *p = &ps->v[i];
+
+		if (attached[i] || !p->lib)
+			continue;
+		if (probe_find_library(t->host_pid, p, lib, sizeof(lib)))
+			ERR("--uprobe %s:%s: no library matching %s is mapped by pid %d",
+			    p->lib, p->name, p->lib, t->host_pid);
+		else
+			ERR("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
+			    p->lib, p->name, p->name, p->lib, t->host_pid, lib);
+	}
+}
+
 /* Takes one task: it must exist, have an agent if need_agent, be free. */
 int check_target(struct session *s, int pid, bool need_agent)
 {
