@@ -45,25 +45,6 @@ check "the other targets kept running" kill -0 "$a"
 check "the second window still covers the others" \
 	[ "$(ls -d "$WORK"/multi/PROF_000002_* | wc -l)" -eq 2 ]
 
-# --- a start that fails says why and leaves no window ---------------------
-# The output directory turns into a file between attach and start.
-msprof_open "$WORK/failstart.log" --dynamic=on --pid="$a" --output="$WORK/failstart"
-wait_for "$WORK/failstart.log" "attached to pid $a"
-mv "$WORK/failstart" "$WORK/failstart.dir"
-touch "$WORK/failstart"
-say start
-wait_for "$WORK/failstart.log" "collection not started"
-say status
-say quit
-msprof_close
-show "$WORK/failstart.log"
-check "failed start: the reason is given" \
-	grep -q "cannot create a PROF_ directory in $WORK/failstart: Not a directory" "$WORK/failstart.log"
-check "failed start: no stop is pretended" \
-	! grep -Eq "collection stopped|STOP_RSP|collection not running" "$WORK/failstart.log"
-check "failed start: no window counted" grep -q "0 windows written" "$WORK/failstart.log"
-check "failed start: nothing written" [ -z "$(ls -A "$WORK/failstart.dir")" ]
-
 # --- a --uprobe found nowhere is named, per target -------------------------
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$a" --uprobe=libnope:nope,libc:msprof_no_such_fn \

@@ -223,8 +223,15 @@ wait_for "$WORK/full.log" "attached to pid $t2"
 mount -o remount,nr_inodes=$(($(used) + 6 + 3)) "$small"
 say start
 wait_for "$WORK/full.log" "collection not started"
+say status
+wait_for "$WORK/full.log" "windows written"
 check "a start that failed at its second target leaves no PROF_ dir" \
 	[ -z "$(prof_dirs "$out")" ]
+check "failed start: the reason is given" \
+	grep -q "cannot create .*No space left on device" "$WORK/full.log"
+check "failed start: no stop is pretended" \
+	! grep -Eq "collection stopped|STOP_RSP|collection not running" "$WORK/full.log"
+check "failed start: no window counted" grep -q "0 windows written" "$WORK/full.log"
 mount -o remount,nr_inodes=100000 "$small"
 say start
 wait_for "$WORK/full.log" "collection started"
