@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "profdir.h"
+#include "testpoint.h"
 
 int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 		 const unsigned char rnd[16])
@@ -132,6 +133,7 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 		s->target_exited ? "true" : "false");
 	json_put_str(fp, s->device_status);
 	fputs("\n}\n", fp);
+	testpoint("after-info-json-tmp");
 	return close_new(fp);
 }
 

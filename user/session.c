@@ -15,6 +15,7 @@
 #include "procfs.h"
 #include "profdir.h"
 #include "session_int.h"
+#include "testpoint.h"
 
 /* The absolute path, so the agent resolves it the same. */
 static int make_output(const char *dir, char *abs)
@@ -46,8 +47,10 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	s->follow = o->follow_children;
 	s->launched = launched;
 	s->home = home;
+	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
 		err = check_target(s, pids[i], !s->host_only);
+	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err) {
 		struct tracer_config cfg = {
@@ -61,6 +64,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
 			    strerror(-err));
 	}
+	testpoint("after-bpf-load");
 	if (!err) {
 		err = make_output(o->output, s->output);
 		if (err)
@@ -73,6 +77,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		if (!err)
 			announce(t);
 	}
+	testpoint("after-connect");
 	if (err)
 		session_close(s);
 	return err;
@@ -102,6 +107,7 @@ int begin_window(struct session *s, struct target *t)
 		    t->host_pid, s->output, strerror(-err));
 		return err;
 	}
+	testpoint("after-profdir");
 	snprintf(path, sizeof(path), "%s/%s", t->dir, PROFDIR_HOST_FILE);
 	err = collector_open(&s->collector, t->host_pid, path, &s->probes);
 	if (err) {
@@ -127,6 +133,7 @@ int session_start(struct session *s)
 		printf("msprof: collection is already running; type stop first\n");
 		return 0;
 	}
+	testpoint("start-begin");
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
 		launch_each_task(s->launched, s->home, adopt_rank, s);
@@ -148,8 +155,10 @@ int session_start(struct session *s)
 	}
 	if (!err)
 		err = tracer_attach_syscalls(s->tracer, s->follow);
+	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->tracer, true);
+	testpoint("after-gate-open");
 	s->collecting = true;
 	if (err) {
 		session_stop(s);
@@ -165,7 +174,9 @@ int session_start(struct session *s)
 	}
 	/* Device collection failing still leaves a useful host window. */
 	tell_agents(s, MSPROF_START_REQ);
+	testpoint("after-start-req");
 	printf("msprof: collection started (window %u)\n", s->windows);
+	testpoint("collecting");
 	return 0;
 }
 
@@ -198,6 +209,7 @@ int end_window(struct session *s, struct target *t,
 		derr = target_collect_device_data(t);
 	if (derr)
 		ERR("pid %d: cannot move device data: %s", t->host_pid, strerror(-derr));
+	testpoint("after-device-copy");
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
 	if (s->host_only)
@@ -207,6 +219,7 @@ int end_window(struct session *s, struct target *t,
 	else
 		sum.device_status = msprof_msg_status_name(t->device_status);
 	clock_pair_now(&sum.end);
+	testpoint("before-info-json");
 	err = profdir_finish(t->dir, &sum);
 	if (err) {
 		ERR("cannot finish %s: %s", t->dir, strerror(-err));
@@ -230,13 +243,18 @@ int session_stop(struct session *s)
 		printf("msprof: collection is not running; type start first\n");
 		return 0;
 	}
+	testpoint("stop-begin");
 	tracer_set_gate(s->tracer, false);
+	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->collecting = false;
 	tell_agents(s, MSPROF_STOP_REQ);
+	testpoint("after-stop-req");
 	/* Returns still in flight now are lost with the probes; few by design. */
 	tracer_detach(s->tracer);
+	testpoint("after-detach");
 	err = session_consume(s);
+	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
 	if (!tracer_stats(s->tracer, stats))
@@ -272,6 +290,7 @@ void session_close(struct session *s)
 	struct target *t;
 	int i;
 
+	testpoint("quit-begin");
 	if (s->tracer) {
 		/* What is still in the ring buffer decides what is kept. */
 		session_consume(s);
@@ -281,6 +300,7 @@ void session_close(struct session *s)
 			session_stop(s);
 	}
 	tell_agents(s, MSPROF_QUIT_REQ);
+	testpoint("after-quit-req");
 	for (i = 0; i < s->ntargets; i++) {
 		t = &s->targets[i];
 		target_disconnect(t);

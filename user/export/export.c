@@ -13,6 +13,7 @@
 #include "export.h"
 #include "profdata.h"
 #include "profdir.h"
+#include "testpoint.h"
 #include "timeline.h"
 
 static bool is_prof_dir(const char *dir)
@@ -40,6 +41,7 @@ static int export_one(const char *dir)
 		fprintf(stderr, "msprof: cannot read %s: %s\n", dir, strerror(-err));
 		return err;
 	}
+	testpoint("export-after-load");
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	snprintf(out, sizeof(out), "%s/%s", dir, PROFDIR_OUTPUT);
@@ -57,6 +59,7 @@ static int export_one(const char *dir)
 	err = timeline_write(fp, &p);
 	if (fclose(fp) && !err)
 		err = -errno;
+	testpoint("export-before-rename");
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)
