@@ -19,6 +19,9 @@ START_POINTS="after-profdir after-attach after-gate-open after-start-req collect
 STOP_POINTS="stop-begin after-gate-close after-stop-req after-detach after-drain
 	after-device-copy before-info-json after-info-json-tmp"
 QUIT_POINTS="quit-begin after-quit-req"
+# The agent serves 100 requests a connection: after 49 windows msprof
+# reconnects at the 50th start.
+RECONNECT_POINTS="before-reconnect"
 EXPORT_POINTS="export-begin export-after-load export-before-rename"
 
 # wait_pause LOG STEP: until msprof says it waits at STEP (30 s at most).
@@ -65,16 +68,15 @@ ensure_task() {
 
 # attach_again OUT: a new controller takes the task, one window, quits.
 attach_again() {
-	local out=$1 log=$WORK/again.log before after
-	before=$(prof_dirs "$out" | wc -l)
+	local out=$1 log=$WORK/again.log new
+	prof_dirs "$out" >"$WORK/before" 2>/dev/null
 	feed start "sleep 1" stop quit |
 		"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$log" 2>&1 ||
 		{ show "$log"; return 1; }
-	after=$(prof_dirs "$out" | wc -l)
-	[ "$after" -eq $((before + 1)) ] || { echo "no new window"; show "$log"; return 1; }
+	new=$(prof_dirs "$out" | comm -13 "$WORK/before" -)
+	[ "$(wc -w <<<"$new")" -eq 1 ] || { echo "not one new window"; show "$log"; return 1; }
 	# Its window is whole: device data from this window's agent too.
-	jq -e '.device_status == "success"' \
-		"$(prof_dirs "$out" | tail -1)/info.json" >/dev/null ||
+	jq -e '.device_status == "success"' "$new/info.json" >/dev/null ||
 		{ show "$log"; return 1; }
 }
 
@@ -104,13 +106,16 @@ exports_window() {
 
 # kill_at STEP KIND: one session paused at STEP and SIGKILLed there.
 kill_at() {
-	local step=$1 kind=$2 out=$WORK/kill-$1 log=$WORK/kill-$1.log ids dirs
+	local step=$1 kind=$2 out=$WORK/kill-$1 log=$WORK/kill-$1.log ids dirs i
 	ensure_task || return
 	MSPROF_TEST_PAUSE=$step msprof_open "$log" --dynamic=on \
 		--pid="$TASK_PID" --output="$out"
 	case $kind in
 	start*) say start ;;
 	stop) say start; wait_for "$log" "collection started" && say stop ;;
+	reconnect)
+		for i in $(seq 49); do say start; say stop; done
+		say start ;;
 	quit)
 		say start
 		wait_for "$log" "collection started" && say stop &&
@@ -141,6 +146,12 @@ kill_at() {
 		[ ${#dirs[@]} -eq 1 ] &&
 			check "$step: the cut window exports, marked incomplete" \
 				exports_window "${dirs[0]}" yes ;;
+	reconnect)
+		check "$step: one PROF_ directory a window" [ ${#dirs[@]} -eq 50 ]
+		check "$step: the last window exports, marked incomplete" \
+			exports_window "${dirs[49]}" yes
+		check "$step: the one before exports whole" \
+			exports_window "${dirs[48]}" no ;;
 	quit)
 		check "$step: one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 		[ ${#dirs[@]} -eq 1 ] &&
@@ -280,6 +291,7 @@ for p in $OPEN_POINTS; do kill_at "$p" open; done
 for p in $START_POINTS_NODIR; do kill_at "$p" start-nodir; done
 for p in $START_POINTS; do kill_at "$p" start; done
 for p in $STOP_POINTS; do kill_at "$p" stop; done
+for p in $RECONNECT_POINTS; do kill_at "$p" reconnect; done
 for p in $QUIT_POINTS; do kill_at "$p" quit; done
 for p in $EXPORT_POINTS; do kill_export_at "$p"; done
 enospc
