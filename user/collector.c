@@ -2,6 +2,7 @@
 /* The ring buffer's consumer: each record into its target's host file. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector.h"
 #include "probes.h"
@@ -77,19 +78,21 @@ static int write_name(struct recfile *f, uint32_t id, const struct probe *p)
 	return recfile_append(f, MSPROF_REC_NAME, &rec, sizeof(rec), names, len);
 }
 
-int collector_open(struct collector *c, int tgid, const char *path,
+int collector_open(struct collector *c, int tgid, int fd,
 		   const struct probe_set *ps)
 {
 	struct collector_sink *s;
 	size_t i;
 	int err;
 
-	if (c->nsinks == MSPROF_MAX_PIDS)
+	if (c->nsinks == MSPROF_MAX_PIDS) {
+		close(fd);
 		return -ENOSPC;
+	}
 	s = &c->sinks[c->nsinks];
 	memset(s, 0, sizeof(*s));
 	s->tgid = tgid;
-	err = recfile_create(&s->file, path);
+	err = recfile_fdopen(&s->file, fd);
 	if (err)
 		return err;
 	for (i = 0; !err && i < ps->n; i++)

@@ -37,8 +37,11 @@ struct collector {
 struct collector_sink *collector_find(struct collector *c, int tgid);
 /* ring_buffer_sample_fn: ctx is the collector. */
 int collector_on_event(void *ctx, void *data, size_t size);
-/* Creates the target's host file, naming every probed API first. */
-int collector_open(struct collector *c, int tgid, const char *path,
+/*
+ * Writes the target's host file on fd (made for it; the sink's from now
+ * on, even on error), naming every probed API first.
+ */
+int collector_open(struct collector *c, int tgid, int fd,
 		   const struct probe_set *ps);
 /* Closes the sink of tgid, hands back its counts; the first write error. */
 int collector_close(struct collector *c, int tgid, struct collector_sink *out);

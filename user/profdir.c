@@ -2,15 +2,17 @@
 /* PROF_ directories: their names, their layout and their description. */
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fsutil.h"
 #include "json.h"
 #include "profdir.h"
-#include "testpoint.h"
 
 int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 		 const unsigned char rnd[16])
@@ -32,29 +34,8 @@ int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 	return 0;
 }
 
-/*
- * Files msprof writes into a PROF_ directory are always new: a name that
- * exists already (a link planted by someone else) is refused, not followed.
- */
-static int create_new(const char *dir, const char *name, FILE **fp)
-{
-	char path[4096];
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return -errno;
-	*fp = fdopen(fd, "w");
-	if (!*fp) {
-		close(fd);
-		return -errno;
-	}
-	return 0;
-}
-
-static int close_new(FILE *fp)
+/* Closes a stream; 0, or the first error it met. */
+static int close_text(FILE *fp)
 {
 	int err = ferror(fp) ? -EIO : 0;
 
@@ -63,67 +44,57 @@ static int close_new(FILE *fp)
 	return err;
 }
 
-static int write_clock_file(const char *dir, const char *name, const char *key,
+/* Files msprof writes into a PROF_ directory are always new. */
+static int write_clock_file(int dir, const char *name, const char *key,
 			    const struct clock_pair *c)
 {
-	FILE *fp;
-	int err = create_new(dir, name, &fp);
+	char text[256];
+	int n;
 
-	if (err)
-		return err;
 	/* msprof's own keys, plus the clock every record here uses. */
-	fprintf(fp, "{\"%s\": \"%llu\", \"clockMonotonicRaw\": \"%llu\", \"clockMonotonic\": \"%llu\"}\n",
-		key, (unsigned long long)(c->real_ns / 1000),
-		(unsigned long long)c->raw_ns, (unsigned long long)c->mono_ns);
-	return close_new(fp);
+	n = snprintf(text, sizeof(text),
+		     "{\"%s\": \"%llu\", \"clockMonotonicRaw\": \"%llu\", \"clockMonotonic\": \"%llu\"}\n",
+		     key, (unsigned long long)(c->real_ns / 1000),
+		     (unsigned long long)c->raw_ns, (unsigned long long)c->mono_ns);
+	return write_new_at(dir, name, text, (size_t)n);
 }
 
-int profdir_create(const char *output, unsigned int index,
-		   const struct clock_pair *start, char *dir, size_t len)
+/*
+ * info.json: "collecting" while the window runs; at its end "complete" or
+ * "incomplete" with the reason, and the end's fields.
+ */
+static int info_text(const struct profdir_summary *s, bool ended, char **buf,
+		     size_t *len)
 {
-	unsigned char rnd[16];
-	char name[64], sub[4096];
-	int err;
+	FILE *fp = open_memstream(buf, len);
+	const char *state = !ended ? "collecting" :
+			    s->incomplete_reason ? "incomplete" : "complete";
 
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+	if (!fp)
 		return -errno;
-	err = profdir_name(name, sizeof(name), index, start->real_ns, rnd);
-	if (err)
-		return err;
-	if (snprintf(dir, len, "%s/%s", output, name) >= (int)len ||
-	    snprintf(sub, sizeof(sub), "%s/host", dir) >= (int)sizeof(sub))
-		return -ENAMETOOLONG;
-	if (mkdir(dir, 0750) || mkdir(sub, 0750))
-		return -errno;
-	snprintf(sub, sizeof(sub), "%s/%s", dir, PROFDIR_HOST_DATA);
-	if (mkdir(sub, 0750))
-		return -errno;
-	return write_clock_file(dir, "start_info", "collectionTimeBegin", start);
-}
-
-int profdir_finish(const char *dir, const struct profdir_summary *s)
-{
-	FILE *fp;
-	int err;
-
-	err = write_clock_file(dir, "end_info", "collectionTimeEnd", &s->end);
-	if (!err)
-		err = create_new(dir, PROFDIR_INFO, &fp);
-	if (err)
-		return err;
 	fprintf(fp, "{\n  \"tool\": \"msprof-ebpf\",\n  \"version\": 1,\n"
-		"  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"comm\": ",
+		"  \"state\": \"%s\",\n", state);
+	if (ended && s->incomplete_reason) {
+		fputs("  \"incomplete_reason\": ", fp);
+		json_put_str(fp, s->incomplete_reason);
+		fputs(",\n", fp);
+	}
+	fprintf(fp, "  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"comm\": ",
 		s->host_pid, s->ns_pid);
 	json_put_str(fp, s->comm);
 	fprintf(fp, ",\n  \"window\": %u,\n"
-		"  \"start\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
+		"  \"start\": {\"mono_ns\": %llu, \"real_ns\": %llu}",
+		s->window, (unsigned long long)s->start.mono_ns,
+		(unsigned long long)s->start.real_ns);
+	if (!ended) {
+		fputs("\n}\n", fp);
+		return close_text(fp);
+	}
+	fprintf(fp, ",\n"
 		"  \"end\": {\"mono_ns\": %llu, \"real_ns\": %llu},\n"
 		"  \"host\": {\"api_events\": %llu, \"ioctl_events\": %llu, "
 		"\"lost_events\": %llu, \"unfinished_at_stop\": %llu},\n"
 		"  \"target_exited\": %s,\n  \"device_status\": ",
-		s->window,
-		(unsigned long long)s->start.mono_ns,
-		(unsigned long long)s->start.real_ns,
 		(unsigned long long)s->end.mono_ns,
 		(unsigned long long)s->end.real_ns,
 		(unsigned long long)s->api_events,
@@ -133,25 +104,98 @@ int profdir_finish(const char *dir, const struct profdir_summary *s)
 		s->target_exited ? "true" : "false");
 	json_put_str(fp, s->device_status);
 	fputs("\n}\n", fp);
-	testpoint("after-info-json-tmp");
-	return close_new(fp);
+	return close_text(fp);
 }
 
-int profdir_discard(const char *dir)
+static int write_info(int dir, const struct profdir_summary *s, bool ended)
 {
-	static const char *const made[] = {
-		PROFDIR_HOST_FILE, PROFDIR_HOST_DATA, "host", "start_info",
-	};
-	char path[4096];
-	size_t i;
-	int err = 0;
+	char *text = NULL;
+	size_t len;
+	int err;
 
-	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, made[i]);
-		if (remove(path) && errno != ENOENT && !err)
-			err = -errno;
-	}
-	if (rmdir(dir) && !err)
-		err = -errno;
+	err = info_text(s, ended, &text, &len);
+	if (!err)
+		err = ended ? write_replace_at(dir, PROFDIR_INFO, text, len) :
+			      write_new_at(dir, PROFDIR_INFO, text, len);
+	free(text);
 	return err;
+}
+
+/* What profdir_create() makes, innermost first: what discard removes. */
+static const char *const made_files[] = {
+	PROFDIR_HOST_FILE, PROFDIR_INFO, "start_info",
+};
+static const char *const made_dirs[] = { PROFDIR_HOST_DATA, "host" };
+
+int profdir_create(int out, const struct profdir_summary *s, char *name,
+		   size_t len, int *dir)
+{
+	unsigned char rnd[16];
+	size_t i;
+	int err;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -errno;
+	err = profdir_name(name, len, s->window, s->start.real_ns, rnd);
+	if (err)
+		return err;
+	if (mkdirat(out, name, 0750))
+		return -errno;
+	*dir = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*dir < 0) {
+		err = -errno;
+		unlinkat(out, name, AT_REMOVEDIR);
+		return err;
+	}
+	/* Made by us just now, in a directory only root writes: no links. */
+	for (i = sizeof(made_dirs) / sizeof(made_dirs[0]); !err && i--;)
+		if (mkdirat(*dir, made_dirs[i], 0750))
+			err = -errno;
+	if (!err)
+		err = write_clock_file(*dir, "start_info", "collectionTimeBegin",
+				       &s->start);
+	if (!err)
+		err = write_info(*dir, s, false);
+	if (err) {
+		profdir_discard(out, name, *dir);
+		*dir = -1;
+	}
+	return err;
+}
+
+int profdir_open_host_file(int dir, int *fd)
+{
+	return create_at(dir, PROFDIR_HOST_FILE, fd);
+}
+
+int profdir_finish(int dir, const struct profdir_summary *s)
+{
+	struct profdir_summary inc;
+	int err, fd;
+
+	/* The data first on disk, then the word that it is complete. */
+	fd = openat(dir, PROFDIR_HOST_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	err = write_clock_file(dir, "end_info", "collectionTimeEnd", &s->end);
+	if (err && !s->incomplete_reason) {
+		inc = *s;
+		inc.incomplete_reason = "cannot write end_info";
+		s = &inc;
+	}
+	return write_info(dir, s, true) ?: err;
+}
+
+void profdir_discard(int out, const char *name, int dir)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(made_files) / sizeof(made_files[0]); i++)
+		unlinkat(dir, made_files[i], 0);
+	for (i = 0; i < sizeof(made_dirs) / sizeof(made_dirs[0]); i++)
+		unlinkat(dir, made_dirs[i], AT_REMOVEDIR);
+	close(dir);
+	unlinkat(out, name, AT_REMOVEDIR);
 }

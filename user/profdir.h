@@ -19,13 +19,6 @@
 int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 		 const unsigned char rnd[16]);
 
-/*
- * Creates <output>/PROF_.../host/data/ and writes start_info; the path is
- * returned in dir.
- */
-int profdir_create(const char *output, unsigned int index,
-		   const struct clock_pair *start, char *dir, size_t len);
-
 struct profdir_summary {
 	int host_pid;
 	int ns_pid;
@@ -39,15 +32,32 @@ struct profdir_summary {
 	uint64_t unfinished;	/* calls and ioctls in flight at stop, all targets */
 	int target_exited;
 	const char *device_status;	/* what the agent said at stop */
+	const char *incomplete_reason;	/* NULL: the window is complete */
 };
 
 /*
- * Removes a directory profdir_create() made whose host file holds no
- * records (a followed process that did nothing): exactly those files.
+ * Makes PROF_... (named from s's window and start) in the directory out, its
+ * host/data/, start_info, and info.json in state "collecting"; returns its
+ * name and an fd on it, through which everything in it is made.  On error
+ * nothing is left.
  */
-int profdir_discard(const char *dir);
+int profdir_create(int out, const struct profdir_summary *s, char *name,
+		   size_t len, int *dir);
 
-/* Writes end_info and info.json, the marks of a finished directory. */
-int profdir_finish(const char *dir, const struct profdir_summary *s);
+/* Creates host/data/host_trace.data, new, for writing. */
+int profdir_open_host_file(int dir, int *fd);
+
+/*
+ * Removes what profdir_create() made (name in out, open as dir) and the host
+ * file: exactly those, so only an empty directory goes.  Closes dir.
+ */
+void profdir_discard(int out, const char *name, int dir);
+
+/*
+ * Writes end_info and replaces info.json atomically: "complete", or
+ * "incomplete" with s's reason (or end_info's failure).  The data files are
+ * synced first.  On error the "collecting" info.json may stay.
+ */
+int profdir_finish(int dir, const struct profdir_summary *s);
 
 #endif

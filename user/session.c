@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* start and stop: what a window is made of, in the order it happens. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,50 @@
 #include "session_int.h"
 #include "testpoint.h"
 
-/* The absolute path, so the agent resolves it the same. */
-static int make_output(const char *dir, char *abs)
+static const char *output_problem(int err)
 {
-	int err = mkdir_p(dir, 0755);
+	switch (err) {
+	case -ELOOP:
+		return "is a symbolic link, or passes through one root does not own";
+	case -ENOTDIR:
+		return "is not a directory";
+	case -EPERM:
+		return "is owned by another user";
+	case -EACCES:
+		return "is writable by group or others and not sticky";
+	default:
+		return NULL;
+	}
+}
 
-	if (err)
+/*
+ * Opened once: every PROF_ directory is made through out, so that a path
+ * swapped under --output later has no effect.  The absolute path is for
+ * the agent, which resolves it the same.
+ */
+static int open_output(const char *dir, int *out, char *abs)
+{
+	char fdpath[64];
+	const char *why;
+	ssize_t n;
+	int err;
+
+	err = dir_open_safe(dir, 0755, out);
+	why = output_problem(err);
+	if (why) {
+		ERR("--output %s %s", dir, why);
 		return err;
-	if (!realpath(dir, abs))
-		return -errno;
-	return 0;
+	}
+	if (!err) {
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", *out);
+		n = readlink(fdpath, abs, PATH_MAX - 1);
+		err = n < 0 ? -errno : 0;
+		if (!err)
+			abs[n] = '\0';
+	}
+	if (err)
+		ERR("cannot use output directory %s: %s", dir, strerror(-err));
+	return err;
 }
 
 int session_open(struct session *s, const struct msprof_opts *o,
@@ -37,6 +72,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	int i, err = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->out_fd = -1;
 	s->host_only = o->host_only;
 	err = probe_set_build(&s->probes, opts_layers(o), o->uprobes, msg,
 			      sizeof(msg));
@@ -65,12 +101,8 @@ int session_open(struct session *s, const struct msprof_opts *o,
 			    strerror(-err));
 	}
 	testpoint("after-bpf-load");
-	if (!err) {
-		err = make_output(o->output, s->output);
-		if (err)
-			ERR("cannot use output directory %s: %s", o->output,
-			    strerror(-err));
-	}
+	if (!err)
+		err = open_output(o->output, &s->out_fd, s->output);
 	for (i = 0; !err && i < s->ntargets; i++) {
 		t = &s->targets[i];
 		err = connect_target(s, t);
@@ -83,9 +115,68 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
+/* What info.json says of t's window, as far as the start knows. */
+static void window_summary(const struct session *s, const struct target *t,
+			   struct profdir_summary *sum)
+{
+	*sum = (struct profdir_summary){
+		.host_pid = t->host_pid,
+		.ns_pid = t->ns_pid,
+		.comm = t->comm,
+		.window = s->windows,
+		.start = s->start,
+	};
+}
+
+/* Removes t's PROF_ directory, which holds no data worth keeping. */
+static void discard_window(struct session *s, struct target *t)
+{
+	profdir_discard(s->out_fd, strrchr(t->dir, '/') + 1, t->dir_fd);
+	t->dir_fd = -1;
+	*t->dir = '\0';
+}
+
+/* Makes t's PROF_ directory with its host file, open in the collector. */
+static int open_window(struct session *s, struct target *t)
+{
+	struct profdir_summary sum;
+	char name[64];
+	int err, fd;
+
+	window_summary(s, t, &sum);
+	err = profdir_create(s->out_fd, &sum, name, sizeof(name), &t->dir_fd);
+	if (err) {
+		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
+		    t->host_pid, s->output, strerror(-err));
+		return err;
+	}
+	/* Too long for messages only: output itself fits a path. */
+	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", s->output, name) >=
+	    (int)sizeof(t->dir))
+		t->dir[sizeof(t->dir) - 1] = '\0';
+	testpoint("after-profdir");
+	err = profdir_open_host_file(t->dir_fd, &fd);
+	if (!err)
+		err = collector_open(&s->collector, t->host_pid, fd, &s->probes);
+	if (err) {
+		ERR("cannot create %s/%s: %s", t->dir, PROFDIR_HOST_FILE,
+		    strerror(-err));
+		discard_window(s, t);
+	}
+	return err;
+}
+
+/* Closes t's host file and removes its PROF_ directory. */
+static void close_window(struct session *s, struct target *t)
+{
+	struct collector_sink sink;
+
+	collector_close(&s->collector, t->host_pid, &sink);
+	discard_window(s, t);
+}
+
 int begin_window(struct session *s, struct target *t)
 {
-	char path[PATH_MAX * 2];
 	size_t probes;
 	int err;
 
@@ -99,30 +190,36 @@ int begin_window(struct session *s, struct target *t)
 		    strerror(-err));
 		return err;
 	}
-	err = profdir_create(s->output, s->windows, &s->start, t->dir,
-			     sizeof(t->dir));
-	if (err) {
-		*t->dir = '\0';
-		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
-		    t->host_pid, s->output, strerror(-err));
+	t->stage_ignored = 0;
+	t->device_err = 0;
+	err = open_window(s, t);
+	if (err)
 		return err;
-	}
-	testpoint("after-profdir");
-	snprintf(path, sizeof(path), "%s/%s", t->dir, PROFDIR_HOST_FILE);
-	err = collector_open(&s->collector, t->host_pid, path, &s->probes);
-	if (err) {
-		ERR("cannot create %s: %s", path, strerror(-err));
-		return err;
-	}
 	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, &probes);
 	if (err) {
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
+		close_window(s, t);
 		return err;
 	}
 	if (!probes && s->probes.n && !t->followed)
 		printf("msprof: pid %d maps no runtime library with functions to probe\n",
 		       t->host_pid);
 	return 0;
+}
+
+/* A start that failed leaves nothing: no PROF_ directory of any target. */
+static void abort_start(struct session *s)
+{
+	int i;
+
+	tracer_set_gate(s->tracer, false);
+	tracer_detach(s->tracer);
+	for (i = 0; i < s->ntargets; i++)
+		if (s->targets[i].dir_fd >= 0)
+			close_window(s, &s->targets[i]);
+	printf("msprof: collection not started; nothing was written\n");
+	/* The next start makes this window's directories afresh. */
+	s->windows--;
 }
 
 int session_start(struct session *s)
@@ -159,11 +256,11 @@ int session_start(struct session *s)
 	if (!err)
 		err = tracer_set_gate(s->tracer, true);
 	testpoint("after-gate-open");
-	s->collecting = true;
 	if (err) {
-		session_stop(s);
+		abort_start(s);
 		return err;
 	}
+	s->collecting = true;
 	/* An agent lost earlier (a timeout, a restart) gets another chance. */
 	for (i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
@@ -183,33 +280,38 @@ int session_start(struct session *s)
 int end_window(struct session *s, struct target *t,
 		      const struct window_end *we)
 {
-	struct profdir_summary sum = {
-		.host_pid = t->host_pid,
-		.ns_pid = t->ns_pid,
-		.comm = t->comm,
-		.window = s->windows,
-		.start = s->start,
-		.lost_events = we->lost,
-		.unfinished = we->unfinished,
-		.target_exited = t->exited,
-	};
 	struct collector_sink sink = { 0 };
-	int err, derr = 0;
+	struct profdir_summary sum;
+	char reason[128];
+	int herr, err;
 
-	err = collector_close(&s->collector, t->host_pid, &sink);
-	if (err)
-		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-err));
-	if (t->followed && !sink.api_events && !sink.ioctl_events && !err) {
+	window_summary(s, t, &sum);
+	sum.lost_events = we->lost;
+	sum.unfinished = we->unfinished;
+	sum.target_exited = t->exited;
+	herr = collector_close(&s->collector, t->host_pid, &sink);
+	if (herr)
+		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-herr));
+	if (t->followed && !sink.api_events && !sink.ioctl_events && !herr) {
 		/* A helper process (a shell's sleep) leaves no trace. */
-		profdir_discard(t->dir);
-		*t->dir = '\0';
+		discard_window(s, t);
 		return 0;
 	}
-	if (t->device_status == MSPROF_SUCCESS && *t->stage)
-		derr = target_collect_device_data(t);
-	if (derr)
-		ERR("pid %d: cannot move device data: %s", t->host_pid, strerror(-derr));
+	if (t->device_status == MSPROF_SUCCESS)
+		target_collect_device_data(t);
 	testpoint("after-device-copy");
+	if (t->device_err)
+		ERR("pid %d: cannot copy device data: %s", t->host_pid,
+		    strerror(-t->device_err));
+	if (t->stage_ignored)
+		ERR("pid %d: ignored %u unexpected entries in the staging directory",
+		    t->host_pid, t->stage_ignored);
+	if (herr)
+		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
+	else if (t->device_err)
+		snprintf(reason, sizeof(reason), "device data: %s",
+			 strerror(-t->device_err));
+	sum.incomplete_reason = herr || t->device_err ? reason : NULL;
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
 	if (s->host_only)
@@ -220,17 +322,19 @@ int end_window(struct session *s, struct target *t,
 		sum.device_status = msprof_msg_status_name(t->device_status);
 	clock_pair_now(&sum.end);
 	testpoint("before-info-json");
-	err = profdir_finish(t->dir, &sum);
-	if (err) {
+	err = profdir_finish(t->dir_fd, &sum);
+	close(t->dir_fd);
+	t->dir_fd = -1;
+	if (err)
 		ERR("cannot finish %s: %s", t->dir, strerror(-err));
-		return err;
-	}
-	printf("msprof: %s: %llu API calls, %llu ioctls%s\n", t->dir,
-	       (unsigned long long)sum.api_events,
-	       (unsigned long long)sum.ioctl_events,
-	       t->exited ? " (the task exited during the window)" : "");
+	else
+		printf("msprof: %s: %llu API calls, %llu ioctls%s%s\n", t->dir,
+		       (unsigned long long)sum.api_events,
+		       (unsigned long long)sum.ioctl_events,
+		       t->exited ? " (the task exited during the window)" : "",
+		       sum.incomplete_reason ? " (incomplete)" : "");
 	*t->dir = '\0';
-	return 0;
+	return err ?: herr ?: t->device_err;
 }
 
 int session_stop(struct session *s)
@@ -309,6 +413,9 @@ void session_close(struct session *s)
 	tracer_close(s->tracer);
 	s->tracer = NULL;
 	probe_set_free(&s->probes);
+	if (s->out_fd >= 0)
+		close(s->out_fd);
+	s->out_fd = -1;
 }
 
 void session_status(struct session *s)

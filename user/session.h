@@ -14,7 +14,8 @@
 
 /* Everything one interactive msprof controls: its targets and windows. */
 struct session {
-	char output[PATH_MAX];
+	char output[PATH_MAX];		/* absolute, as the agents see it */
+	int out_fd;			/* open on it: PROF_ dirs are made here */
 	struct tracer *tracer;
 	struct collector collector;
 	struct target targets[MSPROF_MAX_PIDS];

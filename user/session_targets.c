@@ -74,7 +74,7 @@ int connect_target(struct session *s, struct target *t)
 	/* A followed child may run no agent: its host side still counts. */
 	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
-	err = target_connect(t, s->output);
+	err = target_connect(t, s->output, s->out_fd);
 	if (err)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dynsock.h"
+#include "fsutil.h"
 #include "json.h"
 #include "msprof/protocol.h"
 #include "procfs.h"
@@ -80,6 +82,8 @@ int target_init(struct target *t, int host_pid)
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 	t->stage_parent_fd = -1;
+	t->stage_fd = -1;
+	t->dir_fd = -1;
 	t->host_pid = host_pid;
 	if (!procfs_alive(host_pid))
 		return -ESRCH;
@@ -103,67 +107,56 @@ int target_init(struct target *t, int host_pid)
 				  "", t->ns_pid);
 }
 
-static const char *stage_name(const struct target *t)
-{
-	return strrchr(t->stage, '/') + 1;
-}
-
 /*
- * The staging directory goes under output when the task sees output as
- * msprof does, so that rename() takes its files.  A task with a mount
- * namespace of its own cannot see output: the directory goes into its own
- * /tmp, reached through its root, and named with msprof's pid too so that
- * one left by a controller that died is never taken for ours.
+ * A new staging directory for every session, named so that no one can make
+ * it beforehand (one found there is an error, never reused), and so that
+ * one a killed controller left is never taken for ours.  It goes under
+ * output when the task sees output as msprof does; a task with a mount
+ * namespace of its own cannot: then into its own /tmp, through its root.
  */
-static int stage_create(struct target *t, const char *output)
+static int stage_create(struct target *t, const char *output, int out)
 {
 	const char *parent = t->own_mnt_ns ? "/tmp" : output;
-	char name[64], root[64] = "";
-	uid_t uid;
-	gid_t gid;
-	int fd, err;
+	unsigned long long rnd;
+	struct stat st;
+	int err;
 
-	err = procfs_owner(t->host_pid, &uid, &gid);
+	err = procfs_owner(t->host_pid, &t->uid, &t->gid);
 	if (err)
 		return err;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	snprintf(t->stage_name, sizeof(t->stage_name), STAGE_PREFIX "%d_%d_%016llx",
+		 t->host_pid, (int)getpid(), rnd);
+	if (snprintf(t->task_stage, sizeof(t->task_stage), "%s/%s", parent,
+		     t->stage_name) >= (int)sizeof(t->task_stage))
+		return -ENAMETOOLONG;
 	if (t->own_mnt_ns) {
-		snprintf(name, sizeof(name), STAGE_PREFIX "%d_%d", t->ns_pid,
-			 (int)getpid());
-		snprintf(root, sizeof(root), "/proc/%d/root", t->host_pid);
 		err = procfs_open_in_root(t->host_pid, parent,
 					  O_PATH | O_DIRECTORY,
 					  &t->stage_parent_fd);
 	} else {
-		snprintf(name, sizeof(name), STAGE_PREFIX "%d", t->host_pid);
-		t->stage_parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		t->stage_parent_fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
 		if (t->stage_parent_fd < 0)
 			err = -errno;
 	}
 	if (err)
 		return err;
-	if (snprintf(t->task_stage, sizeof(t->task_stage), "%s/%s", parent,
-		     name) >= (int)sizeof(t->task_stage) ||
-	    snprintf(t->stage, sizeof(t->stage), "%s%s", root,
-		     t->task_stage) >= (int)sizeof(t->stage))
-		err = -ENAMETOOLONG;
-	/*
-	 * Under output one left by an earlier msprof is reused; in a /tmp,
-	 * where anyone can write, only a new one is ours.
-	 */
-	else if (mkdirat(t->stage_parent_fd, name, 0700) &&
-		 (errno != EEXIST || t->own_mnt_ns))
+	if (mkdirat(t->stage_parent_fd, t->stage_name, 0700))
+		return -errno;
+	t->stage_fd = openat(t->stage_parent_fd, t->stage_name, DIR_FLAGS);
+	if (t->stage_fd < 0) {
 		err = -errno;
-	if (err) {
-		*t->stage = '\0';	/* nothing of ours to remove */
+		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
 		return err;
 	}
-	fd = openat(t->stage_parent_fd, name, DIR_FLAGS);
-	if (fd < 0)
+	/* Ours, just made: in a sticky /tmp no one else can swap it. */
+	if (fstat(t->stage_fd, &st))
 		return -errno;
+	if (st.st_uid != geteuid())
+		return -EPERM;
 	/* The agent writes as the task's user. */
-	err = fchown(fd, uid, gid) ? -errno : 0;
-	close(fd);
-	return err;
+	return fchown(t->stage_fd, t->uid, t->gid) ? -errno : 0;
 }
 
 /* The parameters: where the agent flushes, named as the task sees it. */
@@ -186,11 +179,11 @@ static int send_params(struct target *t)
 	return err;
 }
 
-int target_connect(struct target *t, const char *output)
+int target_connect(struct target *t, const char *output, int out)
 {
 	int err;
 
-	err = stage_create(t, output);
+	err = stage_create(t, output, out);
 	testpoint("after-stage");
 	if (!err)
 		err = dynsock_connect(t->sock_path, &t->fd);
@@ -231,109 +224,190 @@ static int for_each_entry(int dir, entry_fn fn, void *ctx)
 }
 
 /*
- * Copies a regular file.  What else the agent may have left, a link or a
- * FIFO, is no device data: msprof (root) must not read through it.
+ * What the agent writes (devdata.c): agent_stats_<backend>.json, and
+ * device_<N>/data/task_time.data.  Nothing else is taken.
  */
-static int copy_file_at(int from, const char *name, int to)
-{
-	struct stat st;
-	int in, out, err;
-	ssize_t n;
+enum staged { STAGED_STRAY, STAGED_FILE, STAGED_DIR };
 
-	/* O_NONBLOCK: opening a FIFO must not hang msprof. */
-	in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	if (fstat(in, &st)) {
-		err = -errno;
-		goto out_in;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out_in;
-	}
-	out = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		err = -errno;
-		goto out_in;
-	}
-	do
-		n = sendfile(out, in, NULL, 1 << 30);
-	while (n > 0);
-	err = n < 0 ? -errno : 0;
-	if (close(out) && !err)
-		err = -errno;
-out_in:
-	close(in);
-	return err;
+static bool all_of(const char *s, size_t n, const char *set)
+{
+	return n && strspn(s, set) == n;
 }
 
-static int move_at(int from, const char *name, void *to);
-
-/* Moves the entries of one directory into another. */
-static int move_entries(int from_at, const char *from_name, int to_at,
-			const char *to_name)
+static enum staged staged_kind(int depth, const char *name)
 {
-	int from, to, err;
+	size_t n = strlen(name);
 
-	from = openat(from_at, from_name, DIR_FLAGS);
-	if (from < 0)
-		return -errno;
-	to = openat(to_at, to_name, DIR_FLAGS);
-	if (to < 0) {
-		err = -errno;
-		close(from);
-		return err;
+	switch (depth) {
+	case 0:
+		if (!strncmp(name, "device_", 7) && n <= 7 + 10 &&
+		    all_of(name + 7, n - 7, "0123456789"))
+			return STAGED_DIR;
+		if (!strncmp(name, "agent_stats_", 12) && n > 12 + 5 &&
+		    !strcmp(name + n - 5, ".json") &&
+		    all_of(name + 12, n - 12 - 5, "abcdefghijklmnopqrstuvwxyz0123456789_"))
+			return STAGED_FILE;
+		return STAGED_STRAY;
+	case 1:
+		return strcmp(name, "data") ? STAGED_STRAY : STAGED_DIR;
+	default:
+		return strcmp(name, "task_time.data") ? STAGED_STRAY : STAGED_FILE;
 	}
-	err = for_each_entry(from, move_at, &to);
-	close(to);
-	close(from);
-	return err;
 }
 
 /*
- * rename(), unless the staging directory is on another filesystem than the
- * PROF_ directory, as a task's own /tmp usually is: then copy and unlink.
+ * Opens an entry of the stage only if it is what the task's user made:
+ * never a link, a FIFO (O_NONBLOCK: no hang), a hard link to someone
+ * else's file, or another user's.
  */
-static int move_at(int from, const char *name, void *to)
+static int open_staged(const struct target *t, int dir, const char *name,
+		       enum staged kind, int *fd, struct stat *st)
 {
-	int to_fd = *(int *)to, flags = 0, err;
+	int flags = kind == STAGED_DIR ? DIR_FLAGS :
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	bool ok;
 
-	if (!renameat(from, name, to_fd, name))
-		return 0;
-	if (errno != EXDEV)
+	*fd = openat(dir, name, flags);
+	if (*fd < 0)
 		return -errno;
-	err = copy_file_at(from, name, to_fd);
-	if (err == -EISDIR) {
-		flags = AT_REMOVEDIR;
-		if (mkdirat(to_fd, name, 0755) && errno != EEXIST)
-			return -errno;
-		err = move_entries(from, name, to_fd, name);
+	if (fstat(*fd, st)) {
+		close(*fd);
+		return -EIO;
 	}
-	if (err)
+	ok = st->st_uid == t->uid &&
+	     (kind == STAGED_DIR ? S_ISDIR(st->st_mode) :
+	      S_ISREG(st->st_mode) && st->st_nlink == 1);
+	if (!ok) {
+		close(*fd);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Copies st_size bytes at most: the agent's file may still be growing. */
+static int copy_contents(int in, const struct stat *st, int out)
+{
+	off_t left = st->st_size;
+	ssize_t n;
+
+	while (left > 0) {
+		n = sendfile(out, in, NULL, (size_t)(left < (1 << 30) ? left : (1 << 30)));
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		left -= n;
+	}
+	return fsync(out) ? -errno : 0;
+}
+
+struct take {
+	struct target *t;
+	int to;		/* the matching directory in the PROF_ directory */
+	int depth;	/* 0: the stage itself */
+};
+
+static int take_at(int from, const char *name, void *ctx);
+
+/* A directory of the stage into a new one of root's in the PROF_ dir. */
+static int take_dir(struct take *tk, int from, const char *name)
+{
+	struct take sub = { .t = tk->t, .depth = tk->depth + 1 };
+	struct stat st;
+	int in, err;
+
+	if (open_staged(tk->t, from, name, STAGED_DIR, &in, &st)) {
+		tk->t->stage_ignored++;
+		return 0;
+	}
+	if (mkdirat(tk->to, name, 0750) && errno != EEXIST) {
+		err = -errno;
+		close(in);
 		return err;
-	return unlinkat(from, name, flags) ? -errno : 0;
+	}
+	/* tk->to is root's own: nothing there is anyone else's link. */
+	sub.to = openat(tk->to, name, DIR_FLAGS);
+	if (sub.to < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	err = for_each_entry(in, take_at, &sub);
+	close(sub.to);
+	close(in);
+	/* Taken ones are gone from the stage; an empty copy goes too. */
+	unlinkat(from, name, AT_REMOVEDIR);
+	unlinkat(tk->to, name, AT_REMOVEDIR);
+	return err;
+}
+
+static int take_file(struct take *tk, int from, const char *name)
+{
+	struct stat st;
+	int in, out, err;
+
+	if (open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
+		tk->t->stage_ignored++;
+		return 0;
+	}
+	err = create_at(tk->to, name, &out);
+	if (!err) {
+		err = copy_contents(in, &st, out);
+		if (close(out) && !err)
+			err = -errno;
+	}
+	close(in);
+	if (!err)
+		unlinkat(from, name, 0);
+	return err;
+}
+
+static int take_at(int from, const char *name, void *ctx)
+{
+	struct take *tk = ctx;
+
+	switch (staged_kind(tk->depth, name)) {
+	case STAGED_DIR:
+		return take_dir(tk, from, name);
+	case STAGED_FILE:
+		return take_file(tk, from, name);
+	default:
+		tk->t->stage_ignored++;
+		return 0;
+	}
 }
 
 int target_collect_device_data(struct target *t)
 {
-	return move_entries(t->stage_parent_fd, stage_name(t), AT_FDCWD, t->dir);
+	struct take tk = { .t = t, .to = t->dir_fd };
+	int err;
+
+	if (t->stage_fd < 0 || t->dir_fd < 0)
+		return 0;
+	err = for_each_entry(t->stage_fd, take_at, &tk);
+	if (err && !t->device_err)
+		t->device_err = err;
+	return err;
 }
 
-/* rm -r of one entry. */
+/* Deep enough for what the agent writes; a deeper tree is left. */
+#define REMOVE_DEPTH 8
+
+/* rm -r of one entry, never following a link. */
 static int remove_at(int dir, const char *name, void *ctx)
 {
-	int sub, err;
+	int depth = *(int *)ctx + 1, sub, err;
 
-	(void)ctx;
 	if (!unlinkat(dir, name, 0))
 		return 0;
 	if (errno != EISDIR)
 		return -errno;
+	if (depth > REMOVE_DEPTH)
+		return -ELOOP;
 	sub = openat(dir, name, DIR_FLAGS);
 	if (sub < 0)
 		return -errno;
-	err = for_each_entry(sub, remove_at, NULL);
+	err = for_each_entry(sub, remove_at, &depth);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
 		err = -errno;
@@ -342,6 +416,8 @@ static int remove_at(int dir, const char *name, void *ctx)
 
 void target_disconnect(struct target *t)
 {
+	int depth = 0;
+
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
@@ -349,9 +425,12 @@ void target_disconnect(struct target *t)
 	 * What the agent flushed after the last collect (a connection that
 	 * ended inside a window) is ours to remove too.
 	 */
-	if (*t->stage)
-		remove_at(t->stage_parent_fd, stage_name(t), NULL);
-	*t->stage = '\0';
+	if (t->stage_fd >= 0) {
+		for_each_entry(t->stage_fd, remove_at, &depth);
+		close(t->stage_fd);
+		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
+	}
+	t->stage_fd = -1;
 	if (t->stage_parent_fd >= 0)
 		close(t->stage_parent_fd);
 	t->stage_parent_fd = -1;

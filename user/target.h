@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "ctl_lock.h"
 
@@ -15,30 +16,42 @@ struct target {
 	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
 	/*
-	 * The staging directory for device data, one directory under two
-	 * names: stage is set once msprof made it.
+	 * The staging directory for device data, owned by the task's user:
+	 * msprof holds it open, the agent writes to it by path.
 	 */
-	char stage[PATH_MAX];		/* as msprof reaches it */
+	char stage_name[64];
 	char task_stage[PATH_MAX];	/* as the task's agent writes to it */
 	int stage_parent_fd;	/* the directory holding it, -1 if none */
+	int stage_fd;		/* the staging directory, -1 if none */
+	uid_t uid;		/* the task's user, who owns what it stages */
+	gid_t gid;
+	unsigned int stage_ignored;	/* entries not taken in this window */
+	int device_err;		/* first failure taking its device data */
 	int fd;			/* connection to the agent, -1 if none */
 	unsigned int requests;	/* sent on this connection (the agent allows 100) */
 	struct ctl_lock lock;	/* one controller per task */
 	bool exited;
 	bool followed;		/* started by a target; kept only if it did something */
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */
+	int dir_fd;		/* open on it, -1 if none */
 	int device_status;	/* the agent's answer to STOP_REQ, or -errno */
 };
 
 /* Looks the task up in /proc; -ESRCH if it does not exist. */
 int target_init(struct target *t, int host_pid);
 /*
- * Connects to the task's agent and hands it the staging directory for
- * device data, owned by the task's user: under output when the task shares
- * msprof's mount namespace, else in the task's own /tmp.
+ * Connects to the task's agent and hands it a new staging directory for
+ * device data, owned by the task's user: in output (the path, and out open
+ * on it) when the task shares msprof's mount namespace, else in the task's
+ * own /tmp.
  */
-int target_connect(struct target *t, const char *output);
-/* Moves what the agent flushed into the window's PROF_ directory. */
+int target_connect(struct target *t, const char *output, int out);
+/*
+ * Copies what the agent flushed, the files it writes and nothing else, into
+ * the window's PROF_ directory, then removes them from the stage.  Entries
+ * it does not take are counted in stage_ignored; the first failure is kept
+ * in device_err too.
+ */
 int target_collect_device_data(struct target *t);
 /* Closes the connection and removes the staging directory with its files. */
 void target_disconnect(struct target *t);

@@ -67,6 +67,8 @@ struct recfile;
 
 /* Creates path and writes the header; 0 or -errno (then *out is unset). */
 int recfile_create(struct recfile **out, const char *path);
+/* The same on fd, opened for writing; fd is the recfile's, even on error. */
+int recfile_fdopen(struct recfile **out, int fd);
 /* Appends one record whose body is head followed by tail (tail may be NULL). */
 int recfile_append(struct recfile *f, uint16_t type, const void *head,
 		   size_t head_len, const void *tail, size_t tail_len);

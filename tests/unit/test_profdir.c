@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "profdir.h"
 #include "unit.h"
 
@@ -25,36 +28,123 @@ static void test_name_format(void)
 	CU_ASSERT_EQUAL(profdir_name(name, 20, 7, 0, rnd), -ENAMETOOLONG);
 }
 
+/* The text of path (beneath dir), NUL-terminated, in text[len]. */
+static void read_text(int dir, const char *path, char *text, size_t len)
+{
+	int fd = openat(dir, path, O_RDONLY);
+	ssize_t n;
+
+	text[0] = '\0';
+	CU_ASSERT_FATAL(fd >= 0);
+	n = read(fd, text, len - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+}
+
 static void test_create_and_finish(void)
 {
-	char base[] = "/tmp/msprof-unit-XXXXXX", dir[4096], path[4200], text[2048];
-	struct clock_pair start;
+	char base[] = "/tmp/msprof-unit-XXXXXX", name[64], cmd[200], text[2048];
 	struct profdir_summary sum = { .host_pid = 42, .ns_pid = 7, .comm = "a\"b",
 				       .window = 1, .api_events = 5,
 				       .device_status = "success" };
 	struct stat st;
-	FILE *fp;
-	size_t n;
+	int out, dir, fd;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
-	clock_pair_now(&start);
-	CU_ASSERT_EQUAL_FATAL(profdir_create(base, 1, &start, dir, sizeof(dir)), 0);
-	snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_HOST_DATA);
-	CU_ASSERT_EQUAL(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/start_info", dir);
-	CU_ASSERT_EQUAL(access(path, R_OK), 0);
-	sum.start = start;
+	out = open(base, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(out >= 0);
+	clock_pair_now(&sum.start);
+	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(fstatat(dir, PROFDIR_HOST_DATA, &st, 0), 0);
+	CU_ASSERT_EQUAL(faccessat(dir, "start_info", R_OK, 0), 0);
+	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"collecting\""));
+	CU_ASSERT_PTR_NULL(strstr(text, "\"end\""));
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
+	/* Made once: a second host file is refused, not truncated. */
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), -EEXIST);
+	/* A leftover temporary file (a crash) does not stop the finish. */
+	close(openat(dir, PROFDIR_INFO ".tmp", O_WRONLY | O_CREAT, 0600));
 	clock_pair_now(&sum.end);
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
-	snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_INFO);
-	fp = fopen(path, "r");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	n = fread(text, 1, sizeof(text) - 1, fp);
-	text[n] = '\0';
-	fclose(fp);
+	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"complete\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\": 42"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"comm\": \"a\\\"b\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"api_events\": 5"));
+	CU_ASSERT_NOT_EQUAL(faccessat(dir, PROFDIR_INFO ".tmp", F_OK, 0), 0);
+	close(dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	close(out);
+}
+
+static void test_incomplete_and_discard(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", name[64], text[2048];
+	struct profdir_summary sum = { .comm = "x", .device_status = "success" };
+	int out, dir, fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	out = open(base, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(out >= 0);
+	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);
+	/* end_info there already: the window cannot be called complete. */
+	close(openat(dir, "end_info", O_WRONLY | O_CREAT, 0600));
+	sum.incomplete_reason = NULL;
+	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), -EEXIST);
+	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"incomplete\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"cannot write end_info\""));
+	close(dir);
+
+	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
+	profdir_discard(out, name, dir);
+	CU_ASSERT_NOT_EQUAL(faccessat(out, name, F_OK, 0), 0);
+	snprintf(text, sizeof(text), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(text), 0);
+	close(out);
+}
+
+static void test_output_checks(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", path[200], link[200];
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	/* Missing components are made. */
+	snprintf(path, sizeof(path), "%s/a//b/", base);
+	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/a/b", base);
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	/* A link as the output itself: refused. */
+	snprintf(link, sizeof(link), "%s/link", base);
+	CU_ASSERT_EQUAL(symlink(path, link), 0);
+	CU_ASSERT_EQUAL(dir_open_safe(link, 0755, &fd), -ELOOP);
+	/* A file. */
+	snprintf(path, sizeof(path), "%s/file", base);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/file/sub", base);
+	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	/* Writable by others: refused unless sticky. */
+	snprintf(path, sizeof(path), "%s/open", base);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	CU_ASSERT_EQUAL(chmod(path, 0777), 0);
+	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -EACCES);
+	CU_ASSERT_EQUAL(chmod(path, 01777), 0);
+	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), 0);
+	close(fd);
+	/* Someone else's (only root can make one here). */
+	if (geteuid() == 0) {
+		CU_ASSERT_EQUAL(chmod(path, 0755), 0);
+		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
+		CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -EPERM);
+	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", base);
 	CU_ASSERT_EQUAL(system(path), 0);
 }
@@ -64,6 +154,8 @@ int register_profdir_tests(void)
 	static const CU_TestInfo tests[] = {
 		{ "PROF_ names follow msprof", test_name_format },
 		{ "create, then finish with info.json", test_create_and_finish },
+		{ "an incomplete window; discard", test_incomplete_and_discard },
+		{ "--output: made safely, links and others' refused", test_output_checks },
 		CU_TEST_INFO_NULL,
 	};
 

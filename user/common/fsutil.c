@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 
@@ -26,4 +31,133 @@ int mkdir_p(const char *path, mode_t mode)
 			return 0;
 		*p = c;
 	}
+}
+
+#define DIR_OPEN (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+/* Opens name in dir (made if missing); a link is followed only if it may be. */
+static int open_component(int dir, const char *name, mode_t mode, int last,
+			  int *fd)
+{
+	struct stat st;
+	int flags = DIR_OPEN | O_NOFOLLOW;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != ENOENT)
+			return -errno;
+		/* Someone else's entry made in between: refused below. */
+		if (mkdirat(dir, name, mode) && errno != EEXIST)
+			return -errno;
+	} else if (S_ISLNK(st.st_mode)) {
+		/* The system's own links (/var/run) are root's; no one else's. */
+		if (last || st.st_uid != 0)
+			return -ELOOP;
+		flags &= ~O_NOFOLLOW;
+	} else if (!S_ISDIR(st.st_mode)) {
+		return -ENOTDIR;
+	}
+	*fd = openat(dir, name, flags);
+	return *fd < 0 ? -errno : 0;
+}
+
+int dir_open_safe(const char *path, mode_t mode, int *out)
+{
+	char buf[PATH_MAX], *name, *next;
+	int dir, fd = -1, err = 0;
+	struct stat st;
+
+	if (!*path)
+		return -ENOENT;
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	dir = open(*buf == '/' ? "/" : ".", DIR_OPEN);
+	if (dir < 0)
+		return -errno;
+	for (name = buf; !err && name; name = next) {
+		next = strchr(name, '/');
+		if (next)
+			*next++ = '\0';
+		/* Skip "//" and a trailing "/"; the last real name decides. */
+		while (next && *next == '/')
+			next++;
+		if (next && !*next)
+			next = NULL;
+		if (!*name)
+			continue;
+		err = open_component(dir, name, mode, !next, &fd);
+		if (!err) {
+			close(dir);
+			dir = fd;
+		}
+	}
+	if (!err && fstat(dir, &st))
+		err = -errno;
+	if (!err && st.st_uid != 0 && st.st_uid != geteuid())
+		err = -EPERM;
+	else if (!err && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		 !(st.st_mode & S_ISVTX))
+		err = -EACCES;
+	if (err) {
+		close(dir);
+		return err;
+	}
+	*out = dir;
+	return 0;
+}
+
+int create_at(int dir, const char *path, int *fd)
+{
+	struct open_how how = {
+		.flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		.mode = 0640,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+
+	*fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	return *fd < 0 ? -errno : 0;
+}
+
+int write_new_at(int dir, const char *name, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+	int fd, err;
+
+	err = create_at(dir, name, &fd);
+	if (err)
+		return err;
+	while (len && !err) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			err = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+int write_replace_at(int dir, const char *name, const void *buf, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	int err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (unlinkat(dir, tmp, 0) && errno != ENOENT)
+		return -errno;
+	err = write_new_at(dir, tmp, buf, len);
+	if (!err && renameat(dir, tmp, dir, name))
+		err = -errno;
+	if (err) {
+		unlinkat(dir, tmp, 0);
+		return err;
+	}
+	return fsync(dir) ? -errno : 0;
 }

@@ -7,4 +7,30 @@
 /* mkdir -p: every missing directory of path; 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
 
+/*
+ * Opens the directory path as an O_DIRECTORY fd, making what is missing of
+ * it with mode, one component at a time relative to the one before, so that
+ * no name is looked up twice.  Refused: a last component that is a symbolic
+ * link (-ELOOP), or an earlier one that is a link root does not own
+ * (-ELOOP); something not a directory (-ENOTDIR); a last directory owned by
+ * another user than root or us (-EPERM), or writable by group or others
+ * without the sticky bit (-EACCES).  0 or -errno; nothing is made then
+ * unless it was missing.
+ */
+int dir_open_safe(const char *path, mode_t mode, int *fd);
+
+/*
+ * Creates path, never there before, beneath dir for writing: no link is
+ * followed on the way, and no ".." leads out.
+ */
+int create_at(int dir, const char *path, int *fd);
+/* Makes name in dir, never there before, with the len bytes of buf; synced. */
+int write_new_at(int dir, const char *name, const void *buf, size_t len);
+/*
+ * Writes name in dir atomically: name.tmp is made anew with the len bytes
+ * of buf, synced, renamed over name, and dir is synced.  A leftover
+ * name.tmp is removed first: dir must be one only we write.
+ */
+int write_replace_at(int dir, const char *name, const void *buf, size_t len);
+
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Writing and reading the length-prefixed raw data files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "msprof/recfile.h"
@@ -20,20 +22,23 @@ static void put(struct recfile *f, const void *buf, size_t len)
 		f->err = errno ? -errno : -EIO;
 }
 
-int recfile_create(struct recfile **out, const char *path)
+int recfile_fdopen(struct recfile **out, int fd)
 {
 	struct msprof_file_header hdr = {
 		.version = MSPROF_REC_VERSION,
 		.header_size = sizeof(hdr),
 	};
 	struct recfile *f = calloc(1, sizeof(*f));
+	int err;
 
-	if (!f)
+	if (!f) {
+		close(fd);
 		return -ENOMEM;
-	f->fp = fopen(path, "wbe");
+	}
+	f->fp = fdopen(fd, "wb");
 	if (!f->fp) {
-		int err = -errno;
-
+		err = -errno;
+		close(fd);
 		free(f);
 		return err;
 	}
@@ -42,14 +47,22 @@ int recfile_create(struct recfile **out, const char *path)
 	hdr.real_ns = clock_ns(CLOCK_REALTIME);
 	put(f, &hdr, sizeof(hdr));
 	if (f->err) {
-		int err = f->err;
-
+		err = f->err;
 		fclose(f->fp);
 		free(f);
 		return err;
 	}
 	*out = f;
 	return 0;
+}
+
+int recfile_create(struct recfile **out, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return -errno;
+	return recfile_fdopen(out, fd);
 }
 
 int recfile_append(struct recfile *f, uint16_t type, const void *head,
