@@ -17,7 +17,7 @@ OPEN_POINTS="after-bpf-load after-stage after-connect"
 START_POINTS_NODIR="start-begin"
 START_POINTS="after-profdir after-attach after-gate-open after-start-req collecting"
 STOP_POINTS="stop-begin after-gate-close after-stop-req after-detach after-drain
-	after-device-copy before-info-json after-info-json-tmp"
+	after-device-copy before-info-json replace-before-rename"
 QUIT_POINTS="quit-begin after-quit-req"
 # The agent serves 100 requests a connection: after 49 windows msprof
 # reconnects at the 50th start.
