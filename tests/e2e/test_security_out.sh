@@ -46,13 +46,8 @@ start_user_task() {
 	wait_for "$WORK/utask.out" "npu_sample pid=" || return 1
 	UTASK=$(sed -n 's/^npu_sample pid=//p' "$WORK/utask.out")
 	PIDS_TO_KILL+=("$UTASK")
-	local i
-	for i in $(seq 100); do
-		[ -S "$TEST_HOME/dynamic_profiling_socket_$UTASK" ] && return 0
-		sleep 0.1
-	done
-	echo "the user's task $UTASK never opened its socket"
-	return 1
+	timeout 10 sh -c "until [ -S '$TEST_HOME/dynamic_profiling_socket_$UTASK' ]; do sleep 0.1; done" ||
+		{ echo "the user's task $UTASK never opened its socket"; return 1; }
 }
 start_user_task || exit 1
 
@@ -67,10 +62,13 @@ check "one staging directory, the user's, mode 700" \
 d=$(prof_dirs "$out")
 check "info.json says collecting during the window" \
 	[ "$(jq -r .state "$d/info.json")" = collecting ]
+# The names export writes through for the next minute (local time stamps).
+now=$(date +%s)
+stamps=$(for i in $(seq -5 60); do date -d "@$((now + i))" +%Y%m%d%H%M%S; done)
 run_as sh -c "cd '$stage' &&
 	mkdir mindstudio_profiler_output userdir &&
-	for s in 0 1 2 3 4 5 6 7 8 9; do
-		ln -s '$VICTIM' mindstudio_profiler_output/msprof_2026\$s.json.tmp
+	for s in $(echo $stamps); do
+		ln -s '$VICTIM' mindstudio_profiler_output/msprof_\$s.json.tmp
 	done &&
 	ln -s '$VICTIM' agent_stats_evil.json &&
 	mkfifo agent_stats_fifo.json &&
@@ -113,24 +111,33 @@ run_as rm "$sticky/prof"
 out=$sticky/prof
 msprof_open "$WORK/swap.log" --dynamic=on --pid="$UTASK" --output="$out"
 say start
-wait_for "$WORK/swap.log" "collection started"
+wait_for "$WORK/swap.log" "collection started (window 1)"
 d=$(prof_dirs "$out")
 # Only root could swap these here: what counts is that msprof holds them.
 mv "$d" "$out/held"
 ln -s "$VDIR" "$d"
-mv "$out" "$sticky/prof.moved"
-ln -s "$VDIR" "$out"
 sleep 1
 say stop
-wait_for "$WORK/swap.log" "collection stopped"
+wait_for "$WORK/swap.log" "collection stopped (window 1)"
+check "PROF_ swapped for a link mid-window: root's dir untouched" victim_untouched
+held=$out/held
+check "the window is finished where it was made" \
+	[ "$(jq -r .state "$held/info.json")" = complete -a -s "$held/end_info" \
+	  -a -s "$held/device_0/data/task_time.data" ]
+mv "$out" "$sticky/prof.moved"
+ln -s "$VDIR" "$out"
+say start
+wait_for "$WORK/swap.log" "collection started (window 2)"
+sleep 1
+say stop
+wait_for "$WORK/swap.log" "collection stopped (window 2)"
 msprof_close
 check "msprof exits 0 after the swaps" [ $? -eq 0 ]
 show "$WORK/swap.log"
-check "swapped mid-window: root's dir untouched" victim_untouched
-held=$sticky/prof.moved/held
+check "--output swapped for a link between windows: root's dir untouched" victim_untouched
 # (The agent, which writes its stage by path, lost its device data.)
-check "the window is finished where it was made" \
-	[ "$(jq -r .state "$held/info.json")" = complete -a -s "$held/end_info" ]
+check "the next window is made where --output was opened" \
+	[ "$(jq -r .state "$(ls -d "$sticky"/prof.moved/PROF_000002_*)/info.json")" = complete ]
 rm "$out"
 
 # --- 3: a staging directory made beforehand -------------------------------
