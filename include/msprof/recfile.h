@@ -78,11 +78,33 @@ int recfile_close(struct recfile *f);
 /* Called for each whole record; a non-zero return stops the walk with it. */
 typedef int (*recfile_visit_fn)(uint16_t type, const void *body, size_t len,
 				void *ctx);
+
+/* Where a walk stopped short, and why. */
+struct recfile_stop {
+	uint64_t offset;	/* of the header or record that stopped it */
+	uint64_t left;		/* bytes of the file from offset on */
+	uint64_t need;		/* bytes that record claims (-EBADMSG) */
+};
+
 /*
- * Reads path, fills hdr (may be NULL) and visits each record.  A truncated
- * last record ends the walk without error; a bad header is -EPROTO.
+ * Reads the data file open as fd from its start: fills hdr (may be NULL)
+ * and visits each whole record.  Only a regular file is read, and no
+ * further than its size at the call.  -EPROTO: not a data file (bad file
+ * header); -EBADMSG: a record runs past the end of the file (cut short by a
+ * crash, or a corrupt size), the records before it were visited.  stop (may
+ * be NULL) says where the walk stopped on those and on a visitor's error.
+ */
+int recfile_read_fd(int fd, struct msprof_file_header *hdr,
+		    recfile_visit_fn visit, void *ctx, struct recfile_stop *stop);
+/*
+ * The same for path, opened without following a link in its last component
+ * and without blocking on a FIFO: -ELOOP, -EISDIR, -EINVAL (not a regular
+ * file) as open_file_nofollow().
  */
 int recfile_read(const char *path, struct msprof_file_header *hdr,
 		 recfile_visit_fn visit, void *ctx);
+/* One line on why a read stopped: "offset 12: record of ... bytes ...". */
+void recfile_strerror(char *buf, size_t len, int err,
+		      const struct recfile_stop *stop);
 
 #endif

@@ -23,7 +23,8 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	if (register_options_tests() || register_profdir_tests() ||
-	    register_recfile_tests() || register_protocol_tests() ||
+	    register_recfile_tests() || register_profdata_tests() ||
+	    register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||
 	    register_cupti_tests()) {
 		CU_cleanup_registry();

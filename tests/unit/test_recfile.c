@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "msprof/recfile.h"
@@ -71,6 +73,7 @@ static void test_round_trip(void)
 static void test_truncated_file(void)
 {
 	char path[] = "/tmp/msprof-rec-XXXXXX";
+	struct recfile_stop stop;
 	struct seen s = { 0 };
 	int fd = mkstemp(path);
 	off_t size;
@@ -79,24 +82,102 @@ static void test_truncated_file(void)
 	write_sample(path, 10);
 	size = lseek(fd, 0, SEEK_END);
 	CU_ASSERT_EQUAL(ftruncate(fd, size - 5), 0);
-	close(fd);
-	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), 0);
+	CU_ASSERT_EQUAL(recfile_read_fd(fd, NULL, count, &s, &stop), -EBADMSG);
 	CU_ASSERT_EQUAL(s.apis, 9);
+	/* The last record: 4 header bytes and the event. */
+	CU_ASSERT_EQUAL(stop.need, 4 + sizeof(struct msprof_api_event));
+	CU_ASSERT_EQUAL(stop.offset, (uint64_t)size - stop.need);
+	CU_ASSERT_EQUAL(stop.left, stop.need - 5);
+	close(fd);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), -EBADMSG);
+	CU_ASSERT_EQUAL(s.apis, 9);
+	unlink(path);
+}
+
+/* Overwrites the size field of the record at off. */
+static void set_size(int fd, off_t off, uint16_t size)
+{
+	CU_ASSERT_EQUAL(pwrite(fd, &size, sizeof(size), off + 2), sizeof(size));
+}
+
+/* A corrupt size stops the walk there, and says where. */
+static void test_huge_length(void)
+{
+	char path[] = "/tmp/msprof-rec-XXXXXX", line[256];
+	off_t rec3 = sizeof(struct msprof_file_header) + 4 +
+		     sizeof(struct msprof_name_rec) + 12 +
+		     2 * (4 + sizeof(struct msprof_api_event));
+	struct recfile_stop stop;
+	struct seen s = { 0 };
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	write_sample(path, 10);
+	set_size(fd, rec3, UINT16_MAX);
+	CU_ASSERT_EQUAL(recfile_read_fd(fd, NULL, count, &s, &stop), -EBADMSG);
+	CU_ASSERT_EQUAL(s.apis, 2);
+	CU_ASSERT_EQUAL(stop.offset, (uint64_t)rec3);
+	CU_ASSERT_EQUAL(stop.need, 4 + UINT16_MAX);
+	recfile_strerror(line, sizeof(line), -EBADMSG, &stop);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "record of 65539 bytes runs past the end of the file"));
+	CU_ASSERT_EQUAL(strncmp(line, "offset ", 7), 0);
+	CU_ASSERT_EQUAL(strtoull(line + 7, NULL, 10), (unsigned long long)rec3);
+	close(fd);
 	unlink(path);
 }
 
 static void test_bad_header(void)
 {
 	char path[] = "/tmp/msprof-rec-XXXXXX";
+	struct msprof_file_header h;
 	struct seen s = { 0 };
 	int fd = mkstemp(path);
 
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(write(fd, "not a record file at all, really", 32), 32);
-	close(fd);
 	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), -EPROTO);
 	CU_ASSERT_EQUAL(recfile_read("/nonexistent/x", NULL, count, &s), -ENOENT);
+	/* Ours, but a header that claims more than the file holds. */
+	write_sample(path, 1);
+	CU_ASSERT_EQUAL(pread(fd, &h, sizeof(h), 0), sizeof(h));
+	h.header_size = 1u << 30;
+	CU_ASSERT_EQUAL(pwrite(fd, &h, sizeof(h), 0), sizeof(h));
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), -EPROTO);
+	CU_ASSERT_EQUAL(s.apis, 0);
+	/* Cut inside the header. */
+	CU_ASSERT_EQUAL(ftruncate(fd, sizeof(h) - 1), 0);
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), -EPROTO);
+	close(fd);
 	unlink(path);
+}
+
+/* Run under alarm(): a FIFO must not block the reader. */
+static void test_not_a_file(void)
+{
+	char dir[] = "/tmp/msprof-rec-XXXXXX", path[64], link[64];
+	struct seen s = { 0 };
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	alarm(10);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), -EINVAL);
+	unlink(path);
+	/* A link, even to a good file, is not followed. */
+	snprintf(path, sizeof(path), "%s/data", dir);
+	write_sample(path, 3);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	CU_ASSERT_EQUAL_FATAL(symlink(path, link), 0);
+	CU_ASSERT_EQUAL(recfile_read(link, NULL, count, &s), -ELOOP);
+	CU_ASSERT_EQUAL(recfile_read(dir, NULL, count, &s), -EISDIR);
+	CU_ASSERT_EQUAL(s.apis, 0);
+	CU_ASSERT_EQUAL(recfile_read(path, NULL, count, &s), 0);
+	CU_ASSERT_EQUAL(s.apis, 3);
+	alarm(0);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
 }
 
 int register_recfile_tests(void)
@@ -104,7 +185,9 @@ int register_recfile_tests(void)
 	static const CU_TestInfo tests[] = {
 		{ "records read back as written", test_round_trip },
 		{ "a truncated file parses up to its last whole record", test_truncated_file },
+		{ "a corrupt record size stops the walk there", test_huge_length },
 		{ "a foreign file is refused", test_bad_header },
+		{ "FIFOs, links and directories are not read", test_not_a_file },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "msprof/recfile.h"
+#include "safe_open.h"
 
 struct recfile {
 	FILE *fp;
@@ -92,47 +94,172 @@ int recfile_close(struct recfile *f)
 	return err;
 }
 
-int recfile_read(const char *path, struct msprof_file_header *hdr,
-		 recfile_visit_fn visit, void *ctx)
+/* Buffered reads of a file whose size is known. */
+struct reader {
+	int fd;
+	uint64_t off;		/* file offset of buf[pos] */
+	uint64_t size;		/* where reading ends */
+	size_t pos, len;
+	unsigned char buf[1 << 17];
+};
+
+/* Copies n bytes at the reader's offset to dst; -EBADMSG at the end. */
+static int take(struct reader *r, void *dst, size_t n)
+{
+	unsigned char *d = dst;
+
+	while (n) {
+		size_t k;
+
+		if (r->pos == r->len) {
+			ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				return -errno;
+			if (!got)	/* shrunk since fstat() */
+				return -EBADMSG;
+			r->pos = 0;
+			r->len = (size_t)got;
+		}
+		k = r->len - r->pos < n ? r->len - r->pos : n;
+		memcpy(d, r->buf + r->pos, k);
+		r->pos += k;
+		r->off += k;
+		d += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int stopped(struct recfile_stop *stop, int err, uint64_t off,
+		   uint64_t size, uint64_t need)
+{
+	if (stop) {
+		stop->offset = off;
+		stop->left = size - off;
+		stop->need = need;
+	}
+	return err;
+}
+
+/* The header is whole, ours, and no longer than the file. */
+static int read_header(struct reader *r, struct msprof_file_header *h)
+{
+	unsigned char skip[64];
+	uint64_t extra;
+	int err;
+
+	if (r->size < sizeof(*h) || take(r, h, sizeof(*h)) ||
+	    memcmp(h->magic, MSPROF_REC_MAGIC, sizeof(h->magic)) ||
+	    h->version != MSPROF_REC_VERSION || h->header_size < sizeof(*h) ||
+	    h->header_size > r->size)
+		return -EPROTO;
+	/* A newer writer's longer header: skip what we do not know. */
+	extra = h->header_size - sizeof(*h);
+	while (extra) {
+		size_t n = extra < sizeof(skip) ? extra : sizeof(skip);
+
+		err = take(r, skip, n);
+		if (err)
+			return err == -EBADMSG ? -EPROTO : err;
+		extra -= n;
+	}
+	return 0;
+}
+
+int recfile_read_fd(int fd, struct msprof_file_header *hdr,
+		    recfile_visit_fn visit, void *ctx, struct recfile_stop *stop)
 {
 	/* Aligned so visitors may cast the body to their record struct. */
 	union {
 		uint64_t align;
-		unsigned char bytes[UINT16_MAX + 1 + 64];
+		unsigned char bytes[UINT16_MAX + 1 + 128];
 	} *body;
 	struct msprof_file_header h;
 	struct msprof_rec_hdr rh;
-	FILE *fp;
-	int err = 0;
+	struct reader *r;
+	struct stat st;
+	uint64_t at;
+	int err;
 
-	fp = fopen(path, "rbe");
-	if (!fp)
+	if (fstat(fd, &st))
 		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (lseek(fd, 0, SEEK_SET))
+		return -errno;
+	r = malloc(sizeof(*r));
 	body = malloc(sizeof(*body));
-	if (!body) {
-		fclose(fp);
-		return -ENOMEM;
+	if (!r || !body) {
+		err = -ENOMEM;
+		goto out;
 	}
-	if (fread(&h, sizeof(h), 1, fp) != 1 ||
-	    memcmp(h.magic, MSPROF_REC_MAGIC, sizeof(h.magic)) ||
-	    h.version != MSPROF_REC_VERSION || h.header_size < sizeof(h) ||
-	    fseek(fp, h.header_size, SEEK_SET)) {
-		err = -EPROTO;
+	r->fd = fd;
+	r->off = 0;
+	r->size = (uint64_t)st.st_size;
+	r->pos = r->len = 0;
+	err = read_header(r, &h);
+	if (err) {
+		err = stopped(stop, err, 0, r->size, 0);
 		goto out;
 	}
 	if (hdr)
 		*hdr = h;
-	while (fread(&rh, sizeof(rh), 1, fp) == 1) {
-		if (rh.size && fread(body->bytes, rh.size, 1, fp) != 1)
-			break;	/* cut short by a crash: keep what was whole */
-		/* Zero the tail so short old records read as zero fields. */
-		memset(body->bytes + rh.size, 0, 64);
-		err = visit(rh.type, body->bytes, rh.size, ctx);
-		if (err)
+	while (r->off < r->size) {
+		at = r->off;
+		if (r->size - at < sizeof(rh)) {
+			err = stopped(stop, -EBADMSG, at, r->size, sizeof(rh));
 			break;
+		}
+		err = take(r, &rh, sizeof(rh));
+		if (!err && rh.size > r->size - r->off)
+			err = -EBADMSG;
+		if (!err && rh.size)
+			err = take(r, body->bytes, rh.size);
+		if (err) {
+			stopped(stop, err, at, r->size, sizeof(rh) + rh.size);
+			break;
+		}
+		/* Zero a tail so short old records read as zero fields. */
+		memset(body->bytes + rh.size, 0, 128);
+		err = visit(rh.type, body->bytes, rh.size, ctx);
+		if (err) {
+			stopped(stop, err, at, r->size, sizeof(rh) + rh.size);
+			break;
+		}
 	}
 out:
 	free(body);
-	fclose(fp);
+	free(r);
 	return err;
+}
+
+int recfile_read(const char *path, struct msprof_file_header *hdr,
+		 recfile_visit_fn visit, void *ctx)
+{
+	struct stat st;
+	int fd = open_file_nofollow(path, &st);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = recfile_read_fd(fd, hdr, visit, ctx, NULL);
+	close(fd);
+	return err;
+}
+
+void recfile_strerror(char *buf, size_t len, int err,
+		      const struct recfile_stop *stop)
+{
+	if (err == -EPROTO)
+		snprintf(buf, len, "offset 0: not a msprof data file (bad header)");
+	else if (err == -EBADMSG)
+		snprintf(buf, len, "offset %llu: record of %llu bytes runs past the end of the file (%llu bytes left)",
+			 (unsigned long long)stop->offset,
+			 (unsigned long long)stop->need,
+			 (unsigned long long)stop->left);
+	else
+		snprintf(buf, len, "%s", open_file_strerror(err));
 }

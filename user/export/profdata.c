@@ -2,14 +2,18 @@
 /* Reading a PROF_ directory's raw data back. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "msprof/protocol.h"
 #include "profdata.h"
 #include "profdir.h"
+#include "safe_open.h"
 
 /* Appends one element to a growing array. */
 static void *push(void **arr, size_t *n, size_t *cap, size_t size)
@@ -51,6 +55,12 @@ static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
 	return 0;
 }
 
+static void latest(struct profdata *p, uint64_t ns)
+{
+	if (ns > p->last_ns)
+		p->last_ns = ns;
+}
+
 static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 {
 	struct profdata *p = ctx;
@@ -67,9 +77,12 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 	case MSPROF_REC_API:
 		slot = push((void **)&p->apis, &p->napis, &p->cap_apis,
 			    sizeof(*p->apis));
-		if (slot)
-			memcpy(slot, body, sizeof(*p->apis));
-		return slot ? 0 : -ENOMEM;
+		if (!slot)
+			return -ENOMEM;
+		/* The reader zeroes what follows a short body. */
+		memcpy(slot, body, sizeof(*p->apis));
+		latest(p, p->apis[p->napis - 1].end_ns);
+		return 0;
 	case MSPROF_REC_IOCTL:
 		if (len < sizeof(struct msprof_ioctl_event))
 			return 0;
@@ -80,6 +93,7 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 		/* A record without payload reads as payload_len 0. */
 		memset(slot, 0, sizeof(*p->ioctls));
 		memcpy(slot, body, len < sizeof(*p->ioctls) ? len : sizeof(*p->ioctls));
+		latest(p, p->ioctls[p->nioctls - 1].io.end_ns);
 		return 0;
 	case MSPROF_REC_DEVTASK:
 		if (len < sizeof(*dt))
@@ -91,6 +105,7 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 		task->rec = *dt;
 		snprintf(task->name, sizeof(task->name), "%.*s",
 			 (int)(len - sizeof(*dt)), dt->name);
+		latest(p, dt->end_ns);
 		return 0;
 	}
 	return 0;	/* a newer record type: skip it */
@@ -116,74 +131,219 @@ static unsigned long long json_number(const char *text, const char *key)
 	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
-static int read_info(struct profdata *p, const char *dir)
-{
-	char path[PATH_MAX], text[8192];
-	const char *pid;
-	size_t n;
-	FILE *fp;
+#define START_INFO "start_info"
 
-	snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_INFO);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	n = fread(text, 1, sizeof(text) - 1, fp);
-	fclose(fp);
+/* info.json is small: a bigger one is not ours. */
+#define INFO_MAX 65536
+
+static int read_small(int dirfd, const char *name, char *text, size_t cap)
+{
+	struct stat st;
+	size_t n = 0;
+	int err = 0, fd = open_file_beneath(dirfd, name, &st);
+
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size >= cap)
+		err = -EFBIG;
+	while (!err && n < (size_t)st.st_size) {
+		ssize_t got = read(fd, text + n, (size_t)st.st_size - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			err = got ? -errno : -EPROTO;
+		else
+			n += (size_t)got;
+	}
+	close(fd);
 	text[n] = '\0';
+	return err;
+}
+
+static void set_incomplete(struct profdata *p, const char *reason)
+{
+	p->incomplete = true;
+	snprintf(p->incomplete_reason, sizeof(p->incomplete_reason), "%s",
+		 reason);
+}
+
+/* The state the writer gave the window; none (older windows): complete. */
+static void read_state(struct profdata *p, const char *text)
+{
+	char state[32], reason[sizeof(p->incomplete_reason)];
+	int err = msprof_json_get_str(text, "state", state, sizeof(state));
+
+	if (err == -ENOENT || (!err && !strcmp(state, "complete")))
+		return;
+	if (!err && !strcmp(state, "collecting"))
+		set_incomplete(p, "the controller ended before stop");
+	else if (!err && !strcmp(state, "incomplete") &&
+		 !msprof_json_get_str(text, "incomplete_reason", reason,
+				      sizeof(reason)))
+		set_incomplete(p, reason);
+	else
+		set_incomplete(p, "state unknown");
+}
+
+static int read_info(struct profdata *p, int dirfd)
+{
+	const char *pid;
+	char *text;
+	int err;
+
+	text = malloc(INFO_MAX);
+	if (!text)
+		return -ENOMEM;
+	err = read_small(dirfd, PROFDIR_INFO, text, INFO_MAX);
+	if (err)
+		goto out;
+	read_state(p, text);
+	/* An unfinished one may not know it yet: the records will say. */
 	pid = strstr(text, "\"pid\":");
-	if (!pid)
-		return -EPROTO;
-	p->pid = atoi(pid + 6);
+	if (!pid && !p->incomplete) {
+		err = -EPROTO;
+		goto out;
+	}
+	p->pid = pid ? atoi(pid + 6) : 0;
 	p->lost_events = json_number(text, "\"lost_events\":");
 	p->end_mono_ns = json_number(text, "\"end\": {\"mono_ns\":");
 	if (msprof_json_get_str(text, "comm", p->comm, sizeof(p->comm)))
 		snprintf(p->comm, sizeof(p->comm), "task");
+out:
+	free(text);
+	return err;
+}
+
+/*
+ * A crash before stop leaves start_info but no info.json: the data still
+ * loads, with what the records say of the task.
+ */
+static int read_start_only(struct profdata *p, int dirfd)
+{
+	struct stat st;
+	int fd = open_file_beneath(dirfd, START_INFO, &st);
+
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOMEM ? fd : -ENODATA;
+	close(fd);
+	snprintf(p->comm, sizeof(p->comm), "task");
+	set_incomplete(p, "no info.json: the controller ended before stop");
 	return 0;
 }
 
-static int load_devices(struct profdata *p, const char *dir)
+/* Reads one data file; only running out of memory stops the load. */
+static int load_file(struct profdata *p, int dirfd, const char *name)
 {
-	char path[PATH_MAX * 2];
+	struct profdata_problem *pb;
+	struct recfile_stop stop = { 0 };
+	struct stat st;
+	int err, fd;
+
+	fd = open_file_beneath(dirfd, name, &st);
+	if (fd == -ENOENT)
+		return 0;
+	err = fd < 0 ? fd : recfile_read_fd(fd, NULL, visit, p, &stop);
+	if (fd >= 0)
+		close(fd);
+	if (!err || err == -ENOMEM)
+		return err;
+	if (p->nproblems++ >= PROFDATA_MAX_PROBLEMS)
+		return 0;
+	pb = &p->problems[p->nproblems - 1];
+	snprintf(pb->file, sizeof(pb->file), "%s", name);
+	pb->err = err;
+	pb->stop = stop;
+	return 0;
+}
+
+static int load_devices(struct profdata *p, int dirfd)
+{
+	char name[NAME_MAX + sizeof(PROFDIR_DEVICE_FILE) + 1];
 	struct dirent *de;
-	int err = 0;
+	int fd, err = 0;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d)
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
 	while (!err && (de = readdir(d))) {
 		if (strncmp(de->d_name, "device_", 7))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name,
+		snprintf(name, sizeof(name), "%s/%s", de->d_name,
 			 PROFDIR_DEVICE_FILE);
-		err = recfile_read(path, NULL, visit, p);
-		if (err == -ENOENT)
-			err = 0;
+		err = load_file(p, dirfd, name);
 	}
 	closedir(d);
 	return err;
 }
 
-int profdata_load(struct profdata *p, const char *dir)
+int profdata_load_at(struct profdata *p, int dirfd)
 {
-	char path[PATH_MAX];
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = read_info(p, dir);
-	if (err)
-		return err;
-	snprintf(path, sizeof(path), "%s/%s", dir, PROFDIR_HOST_FILE);
-	err = recfile_read(path, NULL, visit, p);
+	err = read_info(p, dirfd);
 	if (err == -ENOENT)
-		err = 0;
+		err = read_start_only(p, dirfd);
 	if (!err)
-		err = load_devices(p, dir);
-	if (err)
+		err = load_file(p, dirfd, PROFDIR_HOST_FILE);
+	if (!err)
+		err = load_devices(p, dirfd);
+	if (err) {
+		profdata_free(p);
 		return err;
+	}
+	if (!p->pid && p->napis)
+		p->pid = (int)p->apis[0].tgid;
+	else if (!p->pid && p->nioctls)
+		p->pid = (int)p->ioctls[0].io.tgid;
+	if (!p->end_mono_ns)	/* the window never closed */
+		p->end_mono_ns = p->last_ns;
 	if (p->napis)	/* qsort() wants an array, even of nothing */
 		qsort(p->apis, p->napis, sizeof(*p->apis), by_tid_start);
 	return 0;
+}
+
+int profdata_load(struct profdata *p, const char *dir)
+{
+	int err, fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		memset(p, 0, sizeof(*p));
+		return -errno;
+	}
+	err = profdata_load_at(p, fd);
+	close(fd);
+	return err;
+}
+
+void profdata_strerror(char *buf, size_t len, int err)
+{
+	switch (err) {
+	case -ENOENT:
+		snprintf(buf, len, "not a msprof window (no info.json or start_info)");
+		break;
+	case -ENODATA:
+		snprintf(buf, len, "no info.json, and start_info is not a regular file");
+		break;
+	case -EPROTO:
+		snprintf(buf, len, "info.json: not one msprof wrote (no pid)");
+		break;
+	case -EFBIG:
+		snprintf(buf, len, "info.json: too large to be msprof's");
+		break;
+	case -ENOMEM:
+		snprintf(buf, len, "%s", strerror(-err));
+		break;
+	default:
+		snprintf(buf, len, "info.json: %s", open_file_strerror(err));
+	}
 }
 
 void profdata_free(struct profdata *p)

@@ -2,6 +2,8 @@
 #ifndef MSPROF_PROFDATA_H
 #define MSPROF_PROFDATA_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,12 +22,26 @@ struct api_desc {
 	const char *args[MSPROF_PROBE_ARGS];	/* inside name's allocation */
 };
 
+/* A data file that could not be read whole. */
+struct profdata_problem {
+	char file[NAME_MAX + 32];	/* relative to the PROF_ directory */
+	int err;		/* as recfile_read_fd() or open_file_beneath() */
+	struct recfile_stop stop;
+};
+
+#define PROFDATA_MAX_PROBLEMS 8
+
 /* A PROF_ directory read back into memory. */
 struct profdata {
 	int pid;
 	char comm[64];
 	unsigned long long lost_events;	/* dropped by the kernel side */
-	uint64_t end_mono_ns;		/* when the window closed */
+	uint64_t end_mono_ns;		/* when the window closed, or its last record */
+	bool incomplete;		/* not closed by a stop */
+	char incomplete_reason[128];
+	/* Data files read only in part; nproblems may exceed what is kept. */
+	struct profdata_problem problems[PROFDATA_MAX_PROBLEMS];
+	unsigned int nproblems;
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct msprof_api_event *apis;	/* sorted by ns_tid, then start */
 	size_t napis, cap_apis;
@@ -33,9 +49,21 @@ struct profdata {
 	size_t nioctls, cap_ioctls;
 	struct devtask *tasks;
 	size_t ntasks, cap_tasks;
+	uint64_t last_ns;		/* the latest time any record holds */
 };
 
+/*
+ * Reads the PROF_ directory open as dirfd.  A data file that cannot be read
+ * whole is a problem kept in p, not an error: what it held up to there is
+ * loaded.  A window without info.json (a crash) or still "collecting" loads
+ * as incomplete.  -ENOENT: neither info.json nor start_info (not a window);
+ * other errors concern info.json.  On error p holds nothing to free.
+ */
+int profdata_load_at(struct profdata *p, int dirfd);
+/* The same for the directory at path (not followed if a link). */
 int profdata_load(struct profdata *p, const char *dir);
+/* What an error of profdata_load_at() means, for a message. */
+void profdata_strerror(char *buf, size_t len, int err);
 void profdata_free(struct profdata *p);
 /*
  * The innermost API call on the thread the task knows as tid (its own

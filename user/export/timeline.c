@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <linux/ioctl.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "json.h"
 #include "timeline.h"
@@ -200,18 +201,62 @@ static void write_task(struct writer *w, const struct profdata *p,
 	fputc('}', fp);
 }
 
-/* Lost data is never silent: a global marker at the window's end. */
+/* A global marker at the window's end, with what it says in args. */
+static FILE *mark(struct writer *w, const struct profdata *p, const char *what)
+{
+	FILE *fp = ev(w);
+
+	fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":", fp);
+	json_put_str(fp, what);
+	fprintf(fp, ",\"pid\":%d,\"tid\":0,", p->pid);
+	us(fp, "ts", p->end_mono_ns);
+	fputs(",\"args\":{", fp);
+	return fp;
+}
+
+/* Lost data is never silent: markers, and a label on the host process. */
 static void write_losses(struct writer *w, const struct profdata *p)
 {
+	char what[512];
+	unsigned int i;
 	FILE *fp;
 
-	if (!p->lost_events)
+	if (p->lost_events) {
+		snprintf(what, sizeof(what), "msprof: %llu host events lost (ring buffer full)",
+			 p->lost_events);
+		fprintf(mark(w, p, what), "\"lost_events\":%llu}}", p->lost_events);
+	}
+	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
+		const struct profdata_problem *pb = &p->problems[i];
+		char why[256];
+
+		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
+		snprintf(what, sizeof(what), "msprof: %s: %s", pb->file, why);
+		fp = mark(w, p, what);
+		fputs("\"file\":", fp);
+		json_put_str(fp, pb->file);
+		fputs(",\"problem\":", fp);
+		json_put_str(fp, why);
+		fputs("}}", fp);
+	}
+	if (p->nproblems > PROFDATA_MAX_PROBLEMS) {
+		snprintf(what, sizeof(what), "msprof: %u more data files read in part",
+			 p->nproblems - PROFDATA_MAX_PROBLEMS);
+		fputs("}}", mark(w, p, what));
+	}
+	if (!p->incomplete)
 		return;
+	snprintf(what, sizeof(what), "msprof: incomplete window (%s)",
+		 p->incomplete_reason);
+	fp = mark(w, p, what);
+	fputs("\"state\":\"incomplete\",\"incomplete_reason\":", fp);
+	json_put_str(fp, p->incomplete_reason);
+	fputs("}}", fp);
 	fp = ev(w);
-	fprintf(fp, "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"msprof: %llu host events lost (ring buffer full)\",\"pid\":%d,\"tid\":0,",
-		p->lost_events, p->pid);
-	us(fp, "ts", p->end_mono_ns);
-	fprintf(fp, ",\"args\":{\"lost_events\":%llu}}", p->lost_events);
+	fprintf(fp, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%d,\"tid\":0,\"args\":{\"labels\":",
+		p->pid);
+	json_put_str(fp, what + strlen("msprof: "));
+	fputs("}}", fp);
 }
 
 int timeline_write(FILE *fp, const struct profdata *p)
@@ -227,5 +272,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 		write_task(&w, p, &p->tasks[i], i + 1);
 	write_losses(&w, p);
 	fputs("\n]\n", fp);
+	if (fflush(fp))		/* the reason, ENOSPC often, while errno holds it */
+		return -errno;
 	return ferror(fp) ? -EIO : 0;
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_SAFE_OPEN_H
+#define MSPROF_SAFE_OPEN_H
+
+#include <sys/stat.h>
+
+/*
+ * Opens path (relative, no "..") for reading under dirfd without following
+ * any symbolic link or leaving dirfd, and without blocking on a FIFO; only a
+ * regular file is kept.  Returns the fd (st filled) or -errno: -ELOOP for a
+ * link on the way, -EISDIR for a directory, -EINVAL for anything else that
+ * is not a regular file.
+ */
+int open_file_beneath(int dirfd, const char *path, struct stat *st);
+
+/* The same for a file given by path, with only its last component a link. */
+int open_file_nofollow(const char *path, struct stat *st);
+
+/* What an error of the two above means, for a message. */
+const char *open_file_strerror(int err);
+
+#endif
