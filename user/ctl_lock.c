@@ -10,17 +10,44 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
-#include "procfs.h"
 
-static void lock_name(char *name, size_t len, int ns_pid)
+/* What another user could have made or changed is no lock of ours. */
+static bool root_only(const struct stat *st, mode_t type)
 {
-	snprintf(name, len, ".msprof_ctl_%d.lock", ns_pid);
+	return (st->st_mode & S_IFMT) == type && st->st_uid == 0 &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* The task's /tmp, resolved inside its root: its links never reach ours. */
-static int task_tmp(int host_pid, int *dfd)
+static int lock_dir(int *dfd)
 {
-	return procfs_open_in_root(host_pid, "/tmp", O_PATH | O_DIRECTORY, dfd);
+	struct stat st;
+	int fd;
+
+	if (mkdir(CTL_LOCK_DIR, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(CTL_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	if (fstat(fd, &st) || !root_only(&st, S_IFDIR)) {
+		close(fd);
+		return -EPERM;
+	}
+	*dfd = fd;
+	return 0;
+}
+
+/* The task's pid namespace and its own pid: one name from any namespace. */
+static int lock_name(char *name, size_t len, int host_pid, int ns_pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", host_pid);
+	if (stat(path, &st))
+		return -errno;
+	snprintf(name, len, "pidns_%lu_pid_%d.lock", (unsigned long)st.st_ino,
+		 ns_pid);
+	return 0;
 }
 
 /* The lock is ours only if the file we locked is still the one named. */
@@ -47,6 +74,21 @@ static int busy(int fd, int *holder)
 	return err;
 }
 
+static int open_lock_file(int dfd, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fstat(fd, &st) || !root_only(&st, S_IFREG)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 static int take(int dfd, const char *name, int *holder)
 {
 	char buf[32];
@@ -54,10 +96,9 @@ static int take(int dfd, const char *name, int *holder)
 	int fd, err;
 
 	for (;;) {
-		fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-			    0600);
+		fd = open_lock_file(dfd, name);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		if (flock(fd, LOCK_EX | LOCK_NB))
 			return busy(fd, holder);
 		if (still_named(fd, dfd, name))
@@ -77,17 +118,16 @@ static int take(int dfd, const char *name, int *holder)
 
 int ctl_lock(struct ctl_lock *l, int host_pid, int ns_pid, int *holder)
 {
-	char name[64];
 	int err;
 
 	*holder = 0;
 	l->fd = -1;
-	l->ns_pid = ns_pid;
-	lock_name(name, sizeof(name), ns_pid);
-	err = task_tmp(host_pid, &l->dir_fd);
+	err = lock_name(l->name, sizeof(l->name), host_pid, ns_pid);
+	if (!err)
+		err = lock_dir(&l->dir_fd);
 	if (err)
 		return err;
-	l->fd = take(l->dir_fd, name, holder);
+	l->fd = take(l->dir_fd, l->name, holder);
 	if (l->fd >= 0)
 		return 0;
 	err = l->fd;
@@ -97,13 +137,10 @@ int ctl_lock(struct ctl_lock *l, int host_pid, int ns_pid, int *holder)
 
 void ctl_unlock(struct ctl_lock *l)
 {
-	char name[64];
-
 	if (l->fd < 0)
 		return;
 	/* Removed while still held, so nobody can lock a file about to go. */
-	lock_name(name, sizeof(name), l->ns_pid);
-	unlinkat(l->dir_fd, name, 0);
+	unlinkat(l->dir_fd, l->name, 0);
 	close(l->dir_fd);
 	close(l->fd);
 	l->fd = -1;

@@ -2,19 +2,24 @@
 #ifndef MSPROF_CTL_LOCK_H
 #define MSPROF_CTL_LOCK_H
 
+/* Where the locks live: only root may create or replace anything there. */
+#define CTL_LOCK_DIR "/run/msprof"
+
 /*
  * Only one msprof may control a task.  The lock is a flock() on a file in
- * the task's own /tmp, named by the pid the task sees, so a controller on
- * the host and one inside the task's container meet at the same file, and
- * the kernel frees it the instant the holder dies.
+ * CTL_LOCK_DIR named by the task's pid namespace and the pid it sees
+ * itself as: the same name whether msprof runs on the host or in the
+ * task's container (when both see the host's /run), and the kernel frees
+ * it the instant the holder dies.
  *
  * Fills l and returns 0, or -EBUSY with the holder's pid in *holder (0 if
- * unknown), or another -errno.
+ * unknown), -EPERM if CTL_LOCK_DIR or the file in it is not root's alone,
+ * or another -errno.
  */
 struct ctl_lock {
 	int fd;		/* the locked file, -1 if not held */
-	int dir_fd;	/* the task's /tmp: the file goes even after the task */
-	int ns_pid;
+	int dir_fd;	/* CTL_LOCK_DIR */
+	char name[64];
 };
 
 int ctl_lock(struct ctl_lock *l, int host_pid, int ns_pid, int *holder);

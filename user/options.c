@@ -123,10 +123,33 @@ static int parse_number(const char *name, const char *val, unsigned long min,
 	return 0;
 }
 
+/* "1,", ",1" and "1,,2" are typos, not lists: name the empty element. */
+static int check_list(const char *name, const char *val, char *err,
+		      size_t len)
+{
+	const char *p = val;
+	unsigned int i;
+
+	for (i = 1;; i++) {
+		size_t n = strcspn(p, ",");
+
+		if (!n)
+			return input_error(err, len, "--%s: element %u of '%s' is empty: remove the stray comma",
+				    name, i, val);
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 static int parse_pids(struct msprof_opts *o, const char *val, char *err,
 		      size_t len)
 {
 	const char *p = val;
+	int ret = check_list("pid", val, err, len);
+
+	if (ret)
+		return ret;
 
 	do {
 		char *end;
@@ -196,6 +219,10 @@ static int parse_buffer_size(struct msprof_opts *o, const char *val,
 static int check_uprobes(const char *val, char *err, size_t len)
 {
 	const char *item = val;
+	int ret = check_list("uprobe", val, err, len);
+
+	if (ret)
+		return ret;
 
 	do {
 		size_t n = strcspn(item, ",");

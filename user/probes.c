@@ -113,6 +113,31 @@ int probe_in_library(const struct probe *p, const char *path)
 	       !strcmp(p->lib, path);
 }
 
+struct lib_search {
+	const struct probe *p;
+	char *path;
+	size_t len;
+};
+
+static int match_library(const char *path, void *ctx)
+{
+	struct lib_search *ls = ctx;
+
+	if (!probe_in_library(ls->p, path))
+		return 0;
+	snprintf(ls->path, ls->len, "%s", path);
+	return 1;
+}
+
+int probe_find_library(int host_pid, const struct probe *p, char *path,
+		       size_t len)
+{
+	struct lib_search ls = { .p = p, .path = path, .len = len };
+	int err = procfs_exec_maps(host_pid, match_library, &ls);
+
+	return err < 0 ? err : err ? 0 : -ENOENT;
+}
+
 /* Each existing node matching pattern, as seen inside the task's root. */
 static int each_node(int host_pid, const char *pattern, probe_device_fn fn,
 		     void *ctx)

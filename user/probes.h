@@ -31,6 +31,9 @@ int probe_set_build(struct probe_set *ps, unsigned int layers,
 void probe_set_free(struct probe_set *ps);
 /* Whether a function of the set may be probed in the library at path. */
 int probe_in_library(const struct probe *p, const char *path);
+/* The first file host_pid maps that p may be probed in; -ENOENT if none. */
+int probe_find_library(int host_pid, const struct probe *p, char *path,
+		       size_t len);
 
 /*
  * Calls fn for each driver device node of every pack that exists for the

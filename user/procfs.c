@@ -96,6 +96,56 @@ int procfs_ppid(int pid, int *ppid)
 	return err;
 }
 
+int procfs_tgid(int pid, int *tgid)
+{
+	char buf[64];
+	int err = status_field(pid, "Tgid", buf, sizeof(buf));
+
+	if (!err)
+		*tgid = atoi(buf);
+	return err;
+}
+
+/* The kernel's PF_KTHREAD, in the flags field of /proc/<pid>/stat. */
+#define PF_KTHREAD 0x00200000u
+
+int procfs_is_kthread(int pid, bool *kthread)
+{
+	char line[1024], *p;
+	unsigned int flags;
+	FILE *fp;
+
+	fp = proc_open(pid, "stat");
+	if (!fp)
+		return -errno;
+	p = fgets(line, sizeof(line), fp);
+	fclose(fp);
+	/* comm may hold anything, ')' too: the fields follow the last one. */
+	if (p)
+		p = strrchr(line, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		return -EPROTO;
+	*kthread = flags & PF_KTHREAD;
+	return 0;
+}
+
+/* The host's init is visible only from the initial pid namespace, as 1. */
+int procfs_is_host_init(int pid, bool *init)
+{
+	struct stat st;
+
+	*init = false;
+	if (pid != 1)
+		return 0;
+	if (stat("/proc/self/ns/pid", &st)) {
+		/* A kernel without namespaces has only the host's. */
+		*init = errno == ENOENT;
+		return *init ? 0 : -errno;
+	}
+	*init = st.st_ino == PROC_PID_INIT_INO;
+	return 0;
+}
+
 int procfs_comm(int pid, char *out, size_t len)
 {
 	FILE *fp = proc_open(pid, "comm");

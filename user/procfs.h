@@ -6,11 +6,19 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The inode of the initial pid namespace, fixed by the kernel. */
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
+
 /* Reads name from /proc/<pid>/environ; -ENOENT if it is not set. */
 int procfs_getenv(int pid, const char *name, char *out, size_t len);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
 int procfs_ppid(int pid, int *ppid);
+/* The process a thread id belongs to (the id itself for a process). */
+int procfs_tgid(int pid, int *tgid);
+int procfs_is_kthread(int pid, bool *kthread);
+/* Whether pid is the init of the initial (host) pid namespace. */
+int procfs_is_host_init(int pid, bool *init);
 int procfs_comm(int pid, char *out, size_t len);
 int procfs_owner(int pid, uid_t *uid, gid_t *gid);
 bool procfs_alive(int pid);

@@ -177,7 +177,7 @@ static void close_window(struct session *s, struct target *t)
 
 int begin_window(struct session *s, struct target *t)
 {
-	size_t probes;
+	bool attached[MSPROF_MAX_APIS];
 	int err;
 
 	/* A followed process may have become another program since. */
@@ -195,15 +195,14 @@ int begin_window(struct session *s, struct target *t)
 	err = open_window(s, t);
 	if (err)
 		return err;
-	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, &probes);
+	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, attached);
 	if (err) {
 		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
 		close_window(s, t);
 		return err;
 	}
-	if (!probes && s->probes.n && !t->followed)
-		printf("msprof: pid %d maps no runtime library with functions to probe\n",
-		       t->host_pid);
+	if (!t->followed)
+		report_unprobed(s, t, attached);
 	return 0;
 }
 
@@ -282,7 +281,7 @@ int end_window(struct session *s, struct target *t,
 {
 	struct collector_sink sink = { 0 };
 	struct profdir_summary sum;
-	char reason[128];
+	char reason[128], why[128];
 	int herr, err;
 
 	window_summary(s, t, &sum);
@@ -314,12 +313,7 @@ int end_window(struct session *s, struct target *t,
 	sum.incomplete_reason = herr || t->device_err ? reason : NULL;
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
-	if (s->host_only)
-		sum.device_status = "not collected (--host-only)";
-	else if (t->device_status < 0)
-		sum.device_status = strerror(-t->device_status);
-	else
-		sum.device_status = msprof_msg_status_name(t->device_status);
+	sum.device_status = device_status_text(s, t, why, sizeof(why));
 	clock_pair_now(&sum.end);
 	testpoint("before-info-json");
 	err = profdir_finish(t->dir_fd, &sum);

@@ -42,7 +42,8 @@ int tell_agent(struct session *s, struct target *t, int type)
 	if (t->fd >= 0)
 		mind_request_limit(s, t, type);
 	if (t->fd < 0) {
-		if (type == MSPROF_STOP_REQ)
+		/* Why there is no connection was kept when it went. */
+		if (type == MSPROF_STOP_REQ && t->device_status >= 0)
 			t->device_status = -ENOTCONN;
 		return 0;
 	}
@@ -51,7 +52,9 @@ int tell_agent(struct session *s, struct target *t, int type)
 	if (!err && status != MSPROF_SUCCESS)
 		err = -EIO;
 	if (type == MSPROF_STOP_REQ)
-		t->device_status = err ? err : status;
+		t->device_status = err == -EIO ? status : err;
+	else if (err && err != -EIO)
+		t->device_status = err;
 	if (err == -EIO)
 		ERR("pid %d: the agent answered %s: %s", t->host_pid,
 		    msprof_msg_type_name(type + 1),
@@ -83,4 +86,19 @@ int tell_agents(struct session *s, int type)
 			first = err;
 	}
 	return first;
+}
+
+const char *device_status_text(const struct session *s, const struct target *t,
+			       char *buf, size_t len)
+{
+	if (s->host_only)
+		return "not collected (--host-only)";
+	if (t->exited)
+		return "the task exited: device data is what its agent flushed as it exited, if any";
+	if (t->device_status >= 0)
+		return msprof_msg_status_name(t->device_status);
+	if (t->device_status == -ENOTCONN)
+		return "not connected: the process has no profiling agent";
+	snprintf(buf, len, "not connected: %s", strerror(-t->device_status));
+	return buf;
 }

@@ -26,6 +26,9 @@ int check_target(struct session *s, int pid, bool need_agent);
 int connect_target(struct session *s, struct target *t);
 void announce(const struct target *t);
 int add_device_nodes(struct session *s, struct target *t);
+/* Says what a target was not probed for: attached[] from the tracer. */
+void report_unprobed(const struct session *s, const struct target *t,
+		     const bool *attached);
 void forget(struct session *s, int i);
 int adopt(struct session *s, int pid, bool need_agent);
 int adopt_rank(int pid, void *s);
@@ -33,5 +36,8 @@ int adopt_rank(int pid, void *s);
 /* session_agents.c: requests to the targets' agents. */
 int tell_agent(struct session *s, struct target *t, int type);
 int tell_agents(struct session *s, int type);
+/* What the window's info.json says of its device side. */
+const char *device_status_text(const struct session *s, const struct target *t,
+			       char *buf, size_t len);
 
 #endif

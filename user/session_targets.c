@@ -27,22 +27,88 @@ int add_device_nodes(struct session *s, struct target *t)
 	return probe_devices(t->host_pid, add_device_node, s->tracer);
 }
 
+static int say_gone(int pid, int err)
+{
+	if (err == -ESRCH) {
+		ERR("no process with pid %d", pid);
+		return err;
+	}
+	ERR("pid %d: %s", pid, strerror(-err));
+	return err;
+}
+
+/* Ids that name no process msprof can profile, each refused with why. */
+static int check_kind(int pid)
+{
+	char comm[16] = "";
+	bool yes;
+	int tgid, err;
+
+	err = procfs_is_host_init(pid, &yes);
+	if (!err && yes) {
+		ERR("pid %d is the host's init: profiling init is not supported",
+		    pid);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_is_kthread(pid, &yes);
+	if (!err && yes) {
+		procfs_comm(pid, comm, sizeof(comm));
+		ERR("pid %d (%s) is a kernel thread: only user processes can be profiled",
+		    pid, comm);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_tgid(pid, &tgid);
+	if (!err && tgid != pid) {
+		ERR("pid %d is a thread of process %d: give the process id", pid, tgid);
+		return -EPERM;
+	}
+	if (err == -ENOENT)	/* no /proc entry */
+		err = -ESRCH;
+	return err ? say_gone(pid, err) : 0;
+}
+
+void report_unprobed(const struct session *s, const struct target *t,
+		     const bool *attached)
+{
+	const struct probe_set *ps = &s->probes;
+	char lib[PATH_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += attached[i];
+	if (!n && ps->n)
+		printf("msprof: pid %d maps no runtime library with functions to probe\n",
+		       t->host_pid);
+	/* A function the user named is worth a word wherever it is missing. */
+	for (i = 0; i < ps->n; i++) {
+		const struct probe *p = &ps->v[i];
+
+		if (attached[i] || !p->lib)
+			continue;
+		if (probe_find_library(t->host_pid, p, lib, sizeof(lib)))
+			ERR("--uprobe %s:%s: no library matching %s is mapped by pid %d",
+			    p->lib, p->name, p->lib, t->host_pid);
+		else
+			ERR("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
+			    p->lib, p->name, p->name, p->lib, t->host_pid, lib);
+	}
+}
+
 /* Takes one task: it must exist, have an agent if need_agent, be free. */
 int check_target(struct session *s, int pid, bool need_agent)
 {
 	struct target *t = &s->targets[s->ntargets];
 	int holder, err;
 
+	err = check_kind(pid);
+	if (err)
+		return err;
 	err = target_init(t, pid);
 	t->lock.fd = -1;
-	if (err == -ESRCH) {
-		ERR("no process with pid %d", pid);
-		return err;
-	}
-	if (err) {
-		ERR("pid %d: %s", pid, strerror(-err));
-		return err;
-	}
+	if (err)
+		return say_gone(pid, err);
 	if (need_agent && access(t->sock_path, F_OK)) {
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
 		    pid, t->sock_path);
@@ -54,8 +120,14 @@ int check_target(struct session *s, int pid, bool need_agent)
 		    pid, holder);
 		return err;
 	}
+	if (err == -EPERM) {
+		ERR("pid %d: %s or the lock file in it is not root's alone (a directory owned by root, writable by root only): refusing to use it",
+		    pid, CTL_LOCK_DIR);
+		return err;
+	}
 	if (err) {
-		ERR("pid %d: cannot take its controller lock: %s", pid, strerror(-err));
+		ERR("pid %d: cannot take its controller lock in %s: %s", pid,
+		    CTL_LOCK_DIR, strerror(-err));
 		return err;
 	}
 	s->ntargets++;
@@ -75,9 +147,12 @@ int connect_target(struct session *s, struct target *t)
 	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, s->output, s->out_fd);
-	if (err)
+	if (err) {
+		/* The reason a window's info.json gives for no device data. */
+		t->device_status = err;
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));
+	}
 	t->requests = 0;
 	/* A followed process with an agent of its own is a task like any. */
 	if (!err)

@@ -19,9 +19,6 @@
 #include "tracer.h"
 #include "uprobe_multi.h"
 
-/* The inode of the initial pid namespace, fixed by the kernel. */
-#define PROC_PID_INIT_INO 0xEFFFFFFCu
-
 struct tracer {
 	struct msprof_bpf *skel;
 	struct ring_buffer *rb;
@@ -254,7 +251,6 @@ struct attach_walk {
 	bool *done;		/* per probe: attached from an earlier library */
 	uint64_t *batch_offsets;	/* this library's functions to probe */
 	uint64_t *batch_ids;
-	size_t attached;
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
@@ -327,7 +323,6 @@ static int attach_library(const char *path, void *ctx)
 	}
 	for (i = 0; i < n; i++)
 		w->done[w->batch_ids[i]] = true;
-	w->attached += n;
 	return 0;
 }
 
@@ -347,27 +342,26 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 }
 
 int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, size_t *attached)
+			 const struct probe_set *ps, bool *attached)
 {
-	struct attach_walk w = { .t = t, .pid = host_pid, .ps = ps };
+	struct attach_walk w = {
+		.t = t, .pid = host_pid, .ps = ps, .done = attached,
+	};
 	int err;
 
-	*attached = 0;
+	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;
 	err = ensure_symcache(t, ps);
 	if (err)
 		return err;
 	err = -ENOMEM;
-	w.done = calloc(ps->n, sizeof(*w.done));
 	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
 	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));
-	if (w.done && w.batch_offsets && w.batch_ids)
+	if (w.batch_offsets && w.batch_ids)
 		err = procfs_exec_maps(host_pid, attach_library, &w);
-	free(w.done);
 	free(w.batch_offsets);
 	free(w.batch_ids);
-	*attached = w.attached;
 	return err;
 }
 

@@ -35,11 +35,12 @@ int tracer_add_device(struct tracer *t, const char *path);
 /*
  * Attaches entry/return probes on every function of the set that a library
  * mapped by host_pid exports (the first library wins); the cookie is the
- * function's index.  *attached says how many functions.  The set must be
- * the same at every call (files are looked up once).
+ * function's index.  attached[i] (ps->n of them) says whether function i
+ * was found.  The set must be the same at every call (files are looked up
+ * once).
  */
 int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, size_t *attached);
+			 const struct probe_set *ps, bool *attached);
 /*
  * The ioctl syscall hooks, the thread-exit hook that keeps maps clean and,
  * with follow, the fork hook that makes targets' new processes targets.

@@ -36,10 +36,44 @@ check "the exiting pid has one PROF_ directory" [ "$(echo "$cdir" | wc -l)" -eq 
 check "it is marked: target_exited" [ "$(jq .target_exited "$cdir/info.json")" = true ]
 check "it still holds what was collected" [ "$(jq .host.api_events "$cdir/info.json")" -gt 0 ]
 check "the user was told" grep -q "pid $c exited" "$WORK/multi.log"
+check "its device_status says the task exited" \
+	grep -q '"device_status": "the task exited' "$cdir/info.json"
+check "no window's device_status is a bare socket error" \
+	! grep -q 'Transport endpoint' "$WORK"/multi/PROF_*/info.json
 check "its device data was flushed as it exited, both devices" [ -s "$cdir/device_0/data/task_time.data" -a -s "$cdir/device_1/data/task_time.data" ]
 check "the other targets kept running" kill -0 "$a"
 check "the second window still covers the others" \
 	[ "$(ls -d "$WORK"/multi/PROF_000002_* | wc -l)" -eq 2 ]
+
+# --- a start that fails says why and leaves no window ---------------------
+# The output directory turns into a file between attach and start.
+msprof_open "$WORK/failstart.log" --dynamic=on --pid="$a" --output="$WORK/failstart"
+wait_for "$WORK/failstart.log" "attached to pid $a"
+mv "$WORK/failstart" "$WORK/failstart.dir"
+touch "$WORK/failstart"
+say start
+wait_for "$WORK/failstart.log" "collection not started"
+say status
+say quit
+msprof_close
+show "$WORK/failstart.log"
+check "failed start: the reason is given" \
+	grep -q "cannot create a PROF_ directory in $WORK/failstart: Not a directory" "$WORK/failstart.log"
+check "failed start: no stop is pretended" \
+	! grep -Eq "collection stopped|STOP_RSP|collection not running" "$WORK/failstart.log"
+check "failed start: no window counted" grep -q "0 windows written" "$WORK/failstart.log"
+check "failed start: nothing written" [ -z "$(ls -A "$WORK/failstart.dir")" ]
+
+# --- a --uprobe found nowhere is named, per target -------------------------
+feed start "sleep 1" stop quit |
+	"$MSPROF" --dynamic=on --pid="$a" --uprobe=libnope:nope,libc:msprof_no_such_fn \
+		--output="$WORK/uprobe" >"$WORK/uprobe.log" 2>&1
+check "unknown uprobes: still exit 0" [ $? -eq 0 ]
+show "$WORK/uprobe.log"
+check "a library no target maps is named" \
+	grep -q "msprof: --uprobe libnope:nope: no library matching libnope is mapped by pid $a" "$WORK/uprobe.log"
+check "a function missing from a mapped library is named" \
+	grep -q "msprof: --uprobe libc:msprof_no_such_fn: no function msprof_no_such_fn in any library matching libc that pid $a maps" "$WORK/uprobe.log"
 
 # --- the socket lives in the task's home, not msprof's --------------------
 mkdir -p "$WORK/userhome"

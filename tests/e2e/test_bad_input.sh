@@ -31,6 +31,37 @@ expect_error "dynamic with delay" "--dynamic=on cannot be combined with --delay"
 expect_error "dynamic with duration" "--dynamic=on cannot be combined with --duration" --dynamic=on --duration=5 "$out" "$SAMPLE"
 expect_error "unknown option" "unknown option '--frobnicate=1'" --dynamic=on --frobnicate=1 --pid=1 "$out"
 expect_error "missing value" "needs a value" --dynamic=on --pid
+expect_error "pid with a trailing comma" "--pid: element 2 of '$TASK_PID,' is empty" \
+	--dynamic=on --pid=$TASK_PID, "$out"
+expect_error "pid with a doubled comma" "--pid: element 2 of '$TASK_PID,,1' is empty" \
+	--dynamic=on --pid=$TASK_PID,,1 "$out"
+expect_error "uprobe with a trailing comma" "--uprobe: element 2 of 'libc:malloc,' is empty" \
+	--dynamic=on --pid=$TASK_PID --uprobe=libc:malloc, "$out"
+
+# Ids that are no process msprof can profile, each refused with its reason.
+if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+	expect_error "kernel thread" "pid 2 (kthreadd) is a kernel thread" --dynamic=on --pid=2 "$out"
+	expect_error "kernel thread, host-only" "pid 2 (kthreadd) is a kernel thread" \
+		--dynamic=on --host-only=on --pid=2 "$out"
+else
+	skip "kernel thread" "pid 2 is not kthreadd here"
+fi
+# 4026531836: the initial pid namespace's inode, fixed by the kernel.
+if [ "$(stat -L -c %i /proc/self/ns/pid)" = 4026531836 ]; then
+	expect_error "the host's init" "pid 1 is the host's init: profiling init is not supported" \
+		--dynamic=on --host-only=on --pid=1 "$out"
+else
+	skip "the host's init" "the tests do not run in the initial pid namespace"
+fi
+tid=$(ls /proc/$TASK_PID/task | grep -vx "$TASK_PID" | head -1)
+if [ -n "$tid" ]; then
+	expect_error "thread id" "pid $tid is a thread of process $TASK_PID: give the process id" \
+		--dynamic=on --pid=$tid "$out"
+	expect_error "thread id, host-only" "pid $tid is a thread of process $TASK_PID: give the process id" \
+		--dynamic=on --host-only=on --pid=$tid "$out"
+else
+	skip "thread id" "npu_sample $TASK_PID runs a single thread"
+fi
 for bad in '$' '&' ';' '|' '>' '<' '%' '`' "'" '"' '\' '\n' '\$'; do
 	expect_error "output with '$bad'" "--output must not contain" \
 		--dynamic=on --pid=$TASK_PID --output="$WORK/out/a${bad}b"

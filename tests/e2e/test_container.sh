@@ -127,5 +127,22 @@ check "it gets device data" [ -s "$d/device_0/data/task_time.data" ]
 check "it leaves no staging directory" [ "$(stages "$ctr_root$inside")" -eq 0 ]
 check "no BPF program left after it quit" no_bpf_left
 
+# --- the host's controller and one inside meet at the same lock ------------
+# (Both see the host's /run here; a container with a /run of its own would
+# not.)  --host-only: the lock alone is under test, not finding the agent.
+msprof_open "$WORK/hostlock.log" --dynamic=on --host-only=on --pid="$TASK_PID" \
+	--output="$WORK/hostlock"
+wait_for "$WORK/hostlock.log" "attached to pid $TASK_PID"
+nsenter --target "$TASK_PID" --pid --mount -- \
+	/tmp/ctr/bin/msprof --dynamic=on --host-only=on --pid="$NS_PID" \
+	--output=/tmp/out-refused </dev/null >"$WORK/refused.log" 2>&1
+rc=$?
+show "$WORK/refused.log"
+check "inside, a second controller is refused" [ $rc -ne 0 ]
+check "naming the host's controller" grep -q "pid $NS_PID is already being profiled by msprof pid" "$WORK/refused.log"
+say quit
+msprof_close
+check "the host's controller quits cleanly" [ $? -eq 0 ]
+
 kill -TERM "$TASK_PID"
 check "task exits on SIGTERM" timeout 5 tail --pid="$TASK_PID" -f /dev/null

@@ -72,6 +72,28 @@ static void expect_error(char **args, const char *needle)
 	opts_free(&o);
 }
 
+/* A stray comma is named, whichever list and wherever it is. */
+static void test_empty_elements(void)
+{
+	char *pid_trailing[] = { "--dynamic=on", "--pid=5,", NULL };
+	char *pid_leading[] = { "--dynamic=on", "--pid=,5", NULL };
+	char *pid_double[] = { "--dynamic=on", "--pid=5,,6", NULL };
+	char *pid_empty[] = { "--dynamic=on", "--pid=", NULL };
+	char *uprobe_trailing[] = { "--dynamic=on", "--pid=5",
+				    "--uprobe=libc:malloc,", NULL };
+	char *uprobe_double[] = { "--dynamic=on", "--pid=5",
+				  "--uprobe=libc:malloc,,libc:free", NULL };
+
+	expect_error(pid_trailing, "--pid: element 2 of '5,' is empty");
+	expect_error(pid_leading, "--pid: element 1 of ',5' is empty");
+	expect_error(pid_double, "--pid: element 2 of '5,,6' is empty");
+	expect_error(pid_empty, "--pid: element 1 of '' is empty");
+	expect_error(uprobe_trailing,
+		     "--uprobe: element 2 of 'libc:malloc,' is empty");
+	expect_error(uprobe_double,
+		     "--uprobe: element 2 of 'libc:malloc,,libc:free' is empty");
+}
+
 static void test_errors(void)
 {
 	char *bad_switch[] = { "--dynamic=yes", "--pid=1", NULL };
@@ -158,6 +180,7 @@ int register_options_tests(void)
 		{ "launch mode with trailing app", test_launch_trailing_app },
 		{ "launch mode with --application", test_launch_application_option },
 		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
+		{ "empty list elements named", test_empty_elements },
 		{ "bad input is one line naming the problem", test_errors },
 		{ "export and help modes", test_export_and_help },
 		{ "msprof's switches and our own", test_msprof_switches },
