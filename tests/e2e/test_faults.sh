@@ -125,12 +125,12 @@ kill_at() {
 		show "$log"
 		check "$step: msprof paused there" false
 		kill -KILL "$MSPROF_PID"
-		msprof_close
+		msprof_close 2>/dev/null
 		return
 	fi
 	ids=$(bpf_ids "$MSPROF_PID")
 	kill -KILL "$MSPROF_PID"
-	msprof_close
+	msprof_close 2>/dev/null
 	check "$step: the task lives on" kill -0 "$TASK_PID"
 	case $kind in
 	pre-bpf) check "$step: no BPF object was loaded yet" [ -z "$ids" ] ;;
@@ -176,11 +176,11 @@ kill_export_at() {
 		show "$log"
 		check "$step: msprof paused there" false
 		kill -KILL "$pid"
-		wait "$pid"
+		wait "$pid" 2>/dev/null
 		return
 	fi
 	kill -KILL "$pid"
-	wait "$pid"
+	wait "$pid" 2>/dev/null
 	check "$step: no timeline left half-written" \
 		[ -z "$(ls "$dir"/mindstudio_profiler_output/msprof_*.json 2>/dev/null)" ]
 	check "$step: the next export writes it whole" exports_window "$dir" no
@@ -209,7 +209,7 @@ enospc() {
 	wait_for "$log" "collection started (window 1)"
 	ids=$(bpf_ids "$MSPROF_PID")
 	feed "sleep 1" stop start "sleep 1" stop start "sleep 0.5" stop quit >&3
-	msprof_close
+	msprof_close 2>/dev/null
 	show "$log"
 	check "full disk: msprof says so" grep -q "No space left on device" "$log"
 	check "full disk: each failed start says why" \
@@ -250,7 +250,7 @@ task_killed() {
 	done
 	check "task killed: msprof ends by itself" gone "$MSPROF_PID"
 	kill -0 "$MSPROF_PID" 2>/dev/null && say quit
-	msprof_close
+	msprof_close 2>/dev/null
 	check "task killed: msprof exits 0" [ $? -eq 0 ]
 	show "$log"
 	check "task killed: msprof held BPF objects" [ -n "$ids" ]
