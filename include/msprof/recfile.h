@@ -83,16 +83,25 @@ typedef int (*recfile_visit_fn)(uint16_t type, const void *body, size_t len,
 struct recfile_stop {
 	uint64_t offset;	/* of the header or record that stopped it */
 	uint64_t left;		/* bytes of the file from offset on */
-	uint64_t need;		/* bytes that record claims (-EBADMSG) */
+	uint64_t need;		/* bytes that record claims, header included */
+	uint16_t type;		/* that record's type */
 };
+
+/* Longest name blob and device task name the writers produce. */
+#define MSPROF_REC_NAMES_MAX	512
+#define MSPROF_REC_TASK_NAME_MAX	256
+/* Types from here on are no record's: a corrupt header. */
+#define MSPROF_REC_TYPE_END	256
 
 /*
  * Reads the data file open as fd from its start: fills hdr (may be NULL)
  * and visits each whole record.  Only a regular file is read, and no
  * further than its size at the call.  -EPROTO: not a data file (bad file
  * header); -EBADMSG: a record runs past the end of the file (cut short by a
- * crash, or a corrupt size), the records before it were visited.  stop (may
- * be NULL) says where the walk stopped on those and on a visitor's error.
+ * crash, or a corrupt size); -EILSEQ: a record no writer makes (a size its
+ * type cannot have, a type out of range).  The records before were visited
+ * then.  Types below MSPROF_REC_TYPE_END not known here are passed on.  stop
+ * (may be NULL) says where the walk stopped on those and a visitor's error.
  */
 int recfile_read_fd(int fd, struct msprof_file_header *hdr,
 		    recfile_visit_fn visit, void *ctx, struct recfile_stop *stop);

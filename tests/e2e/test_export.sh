@@ -56,6 +56,15 @@ check "a cut host file: the rest is exported ($n of $api)" [ "$n" -ge $((api - 1
 check "a cut host file: the timeline says so" \
 	[ "$(timeline "$d" '[.[] | select(.args.file=="host/data/host_trace.data")] | length')" = 1 ]
 
+# A corrupt record header (the first record's size) is said, not skipped.
+d=$(copy PROF_corrupt)
+printf '\xff\xff' | dd of="$d/host/data/host_trace.data" bs=1 seek=34 conv=notrunc status=none
+export_dir "$d"
+check "a corrupt record header: exit non-zero" [ $rc -ne 0 -a $rc -ne 124 ]
+check "a corrupt record header: one line naming the file and offset" \
+	[ "$(grep -c "PROF_corrupt/host/data/host_trace.data: offset 32: corrupt record (type 1, 65539 bytes)" "$WORK/err")" = 1 ]
+check "a corrupt record header: the timeline is still written" [ -n "$(outputs "$d")" ]
+
 # FIFOs: never waited on; the error names the file.
 for f in host/data/host_trace.data device_0/data/task_time.data; do
 	d=$(copy PROF_fifo)

@@ -95,34 +95,50 @@ static void test_truncated_file(void)
 	unlink(path);
 }
 
-/* Overwrites the size field of the record at off. */
-static void set_size(int fd, off_t off, uint16_t size)
+/* Overwrites the header of the record at off. */
+static void set_header(int fd, off_t off, uint16_t type, uint16_t size)
 {
-	CU_ASSERT_EQUAL(pwrite(fd, &size, sizeof(size), off + 2), sizeof(size));
+	struct msprof_rec_hdr rh = { .type = type, .size = size };
+
+	CU_ASSERT_EQUAL(pwrite(fd, &rh, sizeof(rh), off), sizeof(rh));
 }
 
-/* A corrupt size stops the walk there, and says where. */
-static void test_huge_length(void)
+/* A corrupt record header stops the walk there, and says where. */
+static void test_corrupt_record(void)
 {
 	char path[] = "/tmp/msprof-rec-XXXXXX", line[256];
 	off_t rec3 = sizeof(struct msprof_file_header) + 4 +
 		     sizeof(struct msprof_name_rec) + 12 +
 		     2 * (4 + sizeof(struct msprof_api_event));
+	static const struct {
+		uint16_t type, size;
+		int err;
+		const char *says;
+	} cases[] = {
+		/* A type a newer writer may use, with a size past the end. */
+		{ 100, UINT16_MAX, -EBADMSG, "record of 65539 bytes runs past the end of the file" },
+		{ MSPROF_REC_API, UINT16_MAX, -EILSEQ, "corrupt record (type 2, 65539 bytes)" },
+		{ MSPROF_REC_API, 8, -EILSEQ, "corrupt record (type 2, 12 bytes)" },
+		{ 0xabcd, 88, -EILSEQ, "corrupt record (type 43981, 92 bytes)" },
+	};
 	struct recfile_stop stop;
-	struct seen s = { 0 };
+	struct seen s;
+	size_t i;
 	int fd = mkstemp(path);
 
 	CU_ASSERT_FATAL(fd >= 0);
-	write_sample(path, 10);
-	set_size(fd, rec3, UINT16_MAX);
-	CU_ASSERT_EQUAL(recfile_read_fd(fd, NULL, count, &s, &stop), -EBADMSG);
-	CU_ASSERT_EQUAL(s.apis, 2);
-	CU_ASSERT_EQUAL(stop.offset, (uint64_t)rec3);
-	CU_ASSERT_EQUAL(stop.need, 4 + UINT16_MAX);
-	recfile_strerror(line, sizeof(line), -EBADMSG, &stop);
-	CU_ASSERT_PTR_NOT_NULL(strstr(line, "record of 65539 bytes runs past the end of the file"));
-	CU_ASSERT_EQUAL(strncmp(line, "offset ", 7), 0);
-	CU_ASSERT_EQUAL(strtoull(line + 7, NULL, 10), (unsigned long long)rec3);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_sample(path, 10);
+		set_header(fd, rec3, cases[i].type, cases[i].size);
+		memset(&s, 0, sizeof(s));
+		CU_ASSERT_EQUAL(recfile_read_fd(fd, NULL, count, &s, &stop), cases[i].err);
+		CU_ASSERT_EQUAL(s.apis, 2);
+		CU_ASSERT_EQUAL(stop.offset, (uint64_t)rec3);
+		recfile_strerror(line, sizeof(line), cases[i].err, &stop);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, cases[i].says));
+		CU_ASSERT_EQUAL(strncmp(line, "offset ", 7), 0);
+		CU_ASSERT_EQUAL(strtoull(line + 7, NULL, 10), (unsigned long long)rec3);
+	}
 	close(fd);
 	unlink(path);
 }
@@ -185,7 +201,7 @@ int register_recfile_tests(void)
 	static const CU_TestInfo tests[] = {
 		{ "records read back as written", test_round_trip },
 		{ "a truncated file parses up to its last whole record", test_truncated_file },
-		{ "a corrupt record size stops the walk there", test_huge_length },
+		{ "a corrupt record header stops the walk there", test_corrupt_record },
 		{ "a foreign file is refused", test_bad_header },
 		{ "FIFOs, links and directories are not read", test_not_a_file },
 		CU_TEST_INFO_NULL,

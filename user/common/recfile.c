@@ -2,6 +2,7 @@
 /* Writing and reading the length-prefixed raw data files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +135,13 @@ static int take(struct reader *r, void *dst, size_t n)
 }
 
 static int stopped(struct recfile_stop *stop, int err, uint64_t off,
-		   uint64_t size, uint64_t need)
+		   uint64_t size, const struct msprof_rec_hdr *rh)
 {
 	if (stop) {
 		stop->offset = off;
 		stop->left = size - off;
-		stop->need = need;
+		stop->need = rh ? sizeof(*rh) + rh->size : sizeof(*rh);
+		stop->type = rh ? rh->type : 0;
 	}
 	return err;
 }
@@ -167,6 +169,26 @@ static int read_header(struct reader *r, struct msprof_file_header *h)
 		extra -= n;
 	}
 	return 0;
+}
+
+/* Whether a writer could have made a record of this type and size. */
+static bool record_ok(uint16_t type, uint16_t size)
+{
+	switch (type) {
+	case MSPROF_REC_NAME:
+		return size > sizeof(struct msprof_name_rec) &&
+		       size <= sizeof(struct msprof_name_rec) + MSPROF_REC_NAMES_MAX;
+	case MSPROF_REC_API:
+		return size == sizeof(struct msprof_api_event);
+	case MSPROF_REC_IOCTL:
+		return size >= sizeof(struct msprof_ioctl_event) &&
+		       size <= sizeof(struct msprof_ioctl_payload_event);
+	case MSPROF_REC_DEVTASK:
+		return size > sizeof(struct msprof_devtask_rec) &&
+		       size <= sizeof(struct msprof_devtask_rec) +
+			       MSPROF_REC_TASK_NAME_MAX;
+	}
+	return type && type < MSPROF_REC_TYPE_END;
 }
 
 int recfile_read_fd(int fd, struct msprof_file_header *hdr,
@@ -202,7 +224,7 @@ int recfile_read_fd(int fd, struct msprof_file_header *hdr,
 	r->pos = r->len = 0;
 	err = read_header(r, &h);
 	if (err) {
-		err = stopped(stop, err, 0, r->size, 0);
+		err = stopped(stop, err, 0, r->size, NULL);
 		goto out;
 	}
 	if (hdr)
@@ -210,23 +232,25 @@ int recfile_read_fd(int fd, struct msprof_file_header *hdr,
 	while (r->off < r->size) {
 		at = r->off;
 		if (r->size - at < sizeof(rh)) {
-			err = stopped(stop, -EBADMSG, at, r->size, sizeof(rh));
+			err = stopped(stop, -EBADMSG, at, r->size, NULL);
 			break;
 		}
+		rh.type = 0;
+		rh.size = 0;
 		err = take(r, &rh, sizeof(rh));
+		if (!err && !record_ok(rh.type, rh.size))
+			err = -EILSEQ;
 		if (!err && rh.size > r->size - r->off)
 			err = -EBADMSG;
 		if (!err && rh.size)
 			err = take(r, body->bytes, rh.size);
-		if (err) {
-			stopped(stop, err, at, r->size, sizeof(rh) + rh.size);
-			break;
+		if (!err) {
+			/* NULs after the body: a name read as a string ends. */
+			memset(body->bytes + rh.size, 0, 128);
+			err = visit(rh.type, body->bytes, rh.size, ctx);
 		}
-		/* Zero a tail so short old records read as zero fields. */
-		memset(body->bytes + rh.size, 0, 128);
-		err = visit(rh.type, body->bytes, rh.size, ctx);
 		if (err) {
-			stopped(stop, err, at, r->size, sizeof(rh) + rh.size);
+			stopped(stop, err, at, r->size, &rh);
 			break;
 		}
 	}
@@ -260,6 +284,10 @@ void recfile_strerror(char *buf, size_t len, int err,
 			 (unsigned long long)stop->offset,
 			 (unsigned long long)stop->need,
 			 (unsigned long long)stop->left);
+	else if (err == -EILSEQ)
+		snprintf(buf, len, "offset %llu: corrupt record (type %u, %llu bytes)",
+			 (unsigned long long)stop->offset, stop->type,
+			 (unsigned long long)stop->need);
 	else
 		snprintf(buf, len, "%s", open_file_strerror(err));
 }

@@ -168,8 +168,8 @@ static void report_losses(const char *label, const struct profdata *p)
 
 		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
 		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label, pb->file, why,
-			pb->err == -EBADMSG ? "exported up to there" :
-			"its data is not exported");
+			pb->err == -EBADMSG || pb->err == -EILSEQ ?
+			"exported up to there" : "its data is not exported");
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
 		fprintf(stderr, "msprof: %s: %u more data files read in part\n",

@@ -61,6 +61,7 @@ static void latest(struct profdata *p, uint64_t ns)
 		p->last_ns = ns;
 }
 
+/* recfile_read_fd() passes only lengths a record of its type can have. */
 static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 {
 	struct profdata *p = ctx;
@@ -71,7 +72,7 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 
 	switch (type) {
 	case MSPROF_REC_NAME:
-		if (len <= sizeof(*nr) || nr->id >= MSPROF_MAX_APIS)
+		if (nr->id >= MSPROF_MAX_APIS)
 			return 0;
 		return describe_api(&p->apis_desc[nr->id], nr, len - sizeof(*nr));
 	case MSPROF_REC_API:
@@ -79,13 +80,10 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 			    sizeof(*p->apis));
 		if (!slot)
 			return -ENOMEM;
-		/* The reader zeroes what follows a short body. */
-		memcpy(slot, body, sizeof(*p->apis));
+		memcpy(slot, body, sizeof(*p->apis));	/* the reader checked len */
 		latest(p, p->apis[p->napis - 1].end_ns);
 		return 0;
 	case MSPROF_REC_IOCTL:
-		if (len < sizeof(struct msprof_ioctl_event))
-			return 0;
 		slot = push((void **)&p->ioctls, &p->nioctls, &p->cap_ioctls,
 			    sizeof(*p->ioctls));
 		if (!slot)
@@ -96,8 +94,6 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 		latest(p, p->ioctls[p->nioctls - 1].io.end_ns);
 		return 0;
 	case MSPROF_REC_DEVTASK:
-		if (len < sizeof(*dt))
-			return 0;
 		task = push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
 			    sizeof(*p->tasks));
 		if (!task)
@@ -225,7 +221,7 @@ static int read_start_only(struct profdata *p, int dirfd)
 	int fd = open_file_beneath(dirfd, START_INFO, &st);
 
 	if (fd < 0)
-		return fd == -ENOENT || fd == -ENOMEM ? fd : -ENODATA;
+		return fd == -ENOENT ? fd : -ENODATA;
 	close(fd);
 	snprintf(p->comm, sizeof(p->comm), "task");
 	set_incomplete(p, "no info.json: the controller ended before stop");
