@@ -96,7 +96,10 @@ void report_unprobed(const struct session *s, const struct target *t,
 	}
 }
 
-/* Takes one task: it must exist, have an agent if need_agent, be free. */
+/*
+ * Takes one task: a process msprof may profile, with an agent if
+ * need_agent, and no other controller.
+ */
 int check_target(struct session *s, int pid, bool need_agent)
 {
 	struct target *t = &s->targets[s->ntargets];
@@ -116,8 +119,12 @@ int check_target(struct session *s, int pid, bool need_agent)
 	}
 	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);
 	if (err == -EBUSY) {
-		ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
-		    pid, holder);
+		if (holder > 0)
+			ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
+			    pid, holder);
+		else	/* it has not written its pid yet */
+			ERR("pid %d is already being profiled by another msprof: one controller per task",
+			    pid);
 		return err;
 	}
 	if (err == -EPERM) {

@@ -97,6 +97,7 @@ kill -KILL "$dead"
 wait "$dead" 2>/dev/null
 check "a killed task leaves its socket" [ -S "$HOME/dynamic_profiling_socket_$dead" ]
 "$MSPROF" --dynamic=on --pid="$dead" --output="$WORK/stale" </dev/null >/dev/null 2>"$WORK/stale.err"
+show "$WORK/stale.err"
 check "msprof refuses the dead pid" grep -q "no process with pid $dead" "$WORK/stale.err"
 start_task --steps 0 || exit 1
 for i in $(seq 50); do [ -e "$HOME/dynamic_profiling_socket_$dead" ] || break; sleep 0.1; done
