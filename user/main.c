@@ -17,6 +17,7 @@
 #include "launch.h"
 #include "options.h"
 #include "session.h"
+#include "testpoint.h"
 
 /* How long launch mode waits for the app's agent socket, as msprof does. */
 #define LAUNCH_WAIT_S 20
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
 
 	/* Lines in order with stderr's, even when a script reads them. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	testpoint_init();
 	err = opts_parse(&o, argc, argv, err_msg, sizeof(err_msg));
 	if (err) {
 		fprintf(stderr, "msprof: %s\n", err_msg);
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (o.mode == MSPROF_MODE_EXPORT) {
+		testpoint("export-begin");
 		err = export_run(o.output);
 		opts_free(&o);
 		return err ? 1 : 0;

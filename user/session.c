@@ -16,6 +16,7 @@
 #include "procfs.h"
 #include "profdir.h"
 #include "session_int.h"
+#include "testpoint.h"
 
 static const char *output_problem(int err)
 {
@@ -82,8 +83,10 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	s->follow = o->follow_children;
 	s->launched = launched;
 	s->home = home;
+	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
 		err = check_target(s, pids[i], !s->host_only);
+	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err) {
 		struct tracer_config cfg = {
@@ -97,6 +100,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
 			    strerror(-err));
 	}
+	testpoint("after-bpf-load");
 	if (!err)
 		err = open_output(o->output, &s->out_fd, s->output);
 	for (i = 0; !err && i < s->ntargets; i++) {
@@ -105,6 +109,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		if (!err)
 			announce(t);
 	}
+	testpoint("after-connect");
 	if (err)
 		session_close(s);
 	return err;
@@ -149,6 +154,7 @@ static int open_window(struct session *s, struct target *t)
 	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", s->output, name) >=
 	    (int)sizeof(t->dir))
 		t->dir[sizeof(t->dir) - 1] = '\0';
+	testpoint("after-profdir");
 	err = profdir_open_host_file(t->dir_fd, &fd);
 	if (!err)
 		err = collector_open(&s->collector, t->host_pid, fd, &s->probes);
@@ -228,6 +234,7 @@ int session_start(struct session *s)
 		printf("msprof: collection is already running; type stop first\n");
 		return 0;
 	}
+	testpoint("start-begin");
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
 		launch_each_task(s->launched, s->home, adopt_rank, s);
@@ -249,8 +256,10 @@ int session_start(struct session *s)
 	}
 	if (!err)
 		err = tracer_attach_syscalls(s->tracer, s->follow);
+	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->tracer, true);
+	testpoint("after-gate-open");
 	if (err) {
 		abort_start(s);
 		return err;
@@ -266,7 +275,9 @@ int session_start(struct session *s)
 	}
 	/* Device collection failing still leaves a useful host window. */
 	tell_agents(s, MSPROF_START_REQ);
+	testpoint("after-start-req");
 	printf("msprof: collection started (window %u)\n", s->windows);
+	testpoint("collecting");
 	return 0;
 }
 
@@ -292,6 +303,7 @@ int end_window(struct session *s, struct target *t,
 	}
 	if (t->device_status == MSPROF_SUCCESS)
 		target_collect_device_data(t);
+	testpoint("after-device-copy");
 	if (t->device_err)
 		ERR("pid %d: cannot copy device data: %s", t->host_pid,
 		    strerror(-t->device_err));
@@ -308,6 +320,7 @@ int end_window(struct session *s, struct target *t,
 	sum.ioctl_events = sink.ioctl_events;
 	sum.device_status = device_status_text(s, t, why, sizeof(why));
 	clock_pair_now(&sum.end);
+	testpoint("before-info-json");
 	err = profdir_finish(t->dir_fd, &sum);
 	close(t->dir_fd);
 	t->dir_fd = -1;
@@ -333,13 +346,18 @@ int session_stop(struct session *s)
 		printf("msprof: collection is not running; type start first\n");
 		return 0;
 	}
+	testpoint("stop-begin");
 	tracer_set_gate(s->tracer, false);
+	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->collecting = false;
 	tell_agents(s, MSPROF_STOP_REQ);
+	testpoint("after-stop-req");
 	/* Returns still in flight now are lost with the probes; few by design. */
 	tracer_detach(s->tracer);
+	testpoint("after-detach");
 	err = session_consume(s);
+	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
 	if (!tracer_stats(s->tracer, stats))
@@ -375,6 +393,7 @@ void session_close(struct session *s)
 	struct target *t;
 	int i;
 
+	testpoint("quit-begin");
 	if (s->tracer) {
 		/* What is still in the ring buffer decides what is kept. */
 		session_consume(s);
@@ -384,6 +403,7 @@ void session_close(struct session *s)
 			session_stop(s);
 	}
 	tell_agents(s, MSPROF_QUIT_REQ);
+	testpoint("after-quit-req");
 	for (i = 0; i < s->ntargets; i++) {
 		t = &s->targets[i];
 		target_disconnect(t);

@@ -7,6 +7,7 @@
 #include "dynsock.h"
 #include "msprof/protocol.h"
 #include "session_int.h"
+#include "testpoint.h"
 
 /* Warn when this many requests are left on an agent connection. */
 #define MSPROF_LIMIT_WARN 10
@@ -27,6 +28,7 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 	if (type != MSPROF_START_REQ || left >= 3)
 		return;
 	target_disconnect(t);
+	testpoint("before-reconnect");
 	if (!connect_target(s, t))
 		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
 		       t->host_pid);

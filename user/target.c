@@ -18,6 +18,7 @@
 #include "msprof/protocol.h"
 #include "procfs.h"
 #include "target.h"
+#include "testpoint.h"
 
 #define STAGE_PREFIX ".msprof_stage_"
 /* The task's user owns the staging directory: never follow its links. */
@@ -192,6 +193,7 @@ int target_connect(struct target *t, const char *output, int out)
 	int err;
 
 	err = stage_create(t, output, out);
+	testpoint("after-stage");
 	if (!err)
 		err = dynsock_connect(t->sock_path, &t->fd);
 	if (!err)

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "safe_open.h"
+#include "testpoint.h"
 
 int mkdir_p(const char *path, mode_t mode)
 {
@@ -145,6 +146,7 @@ int write_replace_at(int dir, const char *name, const void *buf, size_t len)
 	if (unlinkat(dir, tmp, 0) && errno != ENOENT)
 		return -errno;
 	err = write_new_at(dir, tmp, buf, len);
+	testpoint("replace-before-rename");
 	if (!err && renameat(dir, tmp, dir, name))
 		err = -errno;
 	if (err) {

@@ -17,6 +17,7 @@
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
+#include "testpoint.h"
 #include "timeline.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -117,6 +118,7 @@ static int write_json(int ofd, const char *name, const struct profdata *p)
 		err = -errno;
 	if (fclose(fp) && !err)
 		err = -errno;
+	testpoint("export-before-rename");
 	if (!err && renameat(ofd, tmp, ofd, name))
 		err = -errno;
 out:
@@ -190,6 +192,7 @@ static int export_one(int dirfd, const char *label)
 		fprintf(stderr, "msprof: %s: not exported: %s\n", label, why);
 		return err;
 	}
+	testpoint("export-after-load");
 	report_losses(label, &p);
 	err = write_timeline(dirfd, label, &p);
 	if (!err)

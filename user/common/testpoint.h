@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_TESTPOINT_H
+#define MSPROF_TESTPOINT_H
+
+/*
+ * Deterministic fault injection for tests/e2e/test_faults.sh: with
+ * MSPROF_TEST_PAUSE=<step> in its environment, msprof stops at that named
+ * step, says "msprof: test pause at <step>" on stderr and waits (60 s at
+ * most, then goes on), so that a test can SIGKILL it exactly there.
+ * Common code because fsutil.c's atomic replace has a step; the agent links
+ * it too but never arms it: only msprof's main calls testpoint_init().
+ */
+
+/* Reads MSPROF_TEST_PAUSE; main calls it once, before anything else runs. */
+void testpoint_init(void);
+/* Pauses if step is the one asked for; costs a NULL test otherwise. */
+void testpoint(const char *step);
+
+#endif
