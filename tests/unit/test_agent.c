@@ -80,14 +80,20 @@ static int agent_connect(void)
 	return fd;
 }
 
+/* A bound for the test's own waits on the agent. */
+static uint64_t soon(void)
+{
+	return msprof_now_ms() + 10000;
+}
+
 static int32_t send_params(int fd, const char *json)
 {
 	struct msprof_params_msg params;
 	struct msprof_msg rsp = { -1, -1 };
 
 	CU_ASSERT_EQUAL(msprof_params_pack(&params, json), 0);
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
-	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &params, sizeof(params), soon(), -1), 0);
+	CU_ASSERT_EQUAL(msprof_read_by(fd, &rsp, sizeof(rsp), soon(), -1), 0);
 	CU_ASSERT_EQUAL(rsp.type, MSPROF_PARAMS_RSP);
 	return rsp.status;
 }
@@ -96,7 +102,7 @@ static void expect_reply(int fd, int32_t type, int32_t status)
 {
 	struct msprof_msg rsp = { -1, -1 };
 
-	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(msprof_read_by(fd, &rsp, sizeof(rsp), soon(), -1), 0);
 	CU_ASSERT_EQUAL(rsp.type, type);
 	CU_ASSERT_EQUAL(rsp.status, status);
 }
@@ -105,7 +111,7 @@ static void request(int fd, int32_t type, int32_t status)
 {
 	struct msprof_msg req = { .type = type };
 
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &req, sizeof(req)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &req, sizeof(req), soon(), -1), 0);
 	expect_reply(fd, type + 1, status);
 }
 
@@ -148,7 +154,7 @@ static void test_bad_params(void)
 	fd = agent_connect();
 	memset(&params, 'x', sizeof(params));
 	params.len = sizeof(params.data);
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &params, sizeof(params), soon(), -1), 0);
 	expect_reply(fd, MSPROF_PARAMS_RSP, MSPROF_FAIL);
 	expect_closed(fd);
 }

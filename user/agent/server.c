@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,14 +27,18 @@ struct conn {
 	int fd;
 	bool started;
 	struct agent_devices *devs;
+	const struct agent_limits *lim;
+	uint64_t yield_by;	/* a window's end once a client waits, 0: none */
 	char dir[MSPROF_PARAMS_LEN];	/* where each window's device data goes */
 };
 
+/* A reply never waits long: a client that does not read loses its connection. */
 static int reply(struct conn *c, int32_t type, int32_t status)
 {
 	struct msprof_msg msg = { .type = type, .status = status };
 
-	return msprof_write_full(c->fd, &msg, sizeof(msg));
+	return msprof_write_by(c->fd, &msg, sizeof(msg),
+			       msprof_now_ms() + c->lim->request_ms, -1);
 }
 
 static int32_t conn_params(struct conn *c, struct msprof_params_msg *params)
@@ -91,39 +95,88 @@ static bool conn_request(struct conn *c, const struct msprof_msg *req)
 }
 
 /*
- * A window may well last longer than the idle limit: only a connection
- * that is idle outside a window times out.
+ * Waits for the first byte of the next request: 0 once something came
+ * (the read then has lim->request_ms for the rest), -ETIMEDOUT when the
+ * connection has held the agent idle for long enough.  The rule:
+ * - outside a window: idle_ms, and not at all once another client waits
+ *   in the accept queue;
+ * - inside a window: as long as nobody else waits, since a controller may
+ *   keep a window open for hours without a word; once a client waits, the
+ *   connection keeps the agent yield_ms more whatever it sends, so that
+ *   even a busy one cannot keep the next client out for long.
+ * The window's device data is flushed when the connection ends, as always.
  */
-static int read_request(const struct conn *c, struct msprof_msg *req)
+static int wait_request(struct conn *c, int listen_fd)
 {
-	int err;
+	uint64_t idle_by = msprof_now_ms() + c->lim->idle_ms;
+	struct pollfd p[2] = {
+		{ .fd = c->fd, .events = POLLIN },
+		/* Once a waiter was seen it stays queued: no need to look again. */
+		{ .fd = c->yield_by ? -1 : listen_fd, .events = POLLIN },
+	};
+	uint64_t now, until;
+	int n;
 
-	do
-		err = msprof_read_full(c->fd, req, sizeof(*req));
-	while (err == -EAGAIN && c->started);
-	return err;
+	for (;;) {
+		now = msprof_now_ms();
+		until = c->started ? UINT64_MAX : idle_by;
+		if (c->yield_by && c->yield_by < until)
+			until = c->yield_by;
+		if (now >= until)
+			return -ETIMEDOUT;
+		n = poll(p, 2, until - now > INT_MAX ? -1 : (int)(until - now));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			return 0;
+		/* The listening socket shut down: the task exits, the stop follows. */
+		if (!(p[1].revents & POLLIN)) {
+			p[1].fd = -1;
+			continue;
+		}
+		if (!c->started)
+			return -ETIMEDOUT;
+		c->yield_by = now + c->lim->yield_ms;
+		p[1].fd = -1;
+	}
 }
 
-static void serve(struct agent_server *srv, int fd)
+/* Only root and the task's own user may drive its profiling. */
+static bool peer_allowed(int fd)
 {
-	struct timeval idle = { .tv_sec = srv->idle_s };
-	struct conn c = { .fd = fd, .devs = srv->devs };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    len != sizeof(cred))
+		return false;
+	return !cred.uid || cred.uid == getuid() || cred.uid == geteuid();
+}
+
+void agent_serve(const struct agent_server *srv, int fd)
+{
+	struct conn c = { .fd = fd, .devs = srv->devs, .lim = &srv->limits };
 	struct msprof_params_msg params;
 	struct msprof_msg req;
 	int32_t status;
 	int nr;
 
-	/* A controller that went silent must not hold the server forever. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &idle, sizeof(idle)))
+	if (!peer_allowed(fd))
 		return;
-	if (msprof_read_full(fd, &params, sizeof(params)))
+	/* The whole message by one deadline: a trickle cannot stretch it. */
+	if (msprof_read_by(fd, &params, sizeof(params),
+			   msprof_now_ms() + srv->limits.params_ms, -1))
 		return;
 	status = conn_params(&c, &params);
 	if (reply(&c, MSPROF_PARAMS_RSP, status) || status != MSPROF_SUCCESS)
 		return;
 	for (nr = 1; nr <= MSPROF_MAX_MSGS; nr++) {
-		if (read_request(&c, &req) || !conn_request(&c, &req))
+		if (wait_request(&c, srv->fd) ||
+		    msprof_read_by(fd, &req, sizeof(req),
+				   msprof_now_ms() + srv->limits.request_ms, -1) ||
+		    !conn_request(&c, &req))
 			break;
 	}
 	if (nr > MSPROF_MAX_MSGS)
@@ -151,6 +204,15 @@ static bool is_stale(const char *path)
 	close(fd);
 	return stale;
 }
+
+/*
+ * A controller sends its parameters right after connect, and each request
+ * in one piece: these bound a client that trickles bytes or sends none.
+ */
+#define AGENT_PARAMS_MS 3000
+#define AGENT_REQUEST_MS 2000
+/* How long a window keeps the agent once another client waits. */
+#define AGENT_YIELD_MS 5000
 
 /* How long an exiting task waits for its last window's flush. */
 #define EXIT_FLUSH_WAIT_S 3
@@ -212,7 +274,7 @@ static void *server_main(void *arg)
 		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
-			serve(srv, fd);
+			agent_serve(srv, fd);
 			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
@@ -313,7 +375,12 @@ int agent_server_start(struct agent_server *srv)
 	srv->owner = getpid();
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
-	srv->idle_s = idle_timeout();
+	srv->limits = (struct agent_limits){
+		.params_ms = AGENT_PARAMS_MS,
+		.request_ms = AGENT_REQUEST_MS,
+		.yield_ms = AGENT_YIELD_MS,
+		.idle_ms = idle_timeout() * 1000ull,
+	};
 	srv->conn_fd = -1;
 	if (sem_init(&srv->finished, 0, 0)) {
 		err = -errno;
