@@ -28,14 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.limits = { .params_ms = 10, .request_ms = 10, .yield_ms = 10,
 			    .idle_ms = 10 },
 	};
-	int sv[2];
+	int sv[2], next;
 
 	if (size > MAX_INPUT ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return 0;
 	if (!msprof_write_by(sv[0], data, size, msprof_now_ms() + 1000, -1)) {
 		shutdown(sv[0], SHUT_WR);
-		agent_serve(&srv, sv[1]);
+		agent_serve(&srv, sv[1], &next);
 	}
 	close(sv[0]);
 	close(sv[1]);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,9 +205,12 @@ static uint64_t serve_ms(int listen_fd, int conn)
 			    .yield_ms = 300, .idle_ms = 60000 },
 	};
 	uint64_t t0 = msprof_now_ms();
+	int next;
 
-	agent_serve(&srv, conn);
+	agent_serve(&srv, conn, &next);
 	close(conn);
+	if (next >= 0)
+		close(next);
 	return msprof_now_ms() - t0;
 }
 
@@ -252,8 +256,11 @@ static void test_trickle_bounded(void)
 	expect_closed(sv[0]);
 }
 
-/* Stands for a client waiting in the accept queue; returns its fd. */
-static int queue_waiter(int *listen_fd)
+/*
+ * A client in the accept queue of a new *listen_fd, that has sent a byte
+ * or, if silent, hung up already (as a task probing for stale sockets).
+ */
+static void queue_waiter(int *listen_fd, bool silent)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd;
@@ -268,14 +275,17 @@ static int queue_waiter(int *listen_fd)
 	CU_ASSERT_EQUAL_FATAL(listen(*listen_fd, 1), 0);
 	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&addr,
 				      sizeof(addr)), 0);
-	return fd;
+	if (!silent)
+		CU_ASSERT_EQUAL(write(fd, "x", 1), 1);
+	close(fd);
 }
 
 static void test_waiter_gets_in(void)
 {
-	int sv[2], lfd, waiter = queue_waiter(&lfd);
 	uint64_t ms;
+	int sv[2], lfd;
 
+	queue_waiter(&lfd, false);
 	/* Idle outside a window: let go at once. */
 	client_started(sv, 0);
 	ms = serve_ms(lfd, sv[1]);
@@ -284,13 +294,14 @@ static void test_waiter_gets_in(void)
 	expect_closed(sv[0]);
 
 	/* In a window: yield_ms more, then the window ends. */
+	close(lfd);
+	queue_waiter(&lfd, false);
 	client_started(sv, sizeof(struct msprof_msg));
 	ms = serve_ms(lfd, sv[1]);
 	CU_ASSERT(ms >= 300 && ms < 2000);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
 	expect_reply(sv[0], MSPROF_START_RSP, MSPROF_SUCCESS);
 	expect_closed(sv[0]);
-	close(waiter);
 	close(lfd);
 }
 
@@ -318,6 +329,24 @@ static void test_window_kept(void)
 	expect_closed(sv[0]);
 }
 
+static void test_probe_ignored(void)
+{
+	pthread_t tid;
+	uint64_t ms;
+	int sv[2], lfd;
+
+	/* Idle outside a window: a client that hung up is no waiter. */
+	queue_waiter(&lfd, true);
+	client_started(sv, 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, end_later, &sv[0]), 0);
+	ms = serve_ms(lfd, sv[1]);
+	pthread_join(tid, NULL);
+	CU_ASSERT(ms >= 400);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+	close(lfd);
+}
+
 int register_agent_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -330,6 +359,7 @@ int register_agent_tests(void)
 		{ "a message has one deadline, however it trickles", test_trickle_bounded },
 		{ "a waiting client gets in", test_waiter_gets_in },
 		{ "a window is kept while nobody waits", test_window_kept },
+		{ "a client that hung up waits for nothing", test_probe_ignored },
 		CU_TEST_INFO_NULL,
 	};
 

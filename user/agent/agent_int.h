@@ -56,9 +56,10 @@ struct agent_server {
 int agent_server_start(struct agent_server *srv);
 /*
  * Serves one connection to its end (the server thread's work, callable
- * alone): srv->fd is the listening socket, or -1 if there is none.
+ * alone): srv->fd is the listening socket, or -1 if there is none.  *next
+ * is the client accepted meanwhile, to be served next, or -1.
  */
-void agent_serve(const struct agent_server *srv, int fd);
+void agent_serve(const struct agent_server *srv, int fd, int *next);
 /*
  * At exit: removes the socket file if it is still ours, stops accepting,
  * and ends a connection in a window so that its device data is flushed

@@ -29,6 +29,9 @@ struct conn {
 	struct agent_devices *devs;
 	const struct agent_limits *lim;
 	uint64_t yield_by;	/* a window's end once a client waits, 0: none */
+	int next;		/* the client that waits, accepted; -1: none */
+	bool next_real;		/* it has sent something */
+	uint64_t next_by;	/* when it counts as silent */
 	char dir[MSPROF_PARAMS_LEN];	/* where each window's device data goes */
 };
 
@@ -94,55 +97,6 @@ static bool conn_request(struct conn *c, const struct msprof_msg *req)
 	return !reply(c, (int32_t)((uint32_t)req->type + 1), status);
 }
 
-/*
- * Waits for the first byte of the next request: 0 once something came
- * (the read then has lim->request_ms for the rest), -ETIMEDOUT when the
- * connection has held the agent idle for long enough.  The rule:
- * - outside a window: idle_ms, and not at all once another client waits
- *   in the accept queue;
- * - inside a window: as long as nobody else waits, since a controller may
- *   keep a window open for hours without a word; once a client waits, the
- *   connection keeps the agent yield_ms more whatever it sends, so that
- *   even a busy one cannot keep the next client out for long.
- * The window's device data is flushed when the connection ends, as always.
- */
-static int wait_request(struct conn *c, int listen_fd)
-{
-	uint64_t idle_by = msprof_now_ms() + c->lim->idle_ms;
-	struct pollfd p[2] = {
-		{ .fd = c->fd, .events = POLLIN },
-		/* Once a waiter was seen it stays queued: no need to look again. */
-		{ .fd = c->yield_by ? -1 : listen_fd, .events = POLLIN },
-	};
-	uint64_t now, until;
-	int n;
-
-	for (;;) {
-		now = msprof_now_ms();
-		until = c->started ? UINT64_MAX : idle_by;
-		if (c->yield_by && c->yield_by < until)
-			until = c->yield_by;
-		if (now >= until)
-			return -ETIMEDOUT;
-		n = poll(p, 2, until - now > INT_MAX ? -1 : (int)(until - now));
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (n <= 0)
-			continue;
-		if (p[0].revents)
-			return 0;
-		/* The listening socket shut down: the task exits, the stop follows. */
-		if (!(p[1].revents & POLLIN)) {
-			p[1].fd = -1;
-			continue;
-		}
-		if (!c->started)
-			return -ETIMEDOUT;
-		c->yield_by = now + c->lim->yield_ms;
-		p[1].fd = -1;
-	}
-}
-
 /* Only root and the task's own user may drive its profiling. */
 static bool peer_allowed(int fd)
 {
@@ -155,14 +109,109 @@ static bool peer_allowed(int fd)
 	return !cred.uid || cred.uid == getuid() || cred.uid == geteuid();
 }
 
-void agent_serve(const struct agent_server *srv, int fd)
+/*
+ * Takes the client waiting in the accept queue as the next one, to see
+ * whether it means it: a client counts as waiting only once it has sent a
+ * byte, so that a silent one (or a task probing whether our socket is
+ * stale, which connects and hangs up at once) cannot push anyone out.
+ */
+static void take_next(struct conn *c, int listen_fd)
 {
-	struct conn c = { .fd = fd, .devs = srv->devs, .lim = &srv->limits };
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!peer_allowed(fd)) {
+		close(fd);
+		return;
+	}
+	c->next = fd;
+	c->next_by = msprof_now_ms() + c->lim->params_ms;
+}
+
+/* The next client has sent something, or hung up. */
+static bool next_means_it(struct conn *c)
+{
+	char b;
+
+	if (recv(c->next, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
+		return true;
+	close(c->next);
+	c->next = -1;
+	return false;
+}
+
+/*
+ * Waits for the first byte of the next request: 0 once something came
+ * (the read then has lim->request_ms for the rest), -ETIMEDOUT when the
+ * connection has held the agent idle for long enough.  The rule:
+ * - outside a window: idle_ms, and not at all once another client waits;
+ * - inside a window: as long as nobody else waits, since a controller may
+ *   keep a window open for hours without a word; once a client waits, the
+ *   connection keeps the agent yield_ms more whatever it sends, so that
+ *   even a busy one cannot keep the next client out for long.
+ * The window's device data is flushed when the connection ends, as always.
+ */
+static int wait_request(struct conn *c, int listen_fd)
+{
+	uint64_t idle_by = msprof_now_ms() + c->lim->idle_ms;
+	struct pollfd p[3] = {
+		{ .fd = c->fd, .events = POLLIN },
+		{ .events = POLLIN },
+		{ .events = POLLIN },
+	};
+	uint64_t now, until;
+	int n;
+
+	for (;;) {
+		now = msprof_now_ms();
+		/* A next client silent for params_ms is no client. */
+		if (c->next >= 0 && !c->next_real && now >= c->next_by) {
+			close(c->next);
+			c->next = -1;
+		}
+		until = c->started ? UINT64_MAX : idle_by;
+		if (c->yield_by && c->yield_by < until)
+			until = c->yield_by;
+		if (c->next >= 0 && !c->next_real && c->next_by < until)
+			until = c->next_by;
+		if (now >= until)
+			return -ETIMEDOUT;
+		/* One next client at a time: the rest wait in the queue. */
+		p[1].fd = c->next < 0 ? listen_fd : -1;
+		p[2].fd = c->next >= 0 && !c->next_real ? c->next : -1;
+		n = poll(p, 3, until - now > INT_MAX ? -1 : (int)(until - now));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			return 0;
+		/* The listening socket shut down: the task exits, the stop follows. */
+		if (p[1].revents & POLLIN)
+			take_next(c, listen_fd);
+		else if (p[1].revents)
+			listen_fd = -1;
+		if (!p[2].revents || !next_means_it(c))
+			continue;
+		c->next_real = true;
+		if (!c->started)
+			return -ETIMEDOUT;
+		c->yield_by = now + c->lim->yield_ms;
+	}
+}
+
+void agent_serve(const struct agent_server *srv, int fd, int *next)
+{
+	struct conn c = {
+		.fd = fd, .devs = srv->devs, .lim = &srv->limits, .next = -1,
+	};
 	struct msprof_params_msg params;
 	struct msprof_msg req;
 	int32_t status;
 	int nr;
 
+	*next = -1;
 	if (!peer_allowed(fd))
 		return;
 	/* The whole message by one deadline: a trickle cannot stretch it. */
@@ -184,6 +233,7 @@ void agent_serve(const struct agent_server *srv, int fd)
 	/* However the connection ends, the window's device data is kept. */
 	if (c.started)
 		conn_stop(&c);
+	*next = c.next;
 }
 
 /* A socket file nobody listens on refuses a connection at once. */
@@ -263,18 +313,30 @@ static void remove_stale_sockets(const struct agent_server *srv)
 	}
 }
 
+/* agent_server_stop() shut the listening socket down: the task exits. */
+static bool listener_shut(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 static void *server_main(void *arg)
 {
 	struct agent_server *srv = arg;
-	int fd, last_err = 0;
+	int fd, next = -1, last_err = 0;
 
 	pthread_setname_np(pthread_self(), "msprof-agent");
 	remove_stale_sockets(srv);
 	for (;;) {
-		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (next >= 0 && listener_shut(srv->fd)) {
+			close(next);
+			break;
+		}
+		fd = next >= 0 ? next : accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
-			agent_serve(srv, fd);
+			agent_serve(srv, fd, &next);
 			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
