@@ -64,17 +64,22 @@ PY
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# run_as is a function: $! is a subshell; the socket names the task.
 run_as env PROFILING_MODE=dynamic "$SAMPLE" --steps 0 --step-ms 10 >"$WORK/task.out" 2>&1 &
-TASK_PID=$!
-PIDS_TO_KILL+=("$TASK_PID")
-SOCK=$TEST_HOME/dynamic_profiling_socket_$TASK_PID
-for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+PIDS_TO_KILL+=("$!")
+for i in $(seq 100); do
+	SOCK=$(ls "$TEST_HOME"/dynamic_profiling_socket_* 2>/dev/null)
+	[ -S "$SOCK" ] && break
+	sleep 0.1
+done
 [ -S "$SOCK" ] || { check "the task opened its socket" false; exit 1; }
+TASK_PID=${SOCK##*_}
+PIDS_TO_KILL+=("$TASK_PID")
 
-# bad MODE [USER]: starts a bad client as the task's user (or USER).
+# bad MODE [UID]: starts a bad client as the task's user (or UID).
 bad() {
 	local as=(run_as)
-	[ -n "$2" ] && as=(setpriv --reuid="$2" --regid="$2" --clear-groups)
+	[ -n "$2" ] && as=(setpriv --reuid="$2" --regid="$2" --clear-groups env)
 	"${as[@]}" python3 "$WORK/client.py" "$SOCK" "$1" "$TEST_HOME/bad" \
 		>"$WORK/bad.out" 2>&1 &
 	BAD_PID=$!
@@ -82,13 +87,29 @@ bad() {
 }
 gone() { kill "$BAD_PID" 2>/dev/null; wait "$BAD_PID" 2>/dev/null; }
 
-# profile NAME: one window, in bounded time; sets RC and MS.
+# profile NAME: one window of 1 s once attached; sets RC and MS, the time
+# from start to exit.  Every wait is bounded (60 s to attach).
 profile() {
-	local t0
+	local t0 i
 	t0=$(now_ms)
-	feed start "sleep 1" stop quit |
-		timeout 90 "$MSPROF" --dynamic=on --pid="$TASK_PID" \
-			--output="$WORK/$1" >"$WORK/$1.log" 2>&1
+	msprof_open "$WORK/$1.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/$1"
+	for i in $(seq 600); do
+		grep -q "attached to\|cannot\|accepted no\|did not answer" "$WORK/$1.log" && break
+		kill -0 "$MSPROF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q "attached to" "$WORK/$1.log"; then
+		say start
+		sleep 1
+		say stop
+		say quit
+	fi
+	for i in $(seq 600); do
+		kill -0 "$MSPROF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$MSPROF_PID" 2>/dev/null
+	msprof_close
 	RC=$?
 	MS=$(($(now_ms) - t0))
 }
@@ -100,6 +121,7 @@ attached() {
 	check "$1: msprof done within $2 s (${MS} ms)" [ "$MS" -lt $(($2 * 1000)) ]
 	check "$1: exit 0" [ "$RC" -eq 0 ]
 	d=$(prof_dirs "$WORK/$1")
+	check "$1: host data written" [ -n "$d" ] && [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
 	check "$1: device data written" [ -n "$d" ] && [ -s "$d/device_0/data/task_time.data" ]
 	check "$1: no failure reported" ! grep -q "failed\|did not answer\|accepted no" "$WORK/$1.log"
 }
@@ -171,7 +193,7 @@ after term
 
 # --- a client of another user -----------------------------------------
 chmod 0666 "$SOCK"
-bad foreign nobody
+bad foreign 65534	# nobody
 for i in $(seq 100); do grep -q "answered\|closed" "$WORK/bad.out" && break; sleep 0.1; done
 check "another user's client: closed without an answer" grep -q closed "$WORK/bad.out"
 profile foreign
