@@ -77,10 +77,10 @@ int connect_target(struct session *s, struct target *t)
 		return 0;
 	err = target_connect(t, s->output);
 	if (err == -EAGAIN)
-		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: another client holds it",
+		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
 		    t->host_pid, t->sock_path, DYNSOCK_CONNECT_S);
 	else if (err == -ETIMEDOUT)
-		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s: another client holds it",
+		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
 		    t->host_pid, t->sock_path,
 		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
 	else if (err)

@@ -175,6 +175,27 @@ fi
 kill "$first" 2>/dev/null
 after flood
 
+# --- an agent that accepts nothing: msprof's own deadlines ---------------
+# A stopped task neither accepts nor answers; msprof connects into its
+# queue and waits for the parameters' answer, or finds the queue full.
+kill -STOP "$TASK_PID"
+profile stopped
+show "$WORK/stopped.log"
+check "stopped task: msprof gave up within 20 s (${MS} ms)" [ "$MS" -lt 20000 ]
+check "stopped task: non-zero exit" [ "$RC" -ne 0 ]
+check "stopped task: one line names the problem" \
+	[ "$(grep -c "did not answer the parameters within 15 s" "$WORK/stopped.log")" -eq 1 ]
+bad flood
+wait_for "$WORK/bad.out" queued
+profile full
+show "$WORK/full.log"
+check "full queue: msprof gave up within 15 s (${MS} ms)" [ "$MS" -lt 15000 ]
+check "full queue: non-zero exit" [ "$RC" -ne 0 ]
+check "full queue: one line names the problem" \
+	[ "$(grep -c "accepted no connection within 10 s" "$WORK/full.log")" -eq 1 ]
+kill -CONT "$TASK_PID"
+after full
+
 # --- SIGTERM while msprof waits for the agent -----------------------------
 bad started
 wait_for "$WORK/bad.out" started

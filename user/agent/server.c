@@ -165,6 +165,8 @@ static int wait_request(struct conn *c, int listen_fd)
 
 	for (;;) {
 		now = msprof_now_ms();
+		if (c->next_real && !c->started)
+			return -ETIMEDOUT;
 		/* A next client silent for params_ms is no client. */
 		if (c->next >= 0 && !c->next_real && now >= c->next_by) {
 			close(c->next);
@@ -180,23 +182,22 @@ static int wait_request(struct conn *c, int listen_fd)
 		/* One next client at a time: the rest wait in the queue. */
 		p[1].fd = c->next < 0 ? listen_fd : -1;
 		p[2].fd = c->next >= 0 && !c->next_real ? c->next : -1;
-		n = poll(p, 3, until - now > INT_MAX ? -1 : (int)(until - now));
+		n = poll(p, 3, until == UINT64_MAX ? -1 :
+			 until - now > INT_MAX ? INT_MAX : (int)(until - now));
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (n <= 0)
 			continue;
 		if (p[0].revents)
 			return 0;
-		/* The listening socket shut down: the task exits, the stop follows. */
 		if (p[1].revents & POLLIN)
 			take_next(c, listen_fd);
 		else if (p[1].revents)
+			/* Shut down: the task exits, and ends this connection. */
 			listen_fd = -1;
 		if (!p[2].revents || !next_means_it(c))
 			continue;
 		c->next_real = true;
-		if (!c->started)
-			return -ETIMEDOUT;
 		c->yield_by = now + c->lim->yield_ms;
 	}
 }
