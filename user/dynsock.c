@@ -1,53 +1,122 @@
 // SPDX-License-Identifier: MIT
-/* Talking to the agent inside the task over its Unix socket. */
+/*
+ * Talking to the agent inside the task over its Unix socket.  Every wait
+ * has a deadline, and a signal msprof takes (it blocks them and reads them
+ * from a signalfd in its event loop) ends any wait at once with -EINTR,
+ * the signal left pending for the loop to see.
+ */
 #include <errno.h>
-#include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "dynsock.h"
 #include "msprof/protocol.h"
 
-/* Long enough for the agent to flush a window's device data. */
-#define DYNSOCK_REPLY_TIMEOUT_S 60
+/* How often a connect to a full accept queue is tried again. */
+#define CONNECT_RETRY_MS 20
+
+unsigned int dynsock_reply_timeout_s(int type)
+{
+	switch (type) {
+	case MSPROF_PARAMS_RSP:
+		/* Behind a window the agent lets go (server.c) and its flush. */
+		return 15;
+	case MSPROF_START_RSP:
+		/* A device runtime's tracing may take a while to start. */
+		return 20;
+	case MSPROF_STOP_RSP:
+	case MSPROF_QUIT_RSP:
+		/* The agent flushes the window's device data first. */
+		return 300;
+	default:
+		return 10;
+	}
+}
+
+/* A descriptor that turns readable when a signal msprof blocks is pending. */
+static int watch_signals(int *fd)
+{
+	sigset_t blocked;
+
+	if (sigprocmask(SIG_BLOCK, NULL, &blocked))
+		return -errno;
+	*fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+	return *fd < 0 ? -errno : 0;
+}
+
+/*
+ * A full accept queue answers a non-blocking connect with EAGAIN at once
+ * (the agent serves one client at a time): try again until the deadline.
+ */
+static int connect_by(int s, const struct sockaddr_un *addr, int sig)
+{
+	uint64_t deadline = msprof_now_ms() + DYNSOCK_CONNECT_S * 1000;
+	uint64_t next;
+	int err;
+
+	while (connect(s, (const struct sockaddr *)addr, sizeof(*addr))) {
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		next = msprof_now_ms() + CONNECT_RETRY_MS;
+		if (next > deadline)
+			return -EAGAIN;
+		err = msprof_wait_by(-1, 0, next, sig);
+		if (err != -ETIMEDOUT)
+			return err;
+	}
+	return 0;
+}
 
 int dynsock_connect(const char *path, int *fd)
 {
-	struct timeval tv = { .tv_sec = DYNSOCK_REPLY_TIMEOUT_S };
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int s, err;
+	int s, sig, err;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(addr.sun_path, path);
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    connect(s, (struct sockaddr *)&addr, sizeof(addr))) {
-		err = -errno;
-		close(s);
+	err = watch_signals(&sig);
+	if (err)
+		return err;
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	err = s < 0 ? -errno : connect_by(s, &addr, sig);
+	close(sig);
+	if (err) {
+		if (s >= 0)
+			close(s);
 		return err;
 	}
 	*fd = s;
 	return 0;
 }
 
-static int read_reply(int fd, int want, int *status)
+/* Sends msg and reads the reply of the type wanted, by one deadline. */
+static int exchange(int fd, const void *msg, size_t len, int want,
+		    int *status)
 {
-	struct msprof_msg msg;
-	int err = msprof_read_full(fd, &msg, sizeof(msg));
+	uint64_t deadline = msprof_now_ms() +
+			    dynsock_reply_timeout_s(want) * 1000ull;
+	struct msprof_msg rsp;
+	int sig, err;
 
+	err = watch_signals(&sig);
 	if (err)
-		return err == -EAGAIN ? -ETIMEDOUT : err;
-	if (msg.type == MSPROF_DISCONNECT_RSP)
+		return err;
+	err = msprof_write_by(fd, msg, len, deadline, sig);
+	if (!err)
+		err = msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig);
+	close(sig);
+	if (err)
+		return err;
+	if (rsp.type == MSPROF_DISCONNECT_RSP)
 		return -ECONNRESET;
-	if (msg.type != want)
+	if (rsp.type != want)
 		return -EPROTO;
-	*status = msg.status;
+	*status = rsp.status;
 	return 0;
 }
 
@@ -58,9 +127,8 @@ int dynsock_send_params(int fd, const char *json)
 
 	err = msprof_params_pack(&msg, json);
 	if (!err)
-		err = msprof_write_full(fd, &msg, sizeof(msg));
-	if (!err)
-		err = read_reply(fd, MSPROF_PARAMS_RSP, &status);
+		err = exchange(fd, &msg, sizeof(msg), MSPROF_PARAMS_RSP,
+			       &status);
 	if (!err && status != MSPROF_SUCCESS)
 		err = -EINVAL;
 	return err;
@@ -69,11 +137,6 @@ int dynsock_send_params(int fd, const char *json)
 int dynsock_request(int fd, int type, int *status)
 {
 	struct msprof_msg msg = { .type = type, .status = MSPROF_SUCCESS };
-	int err = msprof_write_full(fd, &msg, sizeof(msg));
 
-	if (err == -EPIPE)
-		return -ECONNRESET;
-	if (err)
-		return err;
-	return read_reply(fd, type + 1, status);
+	return exchange(fd, &msg, sizeof(msg), type + 1, status);
 }

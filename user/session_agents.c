@@ -55,7 +55,11 @@ int tell_agent(struct session *s, struct target *t, int type)
 		t->device_status = err == -EIO ? status : err;
 	else if (err && err != -EIO)
 		t->device_status = err;
-	if (err == -EIO)
+	if (err == -ETIMEDOUT)
+		ERR("pid %d: the agent did not answer %s within %u s",
+		    t->host_pid, msprof_msg_type_name(type),
+		    dynsock_reply_timeout_s(type + 1));
+	else if (err == -EIO)
 		ERR("pid %d: the agent answered %s: %s", t->host_pid,
 		    msprof_msg_type_name(type + 1),
 		    msprof_msg_status_name(status));

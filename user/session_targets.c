@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
+#include "dynsock.h"
 #include "msprof/protocol.h"
 #include "probes.h"
 #include "procfs.h"
@@ -154,12 +155,19 @@ int connect_target(struct session *s, struct target *t)
 	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, s->output, s->out_fd);
-	if (err) {
-		/* The reason a window's info.json gives for no device data. */
+	/* The reason a window's info.json gives for no device data. */
+	if (err)
 		t->device_status = err;
+	if (err == -EAGAIN)
+		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
+		    t->host_pid, t->sock_path, DYNSOCK_CONNECT_S);
+	else if (err == -ETIMEDOUT)
+		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
+		    t->host_pid, t->sock_path,
+		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
+	else if (err)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));
-	}
 	t->requests = 0;
 	/* A followed process with an agent of its own is a task like any. */
 	if (!err)

@@ -60,8 +60,22 @@ int msprof_params_pack(struct msprof_params_msg *msg, const char *json);
 int msprof_json_get_str(const char *json, const char *key, char *out, size_t len);
 const char *msprof_msg_type_name(int32_t type);
 const char *msprof_msg_status_name(int32_t status);
-/* Full-length read/write on a stream socket, retrying EINTR; 0 or -errno. */
-int msprof_read_full(int fd, void *buf, size_t len);
-int msprof_write_full(int fd, const void *buf, size_t len);
+/* Milliseconds on CLOCK_MONOTONIC: every socket deadline is one of these. */
+uint64_t msprof_now_ms(void);
+/*
+ * Waits in poll() until fd has one of events (or an error or hangup) or the
+ * deadline (msprof_now_ms() time) passes: 0 or -ETIMEDOUT.  A readable
+ * wake_fd (-1: none) ends the wait with -EINTR; fd -1 just sleeps.
+ */
+int msprof_wait_by(int fd, short events, uint64_t deadline, int wake_fd);
+/*
+ * Reads or writes all of len bytes on a stream socket by the deadline,
+ * never blocking in the call itself: 0, -ETIMEDOUT, -EINTR (wake_fd as
+ * above), -ECONNRESET once the peer is gone, or -errno.
+ */
+int msprof_read_by(int fd, void *buf, size_t len, uint64_t deadline,
+		   int wake_fd);
+int msprof_write_by(int fd, const void *buf, size_t len, uint64_t deadline,
+		    int wake_fd);
 
 #endif

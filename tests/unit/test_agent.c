@@ -4,6 +4,8 @@
  * runtime here its backends stay closed, so only the protocol is exercised.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,14 +82,20 @@ static int agent_connect(void)
 	return fd;
 }
 
+/* A bound for the test's own waits on the agent. */
+static uint64_t soon(void)
+{
+	return msprof_now_ms() + 10000;
+}
+
 static int32_t send_params(int fd, const char *json)
 {
 	struct msprof_params_msg params;
 	struct msprof_msg rsp = { -1, -1 };
 
 	CU_ASSERT_EQUAL(msprof_params_pack(&params, json), 0);
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
-	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &params, sizeof(params), soon(), -1), 0);
+	CU_ASSERT_EQUAL(msprof_read_by(fd, &rsp, sizeof(rsp), soon(), -1), 0);
 	CU_ASSERT_EQUAL(rsp.type, MSPROF_PARAMS_RSP);
 	return rsp.status;
 }
@@ -96,7 +104,7 @@ static void expect_reply(int fd, int32_t type, int32_t status)
 {
 	struct msprof_msg rsp = { -1, -1 };
 
-	CU_ASSERT_EQUAL(msprof_read_full(fd, &rsp, sizeof(rsp)), 0);
+	CU_ASSERT_EQUAL(msprof_read_by(fd, &rsp, sizeof(rsp), soon(), -1), 0);
 	CU_ASSERT_EQUAL(rsp.type, type);
 	CU_ASSERT_EQUAL(rsp.status, status);
 }
@@ -105,7 +113,7 @@ static void request(int fd, int32_t type, int32_t status)
 {
 	struct msprof_msg req = { .type = type };
 
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &req, sizeof(req)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &req, sizeof(req), soon(), -1), 0);
 	expect_reply(fd, type + 1, status);
 }
 
@@ -148,7 +156,7 @@ static void test_bad_params(void)
 	fd = agent_connect();
 	memset(&params, 'x', sizeof(params));
 	params.len = sizeof(params.data);
-	CU_ASSERT_EQUAL(msprof_write_full(fd, &params, sizeof(params)), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(fd, &params, sizeof(params), soon(), -1), 0);
 	expect_reply(fd, MSPROF_PARAMS_RSP, MSPROF_FAIL);
 	expect_closed(fd);
 }
@@ -184,6 +192,161 @@ static void test_idle_timeout(void)
 	CU_ASSERT_EQUAL(rmdir(home), 0);
 }
 
+/*
+ * One connection served in this thread with short limits, the client's
+ * bytes already sent: how long the agent held it, in ms.
+ */
+static uint64_t serve_ms(int listen_fd, int conn)
+{
+	const struct agent_server srv = {
+		.fd = listen_fd,
+		.devs = agent_process_devices(),
+		.limits = { .params_ms = 200, .request_ms = 200,
+			    .yield_ms = 300, .idle_ms = 60000 },
+	};
+	uint64_t t0 = msprof_now_ms();
+	int next;
+
+	agent_serve(&srv, conn, &next);
+	close(conn);
+	if (next >= 0)
+		close(next);
+	return msprof_now_ms() - t0;
+}
+
+/* A socketpair whose client end (sv[0]) has sent len bytes of msg. */
+static void client_sent(int sv[2], const void *msg, size_t len)
+{
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	CU_ASSERT_EQUAL(msprof_write_by(sv[0], msg, len, soon(), -1), 0);
+}
+
+/* Parameters and then the first len bytes of a START request. */
+static void client_started(int sv[2], size_t len)
+{
+	struct msprof_msg start = { .type = MSPROF_START_REQ };
+	struct msprof_params_msg params;
+	char msg[sizeof(params) + sizeof(start)];
+
+	msprof_params_pack(&params, "{\"output\": \"/tmp\"}");
+	memcpy(msg, &params, sizeof(params));
+	memcpy(msg + sizeof(params), &start, sizeof(start));
+	client_sent(sv, msg, sizeof(params) + len);
+}
+
+static void test_trickle_bounded(void)
+{
+	struct msprof_params_msg params;
+	uint64_t ms;
+	int sv[2];
+
+	/* Part of the parameters: the whole message has one deadline. */
+	msprof_params_pack(&params, "{\"output\": \"/tmp\"}");
+	client_sent(sv, &params, 100);
+	ms = serve_ms(-1, sv[1]);
+	CU_ASSERT(ms >= 200 && ms < 2000);
+	expect_closed(sv[0]);
+
+	/* Half a request: its rest has request_ms from its first byte. */
+	client_started(sv, 4);
+	ms = serve_ms(-1, sv[1]);
+	CU_ASSERT(ms >= 200 && ms < 2000);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+}
+
+/*
+ * A client in the accept queue of a new *listen_fd, that has sent a byte
+ * or, if silent, hung up already (as a task probing for stale sockets).
+ */
+static void queue_waiter(int *listen_fd, bool silent)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	/* Abstract: nothing to clean up. */
+	snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1,
+		 "msprof-unit-%d", getpid());
+	*listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_EQUAL_FATAL(bind(*listen_fd, (struct sockaddr *)&addr,
+				   sizeof(addr)), 0);
+	CU_ASSERT_EQUAL_FATAL(listen(*listen_fd, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&addr,
+				      sizeof(addr)), 0);
+	if (!silent)
+		CU_ASSERT_EQUAL(write(fd, "x", 1), 1);
+	close(fd);
+}
+
+static void test_waiter_gets_in(void)
+{
+	uint64_t ms;
+	int sv[2], lfd;
+
+	queue_waiter(&lfd, false);
+	/* Idle outside a window: let go at once. */
+	client_started(sv, 0);
+	ms = serve_ms(lfd, sv[1]);
+	CU_ASSERT(ms < 150);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+
+	/* In a window: yield_ms more, then the window ends. */
+	close(lfd);
+	queue_waiter(&lfd, false);
+	client_started(sv, sizeof(struct msprof_msg));
+	ms = serve_ms(lfd, sv[1]);
+	CU_ASSERT(ms >= 300 && ms < 2000);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_reply(sv[0], MSPROF_START_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+	close(lfd);
+}
+
+static void *end_later(void *fd)
+{
+	usleep(400 * 1000);
+	shutdown(*(int *)fd, SHUT_WR);
+	return NULL;
+}
+
+static void test_window_kept(void)
+{
+	pthread_t tid;
+	int sv[2];
+	uint64_t ms;
+
+	/* A window with nobody waiting outlives every limit. */
+	client_started(sv, sizeof(struct msprof_msg));
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, end_later, &sv[0]), 0);
+	ms = serve_ms(-1, sv[1]);
+	pthread_join(tid, NULL);
+	CU_ASSERT(ms >= 400);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_reply(sv[0], MSPROF_START_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+}
+
+static void test_probe_ignored(void)
+{
+	pthread_t tid;
+	uint64_t ms;
+	int sv[2], lfd;
+
+	/* Idle outside a window: a client that hung up is no waiter. */
+	queue_waiter(&lfd, true);
+	client_started(sv, 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, end_later, &sv[0]), 0);
+	ms = serve_ms(lfd, sv[1]);
+	pthread_join(tid, NULL);
+	CU_ASSERT(ms >= 400);
+	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
+	expect_closed(sv[0]);
+	close(lfd);
+}
+
 int register_agent_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -193,6 +356,10 @@ int register_agent_tests(void)
 		{ "bad parameters are refused", test_bad_params },
 		{ "the 100th request ends the connection", test_message_limit },
 		{ "an idle connection is closed", test_idle_timeout },
+		{ "a message has one deadline, however it trickles", test_trickle_bounded },
+		{ "a waiting client gets in", test_waiter_gets_in },
+		{ "a window is kept while nobody waits", test_window_kept },
+		{ "a client that hung up waits for nothing", test_probe_ignored },
 		CU_TEST_INFO_NULL,
 	};
 

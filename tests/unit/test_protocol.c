@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <string.h>
 
+#include "dynsock.h"
 #include "msprof/protocol.h"
 #include "unit.h"
 
@@ -58,6 +64,64 @@ static void test_socket_path(void)
 	CU_ASSERT_EQUAL(msprof_socket_path(path, 10, "/root", 849), -ENAMETOOLONG);
 }
 
+/* The agent's end of a socketpair has sent len bytes of reply. */
+static int agent_said(int *agent, const void *reply, size_t len)
+{
+	int sv[2];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	CU_ASSERT_EQUAL(write(sv[1], reply, len), (ssize_t)len);
+	*agent = sv[1];
+	return sv[0];
+}
+
+static void test_ctl_replies(void)
+{
+	struct msprof_msg ok = { MSPROF_START_RSP, MSPROF_NOT_SET_DEVICE };
+	struct msprof_msg bye = { MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS };
+	int fd, agent, status = -1;
+
+	fd = agent_said(&agent, &ok, sizeof(ok));
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_START_REQ, &status), 0);
+	CU_ASSERT_EQUAL(status, MSPROF_NOT_SET_DEVICE);
+	/* The wrong answer, then the agent gone. */
+	CU_ASSERT_EQUAL(write(agent, &ok, sizeof(ok)), (ssize_t)sizeof(ok));
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_STOP_REQ, &status), -EPROTO);
+	close(agent);
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_STOP_REQ, &status),
+			-ECONNRESET);
+	close(fd);
+
+	fd = agent_said(&agent, &bye, sizeof(bye));
+	CU_ASSERT_EQUAL(dynsock_send_params(fd, "{}"), -ECONNRESET);
+	close(fd);
+	close(agent);
+}
+
+/* msprof blocks its signals and reads them later: one ends any wait. */
+static void test_ctl_signal(void)
+{
+	struct timespec none = { 0 };
+	sigset_t usr1, old;
+	int fd, agent, status;
+	uint64_t t0;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, &old);
+	raise(SIGUSR1);
+	fd = agent_said(&agent, NULL, 0);
+	t0 = msprof_now_ms();
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_STOP_REQ, &status), -EINTR);
+	CU_ASSERT(msprof_now_ms() - t0 < 1000);
+	/* Left pending for the event loop. */
+	CU_ASSERT_EQUAL(sigtimedwait(&usr1, NULL, &none), SIGUSR1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(fd);
+	close(agent);
+}
+
 int register_protocol_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -65,6 +129,8 @@ int register_protocol_tests(void)
 		{ "params message packing", test_params_pack },
 		{ "params JSON string lookup", test_json_get_str },
 		{ "socket path naming", test_socket_path },
+		{ "controller: replies checked", test_ctl_replies },
+		{ "controller: a signal ends a wait", test_ctl_signal },
 		CU_TEST_INFO_NULL,
 	};
 

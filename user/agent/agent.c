@@ -117,6 +117,11 @@ int agent_devices_stop(struct agent_devices *devs, const char *dir)
 	return err;
 }
 
+struct agent_devices *agent_process_devices(void)
+{
+	return &agent.devs;
+}
+
 static void agent_init(void)
 {
 	agent.err = agent_server_start(&agent.srv);

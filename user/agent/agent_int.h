@@ -3,6 +3,7 @@
 #ifndef MSPROF_AGENT_INT_H
 #define MSPROF_AGENT_INT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <semaphore.h>
 #include <sys/types.h>
@@ -28,13 +29,23 @@ struct agent_devices;
 int agent_devices_start(struct agent_devices *devs);
 /* Stops the running backends and flushes them into dir.  0 or -errno. */
 int agent_devices_stop(struct agent_devices *devs, const char *dir);
+/* The process's one set, for serving a connection without the thread. */
+struct agent_devices *agent_process_devices(void);
+
+/* A connection's deadlines (see wait_request() in server.c), in ms. */
+struct agent_limits {
+	unsigned int params_ms;		/* the whole parameters message */
+	unsigned int request_ms;	/* a request once its first byte came */
+	unsigned int yield_ms;		/* a window, once another client waits */
+	uint64_t idle_ms;		/* idle outside a window */
+};
 
 struct agent_server {
 	int fd;			/* listening socket, -1 until bound */
 	pid_t owner;		/* a forked child inherits fd but owns nothing */
 	dev_t dev;		/* the socket file, so that exit removes only ours */
 	ino_t ino;
-	unsigned int idle_s;	/* a connection idle this long is closed */
+	struct agent_limits limits;
 	int conn_fd;		/* the connection being served, -1 if none */
 	sem_t finished;		/* posted when the server thread ends */
 	struct agent_devices *devs;
@@ -43,6 +54,12 @@ struct agent_server {
 
 /* Binds the task's socket and starts the server thread.  0 or -errno. */
 int agent_server_start(struct agent_server *srv);
+/*
+ * Serves one connection to its end (the server thread's work, callable
+ * alone): srv->fd is the listening socket, or -1 if there is none.  *next
+ * is the client accepted meanwhile, to be served next, or -1.
+ */
+void agent_serve(const struct agent_server *srv, int fd, int *next);
 /*
  * At exit: removes the socket file if it is still ours, stops accepting,
  * and ends a connection in a window so that its device data is flushed

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,14 +27,21 @@ struct conn {
 	int fd;
 	bool started;
 	struct agent_devices *devs;
+	const struct agent_limits *lim;
+	uint64_t yield_by;	/* a window's end once a client waits, 0: none */
+	int next;		/* the client that waits, accepted; -1: none */
+	bool next_real;		/* it has sent something */
+	uint64_t next_by;	/* when it counts as silent */
 	char dir[MSPROF_PARAMS_LEN];	/* where each window's device data goes */
 };
 
+/* A reply never waits long: a client that does not read loses its connection. */
 static int reply(struct conn *c, int32_t type, int32_t status)
 {
 	struct msprof_msg msg = { .type = type, .status = status };
 
-	return msprof_write_full(c->fd, &msg, sizeof(msg));
+	return msprof_write_by(c->fd, &msg, sizeof(msg),
+			       msprof_now_ms() + c->lim->request_ms, -1);
 }
 
 static int32_t conn_params(struct conn *c, struct msprof_params_msg *params)
@@ -90,40 +97,136 @@ static bool conn_request(struct conn *c, const struct msprof_msg *req)
 	return !reply(c, (int32_t)((uint32_t)req->type + 1), status);
 }
 
-/*
- * A window may well last longer than the idle limit: only a connection
- * that is idle outside a window times out.
- */
-static int read_request(const struct conn *c, struct msprof_msg *req)
+/* Only root and the task's own user may drive its profiling. */
+static bool peer_allowed(int fd)
 {
-	int err;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 
-	do
-		err = msprof_read_full(c->fd, req, sizeof(*req));
-	while (err == -EAGAIN && c->started);
-	return err;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    len != sizeof(cred))
+		return false;
+	return !cred.uid || cred.uid == getuid() || cred.uid == geteuid();
 }
 
-static void serve(struct agent_server *srv, int fd)
+/*
+ * Takes the client waiting in the accept queue as the next one, to see
+ * whether it means it: a client counts as waiting only once it has sent a
+ * byte, so that a silent one (or a task probing whether our socket is
+ * stale, which connects and hangs up at once) cannot push anyone out.
+ */
+static void take_next(struct conn *c, int listen_fd)
 {
-	struct timeval idle = { .tv_sec = srv->idle_s };
-	struct conn c = { .fd = fd, .devs = srv->devs };
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!peer_allowed(fd)) {
+		close(fd);
+		return;
+	}
+	c->next = fd;
+	c->next_by = msprof_now_ms() + c->lim->params_ms;
+}
+
+/* The next client has sent something, or hung up. */
+static bool next_means_it(struct conn *c)
+{
+	char b;
+
+	if (recv(c->next, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
+		return true;
+	close(c->next);
+	c->next = -1;
+	return false;
+}
+
+/*
+ * Waits for the first byte of the next request: 0 once something came
+ * (the read then has lim->request_ms for the rest), -ETIMEDOUT when the
+ * connection has held the agent idle for long enough.  The rule:
+ * - outside a window: idle_ms, and not at all once another client waits;
+ * - inside a window: as long as nobody else waits, since a controller may
+ *   keep a window open for hours without a word; once a client waits, the
+ *   connection keeps the agent yield_ms more whatever it sends, so that
+ *   even a busy one cannot keep the next client out for long.
+ * The window's device data is flushed when the connection ends, as always.
+ */
+static int wait_request(struct conn *c, int listen_fd)
+{
+	uint64_t idle_by = msprof_now_ms() + c->lim->idle_ms;
+	struct pollfd p[3] = {
+		{ .fd = c->fd, .events = POLLIN },
+		{ .events = POLLIN },
+		{ .events = POLLIN },
+	};
+	uint64_t now, until;
+	int n;
+
+	for (;;) {
+		now = msprof_now_ms();
+		if (c->next_real && !c->started)
+			return -ETIMEDOUT;
+		/* A next client silent for params_ms is no client. */
+		if (c->next >= 0 && !c->next_real && now >= c->next_by) {
+			close(c->next);
+			c->next = -1;
+		}
+		until = c->started ? UINT64_MAX : idle_by;
+		if (c->yield_by && c->yield_by < until)
+			until = c->yield_by;
+		if (c->next >= 0 && !c->next_real && c->next_by < until)
+			until = c->next_by;
+		if (now >= until)
+			return -ETIMEDOUT;
+		/* One next client at a time: the rest wait in the queue. */
+		p[1].fd = c->next < 0 ? listen_fd : -1;
+		p[2].fd = c->next >= 0 && !c->next_real ? c->next : -1;
+		n = poll(p, 3, until == UINT64_MAX ? -1 :
+			 until - now > INT_MAX ? INT_MAX : (int)(until - now));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			return 0;
+		if (p[1].revents & POLLIN)
+			take_next(c, listen_fd);
+		else if (p[1].revents)
+			/* Shut down: the task exits, and ends this connection. */
+			listen_fd = -1;
+		if (!p[2].revents || !next_means_it(c))
+			continue;
+		c->next_real = true;
+		c->yield_by = now + c->lim->yield_ms;
+	}
+}
+
+void agent_serve(const struct agent_server *srv, int fd, int *next)
+{
+	struct conn c = {
+		.fd = fd, .devs = srv->devs, .lim = &srv->limits, .next = -1,
+	};
 	struct msprof_params_msg params;
 	struct msprof_msg req;
 	int32_t status;
 	int nr;
 
-	/* A controller that went silent must not hold the server forever. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &idle, sizeof(idle)))
+	*next = -1;
+	if (!peer_allowed(fd))
 		return;
-	if (msprof_read_full(fd, &params, sizeof(params)))
+	/* The whole message by one deadline: a trickle cannot stretch it. */
+	if (msprof_read_by(fd, &params, sizeof(params),
+			   msprof_now_ms() + srv->limits.params_ms, -1))
 		return;
 	status = conn_params(&c, &params);
 	if (reply(&c, MSPROF_PARAMS_RSP, status) || status != MSPROF_SUCCESS)
 		return;
 	for (nr = 1; nr <= MSPROF_MAX_MSGS; nr++) {
-		if (read_request(&c, &req) || !conn_request(&c, &req))
+		if (wait_request(&c, srv->fd) ||
+		    msprof_read_by(fd, &req, sizeof(req),
+				   msprof_now_ms() + srv->limits.request_ms, -1) ||
+		    !conn_request(&c, &req))
 			break;
 	}
 	if (nr > MSPROF_MAX_MSGS)
@@ -131,6 +234,7 @@ static void serve(struct agent_server *srv, int fd)
 	/* However the connection ends, the window's device data is kept. */
 	if (c.started)
 		conn_stop(&c);
+	*next = c.next;
 }
 
 /* A socket file nobody listens on refuses a connection at once. */
@@ -151,6 +255,15 @@ static bool is_stale(const char *path)
 	close(fd);
 	return stale;
 }
+
+/*
+ * A controller sends its parameters right after connect, and each request
+ * in one piece: these bound a client that trickles bytes or sends none.
+ */
+#define AGENT_PARAMS_MS 3000
+#define AGENT_REQUEST_MS 2000
+/* How long a window keeps the agent once another client waits. */
+#define AGENT_YIELD_MS 5000
 
 /* How long an exiting task waits for its last window's flush. */
 #define EXIT_FLUSH_WAIT_S 3
@@ -201,18 +314,30 @@ static void remove_stale_sockets(const struct agent_server *srv)
 	}
 }
 
+/* agent_server_stop() shut the listening socket down: the task exits. */
+static bool listener_shut(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 static void *server_main(void *arg)
 {
 	struct agent_server *srv = arg;
-	int fd, last_err = 0;
+	int fd, next = -1, last_err = 0;
 
 	pthread_setname_np(pthread_self(), "msprof-agent");
 	remove_stale_sockets(srv);
 	for (;;) {
-		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (next >= 0 && listener_shut(srv->fd)) {
+			close(next);
+			break;
+		}
+		fd = next >= 0 ? next : accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
-			serve(srv, fd);
+			agent_serve(srv, fd, &next);
 			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
@@ -313,7 +438,12 @@ int agent_server_start(struct agent_server *srv)
 	srv->owner = getpid();
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
-	srv->idle_s = idle_timeout();
+	srv->limits = (struct agent_limits){
+		.params_ms = AGENT_PARAMS_MS,
+		.request_ms = AGENT_REQUEST_MS,
+		.yield_ms = AGENT_YIELD_MS,
+		.idle_ms = idle_timeout() * 1000ull,
+	};
 	srv->conn_fd = -1;
 	if (sem_init(&srv->finished, 0, 0)) {
 		err = -errno;

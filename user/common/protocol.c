@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Helpers for the dynamic profiling socket protocol, shared by both ends. */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "msprof/protocol.h"
@@ -105,17 +109,57 @@ const char *msprof_msg_status_name(int32_t status)
 	return names[status];
 }
 
-int msprof_read_full(int fd, void *buf, size_t len)
+uint64_t msprof_now_ms(void)
 {
-	char *p = buf;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int msprof_wait_by(int fd, short events, uint64_t deadline, int wake_fd)
+{
+	struct pollfd p[2] = {
+		{ .fd = fd, .events = events },
+		{ .fd = wake_fd, .events = POLLIN },
+	};
+	uint64_t now;
+	int n;
+
+	while ((now = msprof_now_ms()) < deadline) {
+		n = poll(p, 2, deadline - now > INT_MAX ? INT_MAX :
+			 (int)(deadline - now));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		/* Readiness first: an answer that is there is taken. */
+		if (n > 0 && p[0].revents)
+			return 0;
+		if (n > 0 && p[1].revents)
+			return -EINTR;
+	}
+	return -ETIMEDOUT;
+}
+
+/* Moves len bytes either way; the socket's own blocking mode does not matter. */
+static int transfer_by(int fd, char *p, size_t len, bool out,
+		       uint64_t deadline, int wake_fd)
+{
+	ssize_t n;
+	int err;
 
 	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
+		/* A peer that went away must not kill us with SIGPIPE. */
+		n = out ? send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL) :
+			  recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			err = msprof_wait_by(fd, out ? POLLOUT : POLLIN,
+					     deadline, wake_fd);
+			if (err)
+				return err;
 			continue;
+		}
 		if (n < 0)
-			return -errno;
+			return errno == EPIPE ? -ECONNRESET : -errno;
 		if (n == 0)
 			return -ECONNRESET;
 		p += n;
@@ -124,20 +168,14 @@ int msprof_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int msprof_write_full(int fd, const void *buf, size_t len)
+int msprof_read_by(int fd, void *buf, size_t len, uint64_t deadline,
+		   int wake_fd)
 {
-	const char *p = buf;
+	return transfer_by(fd, buf, len, false, deadline, wake_fd);
+}
 
-	while (len) {
-		/* A peer that went away must not kill us with SIGPIPE. */
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+int msprof_write_by(int fd, const void *buf, size_t len, uint64_t deadline,
+		    int wake_fd)
+{
+	return transfer_by(fd, (char *)buf, len, true, deadline, wake_fd);
 }
