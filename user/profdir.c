@@ -87,6 +87,10 @@ static int info_text(const struct profdir_summary *s, bool ended, char **buf,
 		s->window, (unsigned long long)s->start.mono_ns,
 		(unsigned long long)s->start.real_ns);
 	if (!ended) {
+		if (s->device_status) {
+			fputs(",\n  \"device_status\": ", fp);
+			json_put_str(fp, s->device_status);
+		}
 		fputs("\n}\n", fp);
 		return close_text(fp);
 	}

@@ -139,11 +139,19 @@ static void discard_window(struct session *s, struct target *t)
 /* Makes t's PROF_ directory with its host file, open in the collector. */
 static int open_window(struct session *s, struct target *t)
 {
+	char name[64], pending[PATH_MAX + 96];
 	struct profdir_summary sum;
-	char name[64];
 	int err, fd;
 
 	window_summary(s, t, &sum);
+	/* Where the device data is should msprof die before stop copies it. */
+	if (t->stage_fd >= 0) {
+		snprintf(pending, sizeof(pending),
+			 "not copied yet: the agent flushes it into %s%s",
+			 t->task_stage,
+			 t->own_mnt_ns ? " (in the task's root)" : "");
+		sum.device_status = pending;
+	}
 	err = profdir_create(s->out_fd, &sum, name, sizeof(name), &t->dir_fd);
 	if (err) {
 		ERR("pid %d: cannot create a PROF_ directory in %s: %s",

@@ -98,7 +98,8 @@ check "no info.json: the host process keeps its pid" \
 	[ "$(timeline "$d" -r '.[] | select(.name=="process_name" and .pid < 2000000000) | .pid')" = "$TASK_PID" ]
 
 d=$(copy PROF_collecting)
-jq '.state = "collecting" | del(.end)' "$src/info.json" >"$d/info.json"
+jq '.state = "collecting" | del(.end, .host, .target_exited, .device_status)' \
+	"$src/info.json" >"$d/info.json"
 rm "$d/end_info"
 export_dir "$d"
 check "state collecting: exported" [ -n "$(outputs "$d")" ]
@@ -110,6 +111,15 @@ last=$(timeline "$d" '[.[] | select(.ph=="X") | .ts + .dur] | max')
 mark=$(timeline "$d" '.[] | select(.args.state=="incomplete") | .ts')
 check "state collecting: ends at its last record ($mark)" \
 	jq -ne "($mark - $last) | fabs < 0.002" >/dev/null
+
+# What msprof writes at start: where the device data goes until stop.
+d=$(copy PROF_collecting_stage)
+jq '.state = "collecting" | del(.end, .host, .target_exited) |
+	.device_status = "not copied yet: the agent flushes it into /x/.msprof_stage_1"' \
+	"$src/info.json" >"$d/info.json"
+export_dir "$d"
+check "state collecting: says where the device data went" \
+	grep -q "PROF_collecting_stage: incomplete window (the controller ended before stop; device data not copied yet: the agent flushes it into /x/.msprof_stage_1)" "$WORK/err"
 
 # A parent with good and bad windows: every one exported or named.
 p=$WORK/parent

@@ -192,8 +192,20 @@ msprof_close
 d=$(prof_dirs "$out")
 check "a killed controller's window says collecting" \
 	[ "$(jq -r .state "$d/info.json")" = collecting ]
+check "... and names the stage its device data went to" \
+	jq -e '.device_status | test("flushes it into .*/\\.msprof_stage_[0-9]+_[0-9]+_")' "$d/info.json"
 left=$(stages "$out")
 check "its staging directory is left" [ -n "$left" ]
+flushed() {	# the agent flushes the cut window when its connection ends
+	local i
+	for i in $(seq 100); do
+		[ -s "$1/device_0/data/task_time.data" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+check "... holding the cut window's device data, where info.json says" \
+	flushed "$(jq -r '.device_status | sub(".*flushes it into "; "")' "$d/info.json")"
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$UTASK" --output="$out" >"$WORK/after.log" 2>&1
 check "the next session works" [ $? -eq 0 ]

@@ -164,16 +164,27 @@ static void set_incomplete(struct profdata *p, const char *reason)
 		 reason);
 }
 
+/* A window msprof never stopped; where its device data went, if known. */
+static void set_unstopped(struct profdata *p, const char *device)
+{
+	p->incomplete = true;
+	snprintf(p->incomplete_reason, sizeof(p->incomplete_reason),
+		 "the controller ended before stop%s%s", device ? "; device data " : "",
+		 device ? device : "");
+}
+
 /* The state the writer gave the window; none (older windows): complete. */
 static void read_state(struct profdata *p, const char *text)
 {
-	char state[32], reason[sizeof(p->incomplete_reason)];
+	char state[32], reason[384];
 	int err = msprof_json_get_str(text, "state", state, sizeof(state));
 
 	if (err == -ENOENT || (!err && !strcmp(state, "complete")))
 		return;
 	if (!err && !strcmp(state, "collecting"))
-		set_incomplete(p, "the controller ended before stop");
+		set_unstopped(p, !msprof_json_get_str(text, "device_status",
+						      reason, sizeof(reason)) ?
+			      reason : NULL);
 	else if (!err && !strcmp(state, "incomplete") &&
 		 !msprof_json_get_str(text, "incomplete_reason", reason,
 				      sizeof(reason)))

@@ -38,7 +38,7 @@ struct profdata {
 	unsigned long long lost_events;	/* dropped by the kernel side */
 	uint64_t end_mono_ns;		/* when the window closed, or its last record */
 	bool incomplete;		/* not closed by a stop */
-	char incomplete_reason[128];
+	char incomplete_reason[448];
 	/* Data files read only in part; nproblems may exceed what is kept. */
 	struct profdata_problem problems[PROFDATA_MAX_PROBLEMS];
 	unsigned int nproblems;
