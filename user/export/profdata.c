@@ -179,8 +179,10 @@ int profdata_load(struct profdata *p, const char *dir)
 		err = 0;
 	if (!err)
 		err = load_devices(p, dir);
-	if (err)
+	if (err) {
+		profdata_free(p);	/* nothing half-loaded stays behind */
 		return err;
+	}
 	if (p->napis)	/* qsort() wants an array, even of nothing */
 		qsort(p->apis, p->napis, sizeof(*p->apis), by_tid_start);
 	return 0;
