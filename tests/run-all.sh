@@ -1,7 +1,8 @@
 #!/bin/bash
 # make test: the CUnit unit tests (under ASan/UBSan), the end-to-end tests
 # under real BPF, then some of them again with the controller built with
-# the sanitizers.  Ends with one "total: N passed, N failed" line.
+# the sanitizers, then each fuzzer for 10 s.  Ends with one
+# "total: N passed, N failed" line.
 cd "$(dirname "$0")/.." || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -35,5 +36,11 @@ if [ -x build/asan/bin/msprof ]; then
 	fi
 	rm -rf "$logs"
 fi
-echo "total: $((upassed + epassed + spassed)) passed, $((ufailed + efailed + sfailed)) failed"
-[ "$unit" -eq 0 ] && [ "$e2e" -eq 0 ] && [ "$san" -eq 0 ]
+
+# libFuzzer: 10 s per target from its seeds; a crash, leak or hang fails.
+tests/fuzz/run.sh 10 | tee "$out"
+fuzz=${PIPESTATUS[0]}
+read -r fpassed ffailed < <(awk '/^fuzz: / { print $2, $4 }' "$out")
+
+echo "total: $((upassed + epassed + spassed + fpassed)) passed, $((ufailed + efailed + sfailed + ffailed)) failed"
+[ "$unit" -eq 0 ] && [ "$e2e" -eq 0 ] && [ "$san" -eq 0 ] && [ "$fuzz" -eq 0 ]
