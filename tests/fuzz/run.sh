@@ -12,7 +12,11 @@ case $secs in
 ''|*[!0-9]*|0) echo "usage: $0 [seconds per target]" >&2; exit 2 ;;
 esac
 passed=0 failed=0 skipped=0
-tmp=$(mktemp -d /tmp/msprof-fuzz.XXXXXX) || exit 1
+# On a tmpfs where there is one: fuzz_profdata makes a directory per input,
+# some fifty times faster there than on a disk.
+base=/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
+tmp=$(mktemp -d "$base/msprof-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # Inputs longer than any the target's code reads gain nothing.
