@@ -4,6 +4,7 @@
 # on a copy: what a run adds stays out of the tree, except what makes a
 # target fail (crash, leak, hang, running out of memory), which is saved there
 # as a reproducer, so that every later run tries it first.
+# tests/fuzz/<name>.dict, where there is one, is the target's dictionary.
 # Prints "<name>: N runs, corpus N inputs, N crashes" per target, then
 # "fuzz: N passed, N failed, N skipped"; exits non-zero if any failed.
 cd "$(dirname "$0")/../.." || exit 1
