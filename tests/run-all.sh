@@ -1,8 +1,9 @@
 #!/bin/bash
 # make test: the CUnit unit tests (under ASan/UBSan), the end-to-end tests
 # under real BPF, then some of them again with the controller built with
-# the sanitizers.  Every suite ends with a "N passed, N failed, N skipped"
-# line, and this adds them up: "total: N passed, N failed, N skipped".
+# the sanitizers, then each fuzzer for 10 s.  Every suite ends with a
+# "N passed, N failed, N skipped" line, and this adds them up:
+# "total: N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -38,11 +39,10 @@ suite() {
 
 suite unit build/tests/unit_tests
 suite e2e tests/e2e/run.sh
-# Further steps go here, each "suite NAME COMMAND" with a command that ends
-# with its own "NAME: N passed, N failed, N skipped" line.
 
-# The controller's own paths (sessions, windows, following, export) once
-# more under ASan/UBSan: any report fails the run.
+# The controller's own paths (sessions, windows, following, export, and
+# the killed, full-disk and failed-start ones) once more under ASan/UBSan:
+# any report fails the run.
 asan_e2e() {
 	local logs rc
 	logs=$(mktemp -d)
@@ -50,7 +50,7 @@ asan_e2e() {
 	ASAN_OPTIONS=detect_leaks=1:log_path=$logs/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$logs/ubsan \
 		tests/e2e/run.sh test_attach test_interactive_rules test_probes \
-		test_children test_exact_counts
+		test_children test_exact_counts test_export test_faults
 	rc=$?
 	if [ -n "$(ls -A "$logs")" ]; then
 		cat "$logs"/*
@@ -67,6 +67,9 @@ else
 	echo "skip asan e2e (no build/asan/bin/msprof: make asan-msprof)"
 	skipped=$((skipped + 1))
 fi
+
+# libFuzzer: 10 s per target from its seeds; a crash, leak or hang fails.
+suite fuzz tests/fuzz/run.sh 10
 
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

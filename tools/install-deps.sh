@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages msprof builds and tests with, if any is missing.
 set -e
-pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev make gcc jq tmux python3 procps util-linux"
+pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev make gcc jq tmux python3 procps util-linux"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading a PROF_ directory back, and the timeline written from it.  The
+ * input holds the directory's files one after the other, each starting with
+ * the PART marker: info.json, host_trace.data, then device 0's and device
+ * 1's task_time.data.  A file the input does not reach is left out.  Each
+ * run builds its own directory under $TMPDIR and removes it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/profdata.h"
+#include "export/timeline.h"
+#include "profdir.h"
+
+#define PART "FUZZPART"
+#define DEV(n) "device_" #n "/" PROFDIR_DEVICE_FILE
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Parents first: made in this order, removed in the reverse. */
+static const char *const dirs[] = {
+	"host", PROFDIR_HOST_DATA, "device_0", "device_0/data",
+	"device_1", "device_1/data",
+};
+
+static const char *const files[] = {
+	PROFDIR_INFO, PROFDIR_HOST_FILE, DEV(0), DEV(1),
+};
+
+#define NR_DIRS (sizeof(dirs) / sizeof(dirs[0]))
+#define NR_FILES (sizeof(files) / sizeof(files[0]))
+
+static void write_file(int dfd, const char *path, const uint8_t *p, size_t n)
+{
+	int fd = openat(dfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC, 0600);
+
+	if (fd < 0 || write(fd, p, n) != (ssize_t)n || close(fd))
+		abort();
+}
+
+/* Splits the input at PART markers into the directory's files. */
+static void build(int dfd, const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	size_t i;
+
+	for (i = 0; i < NR_DIRS; i++)
+		if (mkdirat(dfd, dirs[i], 0700))
+			abort();
+	for (i = 0; i < NR_FILES; i++) {
+		const uint8_t *next;
+
+		p = memmem(p, end - p, PART, strlen(PART));
+		if (!p)
+			return;
+		p += strlen(PART);
+		next = memmem(p, end - p, PART, strlen(PART));
+		write_file(dfd, files[i], p, (next ? next : end) - p);
+	}
+}
+
+static void clean(int dfd)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FILES; i++)
+		if (unlinkat(dfd, files[i], 0) && errno != ENOENT)
+			abort();
+	for (i = NR_DIRS; i-- > 0;)
+		if (unlinkat(dfd, dirs[i], AT_REMOVEDIR))
+			abort();
+}
+
+/* What profdata.h promises of a loaded directory. */
+static void check_loaded(const struct profdata *p)
+{
+	size_t i;
+
+	if (!memchr(p->comm, '\0', sizeof(p->comm)))
+		abort();
+	for (i = 0; i < MSPROF_MAX_APIS; i++) {
+		const struct api_desc *d = &p->apis_desc[i];
+		int j;
+
+		if (!d->name)
+			continue;
+		(void)strlen(d->name);
+		for (j = 0; j < MSPROF_PROBE_ARGS; j++)
+			if (d->args[j])
+				(void)strlen(d->args[j]);
+	}
+	for (i = 0; i < p->ntasks; i++)
+		if (!memchr(p->tasks[i].name, '\0', sizeof(p->tasks[i].name)))
+			abort();
+	for (i = 0; i < p->napis; i++) {
+		const struct msprof_api_event *e = &p->apis[i], *at;
+
+		if (i && (e[-1].ns_tid > e->ns_tid ||
+			  (e[-1].ns_tid == e->ns_tid &&
+			   e[-1].start_ns > e->start_ns)))
+			abort();	/* not sorted */
+		at = profdata_call_at(p, e->ns_tid, e->start_ns);
+		if (at && (at < p->apis || at >= p->apis + p->napis ||
+			   at->ns_tid != e->ns_tid ||
+			   at->start_ns > e->start_ns || at->end_ns < e->start_ns))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	char dir[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	struct profdata *p;
+	int dfd;
+
+	if (!null) {
+		null = fopen("/dev/null", "we");
+		if (!null)
+			abort();
+	}
+	snprintf(dir, sizeof(dir), "%s/fuzz_profdata.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		abort();
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		abort();
+	build(dfd, data, size);
+
+	/* Large: on the heap, so ASan sees reads past its end. */
+	p = malloc(sizeof(*p));
+	if (!p)
+		abort();
+	/* As export does: a directory that does not load is not freed. */
+	if (!profdata_load(p, dir)) {
+		check_loaded(p);
+		if (timeline_write(null, p) > 0)
+			abort();
+		profdata_free(p);
+	}
+	free(p);
+
+	clean(dfd);
+	close(dfd);
+	if (rmdir(dir))
+		abort();
+	return 0;
+}
