@@ -1,0 +1,18 @@
+#!/bin/bash
+# The attacks of a task's user or another local user on root's msprof
+# (docs/security.md), each replayed against a root-only victim, with
+# profiling checked to work afterwards:
+#   security/output.sh  links, FIFOs, hard links and dirs planted in the
+#                       staging and output directories; PROF_ and --output
+#                       swapped mid-session; bad --output; crashes, full disk
+#   security/lock.sh    the controller lock planted, held or linked
+#   security/socket.sh  stuck, trickling, flooding and foreign socket clients
+# Each part is a script of its own (its own user, task and work directory);
+# this one fails if any part does.
+cd "$(dirname "$0")/../.." || exit 1
+rc=0
+for part in output lock socket; do
+	echo "-- security/$part.sh"
+	bash "tests/e2e/security/$part.sh" || rc=1
+done
+exit "$rc"
