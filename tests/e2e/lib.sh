@@ -170,10 +170,10 @@ timeline() {
 	jq "$@" "$(ls -t "$dir"/mindstudio_profiler_output/msprof_*.json | head -1)"
 }
 
-# wait_for FILE TEXT: until FILE holds TEXT (10 s at most).
+# wait_for FILE TEXT [SECONDS]: until FILE holds TEXT (10 s at most).
 wait_for() {
 	local i
-	for i in $(seq 200); do
+	for i in $(seq $((${3:-10} * 20))); do
 		grep -qF -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done

@@ -26,13 +26,7 @@ EXPORT_POINTS="export-begin export-after-load export-before-rename"
 
 # wait_pause LOG STEP: until msprof says it waits at STEP (30 s at most).
 wait_pause() {
-	local i
-	for i in $(seq 300); do
-		grep -qF "msprof: test pause at $2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "msprof never paused at $2"
-	return 1
+	wait_for "$1" "msprof: test pause at $2" 30
 }
 
 # bpf_ids PID: "prog N", "map N", "link N" for each BPF object PID holds.
