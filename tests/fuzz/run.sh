@@ -63,7 +63,12 @@ for src in tests/fuzz/fuzz_*.c; do
 		esac
 	done
 	echo "$name: ${runs:-0} runs, corpus $corpus inputs, $crashes crashes"
-	if [ "$rc" -eq 0 ] && [ "$crashes" -eq 0 ]; then
+	# A corpus that stayed empty means no input reached the code: no seeds
+	# where they should be, or inputs capped below what the code reads.
+	if [ "$corpus" -eq 0 ]; then
+		echo "FAIL $name kept no input: it fuzzed nothing"
+		failed=$((failed + 1))
+	elif [ "$rc" -eq 0 ] && [ "$crashes" -eq 0 ]; then
 		echo "ok $name (${secs}s)"
 		passed=$((passed + 1))
 	else
