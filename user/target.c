@@ -17,6 +17,7 @@
 #include "json.h"
 #include "msprof/protocol.h"
 #include "procfs.h"
+#include "safe_open.h"
 #include "target.h"
 #include "testpoint.h"
 
@@ -266,8 +267,9 @@ static enum staged staged_kind(int depth, const char *name)
 
 /*
  * Opens an entry of the stage only if it is what the task's user made:
- * never a link, a FIFO (O_NONBLOCK: no hang), a hard link to someone
- * else's file, or another user's.
+ * never a link, a mount point (a task with a user namespace of its own can
+ * mount anything it can reach there), a FIFO (O_NONBLOCK: no hang), a hard
+ * link to someone else's file, or another user's.
  */
 static int open_staged(const struct target *t, int dir, const char *name,
 		       enum staged kind, int *fd, struct stat *st)
@@ -276,9 +278,9 @@ static int open_staged(const struct target *t, int dir, const char *name,
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	bool ok;
 
-	*fd = openat(dir, name, flags);
+	*fd = openat_beneath(dir, name, flags, 0);
 	if (*fd < 0)
-		return -errno;
+		return *fd;
 	if (fstat(*fd, st)) {
 		close(*fd);
 		return -EIO;
@@ -402,7 +404,7 @@ int target_collect_device_data(struct target *t)
 /* Deep enough for what the agent writes; a deeper tree is left. */
 #define REMOVE_DEPTH 8
 
-/* rm -r of one entry, never following a link. */
+/* rm -r of one entry, never following a link or crossing a mount point. */
 static int remove_at(int dir, const char *name, void *ctx)
 {
 	int depth = *(int *)ctx + 1, sub, err;
@@ -413,9 +415,9 @@ static int remove_at(int dir, const char *name, void *ctx)
 		return -errno;
 	if (depth > REMOVE_DEPTH)
 		return -ELOOP;
-	sub = openat(dir, name, DIR_FLAGS);
+	sub = openat_beneath(dir, name, DIR_FLAGS, 0);
 	if (sub < 0)
-		return -errno;
+		return sub;
 	err = for_each_entry(sub, remove_at, &depth);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)

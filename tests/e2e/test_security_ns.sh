@@ -1,0 +1,75 @@
+#!/bin/bash
+# A task's user with a user and mount namespace of its own mounts what it
+# likes where msprof (root) goes: over a directory of the staging directory
+# and over its /tmp, where the stage is made.  A fake agent of that user
+# answers msprof.  Root's files and directories must stay untouched.
+source tests/e2e/lib.sh
+
+command -v python3 >/dev/null || { skip "namespace attacks" "python3 is missing"; exit 0; }
+add_user || { skip "namespace attacks" "cannot add a user"; exit 0; }
+chmod 755 "$WORK"
+if ! err=$(run_as unshare -Urm mount -t tmpfs probe /mnt 2>&1); then
+	skip "namespace attacks" "no user namespaces for users here: $err"
+	exit 0
+fi
+# The task's home is outside /tmp, which one attack covers.
+NSHOME=$(mktemp -d /var/tmp/msprof-nshome.XXXXXX)
+chown "$TEST_USER:" "$NSHOME"
+chmod 755 "$NSHOME"
+CLEANUP_CMDS+=("rm -rf $NSHOME")
+
+# agent.py CMD: answers every request with success; runs CMD with $STAGE,
+# the stage as the task sees it, when the parameters come.
+cat >"$NSHOME/agent.py" <<'PY'
+import json, os, socket, struct, subprocess, sys
+path = "%s/dynamic_profiling_socket_%d" % (os.environ["HOME"], os.getpid())
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(4)
+print("agent pid=%d" % os.getpid(), flush=True)
+def read(c, n):
+    b = b""
+    while len(b) < n:
+        x = c.recv(n - len(b))
+        if not x:
+            return None
+        b += x
+    return b
+while True:
+    c, _ = s.accept()
+    m = read(c, 4100)
+    if m is None:
+        continue
+    n = struct.unpack("=I", m[:4])[0]
+    os.environ["STAGE"] = json.loads(m[4:4 + n])["output"]
+    subprocess.run(["sh", "-c", sys.argv[1]])
+    c.sendall(struct.pack("=ii", 0, 0))
+    while (m := read(c, 8)):
+        c.sendall(struct.pack("=ii", struct.unpack("=ii", m)[0] + 1, 0))
+PY
+
+VDIR=$WORK/rootonly
+mkdir -m 700 "$VDIR"
+echo "root's secret $$" >"$VDIR/secret"
+chmod 600 "$VDIR/secret"
+
+# start_agent LOG SETUP CMD: the agent in a namespace of its own, after
+# SETUP; sets APID.
+start_agent() {
+	run_as env HOME="$NSHOME" unshare -Urm sh -c "$2
+		exec python3 $NSHOME/agent.py '$3'" >"$1" 2>&1 &
+	PIDS_TO_KILL+=($!)
+	wait_for "$1" "agent pid=" || return 1
+	APID=$(sed -n 's/^agent pid=//p' "$1")
+	PIDS_TO_KILL+=("$APID")
+}
+
+# --- root's directory mounted over one of the stage ---------------------
+start_agent "$WORK/a1.out" : 'mkdir $STAGE/device_0 && mount --bind '"$VDIR"' $STAGE/device_0 && echo mounted'
+printf 'start\nstop\nquit\n' |
+	timeout 60 "$MSPROF" --dynamic=on --pid="$APID" --output="$WORK/out1" >"$WORK/m1.log" 2>&1
+check "the agent mounted root's directory in its stage" grep -q mounted "$WORK/a1.out"
+check "msprof took nothing from it and removed nothing in it" \
+	[ "$(cat "$VDIR/secret" 2>/dev/null)" = "root's secret $$" ]
+check "no device data from another user's directory" \
+	[ -z "$(find "$WORK"/out1/PROF_* -name secret)" ]
