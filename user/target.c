@@ -124,6 +124,28 @@ int target_init(struct target *t, int host_pid)
  * output when the task sees output as msprof does; a task with a mount
  * namespace of its own cannot: then into its own /tmp, through its root.
  */
+/*
+ * The task's /tmp is whatever its namespace mounts there, a root-only
+ * directory of the host's bind-mounted by a user namespace included: only
+ * a sticky world-writable one or one of the task's user's own may take a
+ * directory of root's making (a checked --output is root's already).
+ */
+static int stage_parent_ok(const struct target *t)
+{
+	struct stat st;
+
+	if (!t->own_mnt_ns)
+		return 0;
+	if (fstat(t->stage_parent_fd, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid == t->uid ||
+	    (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
+		return 0;
+	return -EPERM;
+}
+
 static int stage_create(struct target *t, const char *output, int out)
 {
 	const char *parent = t->own_mnt_ns ? "/tmp" : output;
@@ -149,6 +171,10 @@ static int stage_create(struct target *t, const char *output, int out)
 		t->stage_parent_fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
 		if (t->stage_parent_fd < 0)
 			err = -errno;
+	}
+	if (!err) {
+		err = stage_parent_ok(t);
+		t->stage_parent_refused = err == -EPERM;
 	}
 	if (err)
 		return err;

@@ -52,6 +52,8 @@ VDIR=$WORK/rootonly
 mkdir -m 700 "$VDIR"
 echo "root's secret $$" >"$VDIR/secret"
 chmod 600 "$VDIR/secret"
+VROOT=$WORK/rootdir
+mkdir -m 755 "$VROOT"
 
 # start_agent LOG SETUP CMD: the agent in a namespace of its own, after
 # SETUP; sets APID.
@@ -73,3 +75,13 @@ check "msprof took nothing from it and removed nothing in it" \
 	[ "$(cat "$VDIR/secret" 2>/dev/null)" = "root's secret $$" ]
 check "no device data from another user's directory" \
 	[ -z "$(find "$WORK"/out1/PROF_* -name secret)" ]
+
+# --- root's directory mounted over the task's /tmp ----------------------
+start_agent "$WORK/a2.out" "mount --bind $VROOT /tmp" 'touch $STAGE/planted && echo planted'
+printf 'start\nstop\nquit\n' |
+	timeout 60 "$MSPROF" --dynamic=on --pid="$APID" --output="$WORK/out2" >"$WORK/m2.log" 2>&1
+check "no directory of the user's made in root's directory mounted as its /tmp" \
+	! grep -q planted "$WORK/a2.out"
+check "nothing left there" [ -z "$(ls -A "$VROOT")" ]
+check "msprof said why it could not stage there" \
+	grep -q "its /tmp is neither" "$WORK/m2.log"
