@@ -215,6 +215,43 @@ static int send_params(struct target *t)
 	return err;
 }
 
+/*
+ * The task's socket itself, found inside its root: a link there (to a
+ * socket of root's, say) or a socket of another user's is never connected
+ * to.  -ENOTSOCK if it is not its user's socket.
+ */
+static int sock_open(const struct target *t, int *fd)
+{
+	int n = snprintf(NULL, 0, "/proc/%d/root", t->host_pid);
+	struct stat st;
+	int err;
+
+	err = procfs_open_in_root(t->host_pid, t->sock_path + n,
+				  O_PATH | O_NOFOLLOW, fd);
+	if (err)
+		return err;
+	if (fstat(*fd, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != t->uid) {
+		close(*fd);
+		return -ENOTSOCK;
+	}
+	return 0;
+}
+
+/* Connects to the socket sock_open() checked, by its descriptor. */
+static int sock_connect(struct target *t)
+{
+	char path[64];
+	int fd, err;
+
+	err = sock_open(t, &fd);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = dynsock_connect(path, &t->fd);
+	close(fd);
+	return err;
+}
+
 int target_connect(struct target *t, const char *output, int out)
 {
 	int err;
@@ -222,7 +259,7 @@ int target_connect(struct target *t, const char *output, int out)
 	err = stage_create(t, output, out);
 	testpoint("after-stage");
 	if (!err)
-		err = dynsock_connect(t->sock_path, &t->fd);
+		err = sock_connect(t);
 	if (!err)
 		err = send_params(t);
 	if (err)
