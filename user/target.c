@@ -180,9 +180,16 @@ static int stage_create(struct target *t, const char *output, int out)
 		return err;
 	if (mkdirat(t->stage_parent_fd, t->stage_name, 0700))
 		return -errno;
-	t->stage_fd = openat(t->stage_parent_fd, t->stage_name, DIR_FLAGS);
+	testpoint("stage-made");
+	/*
+	 * A task with a mount namespace of its own can mount over the name
+	 * before we open it: a directory of root's there would be handed to
+	 * the task's user by the fchown below.
+	 */
+	t->stage_fd = openat_beneath(t->stage_parent_fd, t->stage_name,
+				     DIR_FLAGS, 0);
 	if (t->stage_fd < 0) {
-		err = -errno;
+		err = t->stage_fd;
 		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
 		return err;
 	}

@@ -85,3 +85,19 @@ check "no directory of the user's made in root's directory mounted as its /tmp" 
 check "nothing left there" [ -z "$(ls -A "$VROOT")" ]
 check "msprof said why it could not stage there" \
 	grep -q "its /tmp is neither" "$WORK/m2.log"
+
+# --- root's directory mounted over the stage between its mkdir and open ---
+# msprof pauses there (MSPROF_TEST_PAUSE, 60 s) while a loop of the task's
+# user mounts over the new name; fchown must not hand the mount to it.
+VOWN=$WORK/rootowned
+mkdir -m 700 "$VOWN"
+start_agent "$WORK/a3.out" "(for i in \$(seq 1200); do
+		for d in /tmp/.msprof_stage_\$\$_*; do
+			[ -d \"\$d\" ] && mount --bind $VOWN \"\$d\" && echo mounted && exit
+		done
+		sleep 0.05
+	done) &" :
+printf 'quit\n' | MSPROF_TEST_PAUSE=stage-made timeout 90 "$MSPROF" --dynamic=on \
+	--pid="$APID" --output="$WORK/out3" >"$WORK/m3.log" 2>&1
+check "the user mounted root's directory over the new stage" grep -q mounted "$WORK/a3.out"
+check "root's directory is still root's" [ "$(stat -c %U "$VOWN")" = root ]
