@@ -339,7 +339,7 @@ static enum staged staged_kind(int depth, const char *name)
  * Opens an entry of the stage only if it is what the task's user made:
  * never a link, a mount point (a task with a user namespace of its own can
  * mount anything it can reach there), a FIFO (O_NONBLOCK: no hang), a hard
- * link to someone else's file, or another user's.
+ * link to someone else's file, a sparse file, or another user's.
  */
 static int open_staged(const struct target *t, int dir, const char *name,
 		       enum staged kind, int *fd, struct stat *st)
@@ -355,9 +355,14 @@ static int open_staged(const struct target *t, int dir, const char *name,
 		close(*fd);
 		return -EIO;
 	}
+	/*
+	 * A file with holes is not the agent's, which writes in order: its
+	 * size cost the user nothing, and its copy would fill root's disk.
+	 */
 	ok = st->st_uid == t->uid &&
 	     (kind == STAGED_DIR ? S_ISDIR(st->st_mode) :
-	      S_ISREG(st->st_mode) && st->st_nlink == 1);
+	      S_ISREG(st->st_mode) && st->st_nlink == 1 &&
+	      lseek(*fd, 0, SEEK_HOLE) >= st->st_size);
 	if (!ok) {
 		close(*fd);
 		return -EPERM;
@@ -368,11 +373,12 @@ static int open_staged(const struct target *t, int dir, const char *name,
 /* Copies st_size bytes at most: the agent's file may still be growing. */
 static int copy_contents(int in, const struct stat *st, int out)
 {
-	off_t left = st->st_size;
+	off_t left = st->st_size, at = 0;
 	ssize_t n;
 
+	/* From the start, wherever open_staged()'s SEEK_HOLE left the offset. */
 	while (left > 0) {
-		n = sendfile(out, in, NULL, (size_t)(left < (1 << 30) ? left : (1 << 30)));
+		n = sendfile(out, in, &at, (size_t)(left < (1 << 30) ? left : (1 << 30)));
 		if (n < 0)
 			return -errno;
 		if (!n)

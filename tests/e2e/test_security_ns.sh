@@ -1,8 +1,9 @@
 #!/bin/bash
 # A task's user with a user and mount namespace of its own mounts what it
 # likes where msprof (root) goes: over a directory of the staging directory
-# and over its /tmp, where the stage is made.  A fake agent of that user
-# answers msprof.  Root's files and directories must stay untouched.
+# and over its /tmp, where the stage is made; it stages a sparse file.  A
+# fake agent of that user answers msprof.  Root's files and directories
+# must stay untouched, and root's disk must not pay for the user's holes.
 source tests/e2e/lib.sh
 
 command -v python3 >/dev/null || { skip "namespace attacks" "python3 is missing"; exit 0; }
@@ -101,3 +102,21 @@ printf 'quit\n' | MSPROF_TEST_PAUSE=stage-made timeout 90 "$MSPROF" --dynamic=on
 	--pid="$APID" --output="$WORK/out3" >"$WORK/m3.log" 2>&1
 check "the user mounted root's directory over the new stage" grep -q mounted "$WORK/a3.out"
 check "root's directory is still root's" [ "$(stat -c %U "$VOWN")" = root ]
+
+# --- a sparse file in the stage -------------------------------------------
+# 2 GiB that cost the user nothing must not become 2 GiB of root's disk.
+mkdir "$WORK/small"
+if mount -t tmpfs -o size=64m msprof-small "$WORK/small"; then
+	CLEANUP_CMDS=("umount -l $WORK/small" "${CLEANUP_CMDS[@]}")
+	start_agent "$WORK/a4.out" : 'mkdir -p $STAGE/device_0/data &&
+		truncate -s 2G $STAGE/device_0/data/task_time.data && echo sparse'
+	printf 'start\nstop\nquit\n' | timeout 60 "$MSPROF" --dynamic=on \
+		--pid="$APID" --output="$WORK/small" >"$WORK/m4.log" 2>&1
+	show "$WORK/m4.log"
+	check "the agent staged a sparse 2 GiB file" grep -q sparse "$WORK/a4.out"
+	check "root's disk took none of it" \
+		[ "$(du -sm "$WORK/small" | cut -f1)" -lt 2 ]
+	check "the sparse file was said to be left" grep -q "ignored 1 unexpected" "$WORK/m4.log"
+else
+	skip "a sparse file in the stage" "cannot mount a tmpfs"
+fi
