@@ -124,6 +124,44 @@ int target_init(struct target *t, int host_pid)
  * output when the task sees output as msprof does; a task with a mount
  * namespace of its own cannot: then into its own /tmp, through its root.
  */
+typedef int (*entry_fn)(int dir, const char *name, void *ctx);
+
+/* Calls fn on every entry of dir; the first failure is returned. */
+static int for_each_entry(int dir, entry_fn fn, void *ctx)
+{
+	struct dirent *de;
+	int fd, ret, err = 0;
+	DIR *d;
+
+	/* An open file of its own: readdir() starts at the beginning. */
+	fd = openat(dir, ".", DIR_FLAGS);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = fn(dir, de->d_name, ctx);
+		err = err ?: ret;
+	}
+	closedir(d);
+	return err;
+}
+
+/* Any entry at all: the directory is not the one just made. */
+static int refuse_entry(int dir, const char *name, void *ctx)
+{
+	(void)dir;
+	(void)name;
+	(void)ctx;
+	return -EEXIST;
+}
+
 /*
  * The task's /tmp is whatever its namespace mounts there, a root-only
  * directory of the host's bind-mounted by a user namespace included: only
@@ -193,11 +231,24 @@ static int stage_create(struct target *t, const char *output, int out)
 		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
 		return err;
 	}
-	/* Ours, just made: in a sticky /tmp no one else can swap it. */
+	/*
+	 * Ours, just made?  In a sticky /tmp no one else can swap it; in one
+	 * the task's user owns, that user can rename a directory of root's
+	 * from beside it over ours: fchown would hand it over, and removal
+	 * at the end would empty it.  Only an empty one is taken.
+	 */
 	if (fstat(t->stage_fd, &st))
-		return -errno;
-	if (st.st_uid != geteuid())
-		return -EPERM;
+		err = -errno;
+	else if (st.st_uid != geteuid())
+		err = -EPERM;
+	else
+		err = for_each_entry(t->stage_fd, refuse_entry, NULL);
+	if (err) {
+		/* Not ours: target_disconnect() must not empty it. */
+		close(t->stage_fd);
+		t->stage_fd = -1;
+		return err;
+	}
 	/* The agent writes as the task's user. */
 	return fchown(t->stage_fd, t->uid, t->gid) ? -errno : 0;
 }
@@ -271,35 +322,6 @@ int target_connect(struct target *t, const char *output, int out)
 		err = send_params(t);
 	if (err)
 		target_disconnect(t);
-	return err;
-}
-
-typedef int (*entry_fn)(int dir, const char *name, void *ctx);
-
-/* Calls fn on every entry of dir; the first failure is returned. */
-static int for_each_entry(int dir, entry_fn fn, void *ctx)
-{
-	struct dirent *de;
-	int fd, ret, err = 0;
-	DIR *d;
-
-	/* An open file of its own: readdir() starts at the beginning. */
-	fd = openat(dir, ".", DIR_FLAGS);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = fn(dir, de->d_name, ctx);
-		err = err ?: ret;
-	}
-	closedir(d);
 	return err;
 }
 

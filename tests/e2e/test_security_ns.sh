@@ -120,3 +120,27 @@ if mount -t tmpfs -o size=64m msprof-small "$WORK/small"; then
 else
 	skip "a sparse file in the stage" "cannot mount a tmpfs"
 fi
+
+# --- root's directory renamed over the new stage in the user's own /tmp ---
+# The user's directory, root's beside it: its owner may rename that over
+# the stage msprof just made (MSPROF_TEST_PAUSE holds msprof there).
+UTMP=$NSHOME/tmp
+mkdir -m 755 "$UTMP" "$UTMP/rootdir"
+chown "$TEST_USER:" "$UTMP"
+echo "root's secret $$" >"$UTMP/rootdir/secret"
+chmod 600 "$UTMP/rootdir/secret"
+chmod 700 "$UTMP/rootdir"
+start_agent "$WORK/a5.out" "mount --bind $UTMP /tmp
+	(for i in \$(seq 1200); do
+		for d in /tmp/.msprof_stage_\$\$_*; do
+			[ -d \"\$d\" ] && mv -T /tmp/rootdir \"\$d\" && echo renamed && exit
+		done
+		sleep 0.05
+	done) &" :
+printf 'quit\n' | MSPROF_TEST_PAUSE=stage-made timeout 90 "$MSPROF" --dynamic=on \
+	--pid="$APID" --output="$WORK/out5" >"$WORK/m5.log" 2>&1
+show "$WORK/m5.log"
+check "the user renamed root's directory over the new stage" grep -q renamed "$WORK/a5.out"
+moved=$(find "$UTMP" -maxdepth 1 -name '.msprof_stage_*' | head -1)
+check "root's directory is still root's" [ -n "$moved" ] && [ "$(stat -c %U "$moved")" = root ]
+check "root's file in it is still there" [ -f "$moved/secret" ]
