@@ -85,7 +85,7 @@ bad() {
 	BAD_PID=$!
 	PIDS_TO_KILL+=("$BAD_PID")
 }
-gone() { kill "$BAD_PID" 2>/dev/null; wait "$BAD_PID" 2>/dev/null; }
+bad_gone() { kill "$BAD_PID" 2>/dev/null; wait "$BAD_PID" 2>/dev/null; }
 
 # profile NAME: one window of 1 s once attached; sets RC and MS, the time
 # from start to exit.  Every wait is bounded (60 s to attach).
@@ -128,7 +128,7 @@ attached() {
 
 # Each case ends with the client gone and a plain session that must work.
 after() {
-	gone
+	bad_gone
 	profile "$1-after"
 	attached "$1-after" 15
 }
@@ -219,7 +219,7 @@ for i in $(seq 100); do grep -q "answered\|closed" "$WORK/bad.out" && break; sle
 check "another user's client: closed without an answer" grep -q closed "$WORK/bad.out"
 profile foreign
 attached foreign 15
-gone
+bad_gone
 chmod 0600 "$SOCK"
 
 # --- the socket's name linked to a socket of root's -----------------------
