@@ -165,6 +165,12 @@ int connect_target(struct session *s, struct target *t)
 		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
 		    t->host_pid, t->sock_path,
 		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
+	else if (t->stage_parent_refused)
+		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
+		    t->host_pid);
+	else if (err == -ENOTSOCK)
+		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
+		    t->host_pid, t->sock_path);
 	else if (err)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "msprof/protocol.h"
 #include "procfs.h"
+#include "safe_open.h"
 #include "target.h"
 #include "testpoint.h"
 
@@ -123,86 +124,6 @@ int target_init(struct target *t, int host_pid)
  * output when the task sees output as msprof does; a task with a mount
  * namespace of its own cannot: then into its own /tmp, through its root.
  */
-static int stage_create(struct target *t, const char *output, int out)
-{
-	const char *parent = t->own_mnt_ns ? "/tmp" : output;
-	unsigned long long rnd;
-	struct stat st;
-	int err;
-
-	err = procfs_owner(t->host_pid, &t->uid, &t->gid);
-	if (err)
-		return err;
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		return -EIO;
-	snprintf(t->stage_name, sizeof(t->stage_name), STAGE_PREFIX "%d_%d_%016llx",
-		 t->host_pid, (int)getpid(), rnd);
-	if (snprintf(t->task_stage, sizeof(t->task_stage), "%s/%s", parent,
-		     t->stage_name) >= (int)sizeof(t->task_stage))
-		return -ENAMETOOLONG;
-	if (t->own_mnt_ns) {
-		err = procfs_open_in_root(t->host_pid, parent,
-					  O_PATH | O_DIRECTORY,
-					  &t->stage_parent_fd);
-	} else {
-		t->stage_parent_fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
-		if (t->stage_parent_fd < 0)
-			err = -errno;
-	}
-	if (err)
-		return err;
-	if (mkdirat(t->stage_parent_fd, t->stage_name, 0700))
-		return -errno;
-	t->stage_fd = openat(t->stage_parent_fd, t->stage_name, DIR_FLAGS);
-	if (t->stage_fd < 0) {
-		err = -errno;
-		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
-		return err;
-	}
-	/* Ours, just made: in a sticky /tmp no one else can swap it. */
-	if (fstat(t->stage_fd, &st))
-		return -errno;
-	if (st.st_uid != geteuid())
-		return -EPERM;
-	/* The agent writes as the task's user. */
-	return fchown(t->stage_fd, t->uid, t->gid) ? -errno : 0;
-}
-
-/* The parameters: where the agent flushes, named as the task sees it. */
-static int send_params(struct target *t)
-{
-	char *json = NULL;
-	size_t len;
-	FILE *fp;
-	int err;
-
-	fp = open_memstream(&json, &len);
-	if (!fp)
-		return -errno;
-	/* Escaped: the resolved output path may hold what --output may not. */
-	fputs("{\"output\": ", fp);
-	json_put_str(fp, t->task_stage);
-	fprintf(fp, ", \"pid\": %d}", t->ns_pid);
-	err = fclose(fp) ? -errno : dynsock_send_params(t->fd, json);
-	free(json);
-	return err;
-}
-
-int target_connect(struct target *t, const char *output, int out)
-{
-	int err;
-
-	err = stage_create(t, output, out);
-	testpoint("after-stage");
-	if (!err)
-		err = dynsock_connect(t->sock_path, &t->fd);
-	if (!err)
-		err = send_params(t);
-	if (err)
-		target_disconnect(t);
-	return err;
-}
-
 typedef int (*entry_fn)(int dir, const char *name, void *ctx);
 
 /* Calls fn on every entry of dir; the first failure is returned. */
@@ -229,6 +150,178 @@ static int for_each_entry(int dir, entry_fn fn, void *ctx)
 		err = err ?: ret;
 	}
 	closedir(d);
+	return err;
+}
+
+/* Any entry at all: the directory is not the one just made. */
+static int refuse_entry(int dir, const char *name, void *ctx)
+{
+	(void)dir;
+	(void)name;
+	(void)ctx;
+	return -EEXIST;
+}
+
+/*
+ * The task's /tmp is whatever its namespace mounts there, a root-only
+ * directory of the host's bind-mounted by a user namespace included: only
+ * a sticky world-writable one or one of the task's user's own may take a
+ * directory of root's making (a checked --output is root's already).
+ */
+static int stage_parent_ok(const struct target *t)
+{
+	struct stat st;
+
+	if (!t->own_mnt_ns)
+		return 0;
+	if (fstat(t->stage_parent_fd, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid == t->uid ||
+	    (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
+		return 0;
+	return -EPERM;
+}
+
+static int stage_create(struct target *t, const char *output, int out)
+{
+	const char *parent = t->own_mnt_ns ? "/tmp" : output;
+	unsigned long long rnd;
+	struct stat st;
+	int err;
+
+	err = procfs_owner(t->host_pid, &t->uid, &t->gid);
+	if (err)
+		return err;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	snprintf(t->stage_name, sizeof(t->stage_name), STAGE_PREFIX "%d_%d_%016llx",
+		 t->host_pid, (int)getpid(), rnd);
+	if (snprintf(t->task_stage, sizeof(t->task_stage), "%s/%s", parent,
+		     t->stage_name) >= (int)sizeof(t->task_stage))
+		return -ENAMETOOLONG;
+	if (t->own_mnt_ns) {
+		err = procfs_open_in_root(t->host_pid, parent,
+					  O_PATH | O_DIRECTORY,
+					  &t->stage_parent_fd);
+	} else {
+		t->stage_parent_fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
+		if (t->stage_parent_fd < 0)
+			err = -errno;
+	}
+	if (!err) {
+		err = stage_parent_ok(t);
+		t->stage_parent_refused = err == -EPERM;
+	}
+	if (err)
+		return err;
+	if (mkdirat(t->stage_parent_fd, t->stage_name, 0700))
+		return -errno;
+	testpoint("stage-made");
+	/*
+	 * A task with a mount namespace of its own can mount over the name
+	 * before we open it: a directory of root's there would be handed to
+	 * the task's user by the fchown below.
+	 */
+	t->stage_fd = openat_beneath(t->stage_parent_fd, t->stage_name,
+				     DIR_FLAGS, 0);
+	if (t->stage_fd < 0) {
+		err = t->stage_fd;
+		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
+		return err;
+	}
+	/*
+	 * Ours, just made?  In a sticky /tmp no one else can swap it; in one
+	 * the task's user owns, that user can rename a directory of root's
+	 * from beside it over ours: fchown would hand it over, and removal
+	 * at the end would empty it.  Only an empty one is taken.
+	 */
+	if (fstat(t->stage_fd, &st))
+		err = -errno;
+	else if (st.st_uid != geteuid())
+		err = -EPERM;
+	else
+		err = for_each_entry(t->stage_fd, refuse_entry, NULL);
+	if (err) {
+		/* Not ours: target_disconnect() must not empty it. */
+		close(t->stage_fd);
+		t->stage_fd = -1;
+		return err;
+	}
+	/* The agent writes as the task's user. */
+	return fchown(t->stage_fd, t->uid, t->gid) ? -errno : 0;
+}
+
+/* The parameters: where the agent flushes, named as the task sees it. */
+static int send_params(struct target *t)
+{
+	char *json = NULL;
+	size_t len;
+	FILE *fp;
+	int err;
+
+	fp = open_memstream(&json, &len);
+	if (!fp)
+		return -errno;
+	/* Escaped: the resolved output path may hold what --output may not. */
+	fputs("{\"output\": ", fp);
+	json_put_str(fp, t->task_stage);
+	fprintf(fp, ", \"pid\": %d}", t->ns_pid);
+	err = fclose(fp) ? -errno : dynsock_send_params(t->fd, json);
+	free(json);
+	return err;
+}
+
+/*
+ * The task's socket itself, found inside its root: a link there (to a
+ * socket of root's, say) or a socket of another user's is never connected
+ * to.  -ENOTSOCK if it is not its user's socket.
+ */
+static int sock_open(const struct target *t, int *fd)
+{
+	int n = snprintf(NULL, 0, "/proc/%d/root", t->host_pid);
+	struct stat st;
+	int err;
+
+	err = procfs_open_in_root(t->host_pid, t->sock_path + n,
+				  O_PATH | O_NOFOLLOW, fd);
+	if (err)
+		return err;
+	if (fstat(*fd, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != t->uid) {
+		close(*fd);
+		return -ENOTSOCK;
+	}
+	return 0;
+}
+
+/* Connects to the socket sock_open() checked, by its descriptor. */
+static int sock_connect(struct target *t)
+{
+	char path[64];
+	int fd, err;
+
+	err = sock_open(t, &fd);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = dynsock_connect(path, &t->fd);
+	close(fd);
+	return err;
+}
+
+int target_connect(struct target *t, const char *output, int out)
+{
+	int err;
+
+	err = stage_create(t, output, out);
+	testpoint("after-stage");
+	if (!err)
+		err = sock_connect(t);
+	if (!err)
+		err = send_params(t);
+	if (err)
+		target_disconnect(t);
 	return err;
 }
 
@@ -266,8 +359,9 @@ static enum staged staged_kind(int depth, const char *name)
 
 /*
  * Opens an entry of the stage only if it is what the task's user made:
- * never a link, a FIFO (O_NONBLOCK: no hang), a hard link to someone
- * else's file, or another user's.
+ * never a link, a mount point (a task with a user namespace of its own can
+ * mount anything it can reach there), a FIFO (O_NONBLOCK: no hang), a hard
+ * link to someone else's file, a sparse file, or another user's.
  */
 static int open_staged(const struct target *t, int dir, const char *name,
 		       enum staged kind, int *fd, struct stat *st)
@@ -276,16 +370,21 @@ static int open_staged(const struct target *t, int dir, const char *name,
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	bool ok;
 
-	*fd = openat(dir, name, flags);
+	*fd = openat_beneath(dir, name, flags, 0);
 	if (*fd < 0)
-		return -errno;
+		return *fd;
 	if (fstat(*fd, st)) {
 		close(*fd);
 		return -EIO;
 	}
+	/*
+	 * A file with holes is not the agent's, which writes in order: its
+	 * size cost the user nothing, and its copy would fill root's disk.
+	 */
 	ok = st->st_uid == t->uid &&
 	     (kind == STAGED_DIR ? S_ISDIR(st->st_mode) :
-	      S_ISREG(st->st_mode) && st->st_nlink == 1);
+	      S_ISREG(st->st_mode) && st->st_nlink == 1 &&
+	      lseek(*fd, 0, SEEK_HOLE) >= st->st_size);
 	if (!ok) {
 		close(*fd);
 		return -EPERM;
@@ -296,11 +395,12 @@ static int open_staged(const struct target *t, int dir, const char *name,
 /* Copies st_size bytes at most: the agent's file may still be growing. */
 static int copy_contents(int in, const struct stat *st, int out)
 {
-	off_t left = st->st_size;
+	off_t left = st->st_size, at = 0;
 	ssize_t n;
 
+	/* From the start, wherever open_staged()'s SEEK_HOLE left the offset. */
 	while (left > 0) {
-		n = sendfile(out, in, NULL, (size_t)(left < (1 << 30) ? left : (1 << 30)));
+		n = sendfile(out, in, &at, (size_t)(left < (1 << 30) ? left : (1 << 30)));
 		if (n < 0)
 			return -errno;
 		if (!n)
@@ -402,7 +502,7 @@ int target_collect_device_data(struct target *t)
 /* Deep enough for what the agent writes; a deeper tree is left. */
 #define REMOVE_DEPTH 8
 
-/* rm -r of one entry, never following a link. */
+/* rm -r of one entry, never following a link or crossing a mount point. */
 static int remove_at(int dir, const char *name, void *ctx)
 {
 	int depth = *(int *)ctx + 1, sub, err;
@@ -413,9 +513,9 @@ static int remove_at(int dir, const char *name, void *ctx)
 		return -errno;
 	if (depth > REMOVE_DEPTH)
 		return -ELOOP;
-	sub = openat(dir, name, DIR_FLAGS);
+	sub = openat_beneath(dir, name, DIR_FLAGS, 0);
 	if (sub < 0)
-		return -errno;
+		return sub;
 	err = for_each_entry(sub, remove_at, &depth);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)

@@ -25,6 +25,8 @@ struct target {
 	int stage_fd;		/* the staging directory, -1 if none */
 	uid_t uid;		/* the task's user, who owns what it stages */
 	gid_t gid;
+	/* Its /tmp may not hold a directory of root's making (stage_create). */
+	bool stage_parent_refused;
 	unsigned int stage_ignored;	/* entries not taken in this window */
 	int device_err;		/* first failure taking its device data */
 	int fd;			/* connection to the agent, -1 if none */

@@ -6,12 +6,16 @@
 #                       staging and output directories; PROF_ and --output
 #                       swapped mid-session; bad --output; crashes, full disk
 #   security/lock.sh    the controller lock planted, held or linked
-#   security/socket.sh  stuck, trickling, flooding and foreign socket clients
+#   security/socket.sh  stuck, trickling, flooding and foreign socket clients;
+#                       a link planted at the socket's name
+#   security/ns.sh      a task in a user and mount namespace of its own:
+#                       mounts and renames in its /tmp and the stage, a fake
+#                       agent, sparse files
 # Each part is a script of its own (its own user, task and work directory);
 # this one fails if any part does.
 cd "$(dirname "$0")/../.." || exit 1
 rc=0
-for part in output lock socket; do
+for part in output lock socket ns; do
 	echo "-- security/$part.sh"
 	bash "tests/e2e/security/$part.sh" || rc=1
 done

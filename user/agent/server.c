@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -430,8 +431,12 @@ int agent_server_start(struct agent_server *srv)
 		err = -errno;
 		goto out_close;
 	}
-	if (chmod(addr.sun_path, 0600) || listen(fd, 1) ||
-	    stat(addr.sun_path, &st)) {
+	/*
+	 * The home may be writable by others (a root task keeping a user's
+	 * HOME): a link put in the socket's place must not be followed.
+	 */
+	if (fchmodat(AT_FDCWD, addr.sun_path, 0600, AT_SYMLINK_NOFOLLOW) ||
+	    listen(fd, 1) || lstat(addr.sun_path, &st)) {
 		err = -errno;
 		goto out_unlink;
 	}
@@ -471,7 +476,7 @@ void agent_server_stop(struct agent_server *srv)
 	if (srv->fd < 0 || srv->owner != getpid())
 		return;
 	/* Another task of this pid may have taken the path over since. */
-	if (!stat(srv->path, &st) && st.st_dev == srv->dev &&
+	if (!lstat(srv->path, &st) && st.st_dev == srv->dev &&
 	    st.st_ino == srv->ino)
 		unlink(srv->path);
 	/* Wakes accept() with EINVAL; the thread then closes the socket. */

@@ -31,8 +31,12 @@ int openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 	struct open_how how = {
 		.flags = (unsigned int)(flags | O_NOFOLLOW | O_CLOEXEC),
 		.mode = mode,
+		/*
+		 * No mount either: a task in a user namespace of its own can
+		 * bind-mount any directory it can reach over one of its own.
+		 */
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS,
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 

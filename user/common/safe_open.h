@@ -5,8 +5,9 @@
 #include <sys/stat.h>
 
 /*
- * openat() that follows no link on the way, magic /proc ones included, and
- * never leaves dirfd (no "..", no absolute path).  The fd or -errno.
+ * openat() that follows no link on the way, magic /proc ones included,
+ * crosses no mount point and never leaves dirfd (no "..", no absolute
+ * path).  The fd or -errno.
  */
 int openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
 

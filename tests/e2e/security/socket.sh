@@ -221,3 +221,34 @@ profile foreign
 attached foreign 15
 bad_gone
 chmod 0600 "$SOCK"
+
+# --- the socket's name linked to a socket of root's -----------------------
+# msprof must not connect (as root) where the task's user points it.
+RSOCK_DIR=$(mktemp -d /run/msprof-rootsock.XXXXXX)
+chmod 700 "$RSOCK_DIR"
+CLEANUP_CMDS+=("rm -rf $RSOCK_DIR")
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+s.settimeout(60)
+c, _ = s.accept()
+print("root-only socket reached:", len(c.recv(8192)), "bytes", flush=True)
+' "$RSOCK_DIR/root.sock" >"$WORK/rootsock.out" 2>&1 &
+PIDS_TO_KILL+=("$!")
+for i in $(seq 50); do [ -S "$RSOCK_DIR/root.sock" ] && break; sleep 0.1; done
+run_as env PROFILING_MODE=dynamic sleep 60 &
+PIDS_TO_KILL+=("$!")
+for i in $(seq 50); do
+	LPID=$(pgrep -P "$!" -x sleep || { [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ] && echo $!; })
+	[ -n "$LPID" ] && break
+	sleep 0.1
+done
+run_as ln -s "$RSOCK_DIR/root.sock" "$TEST_HOME/dynamic_profiling_socket_$LPID"
+printf 'quit\n' | timeout 30 "$MSPROF" --dynamic=on --pid="$LPID" --output="$WORK/rootsock" \
+	>"$WORK/rootsock.log" 2>&1
+show "$WORK/rootsock.log"
+sleep 0.5
+check "a link to root's socket: never connected to" ! grep -q reached "$WORK/rootsock.out"
+check "a link to root's socket: msprof said why" grep -q "not a socket of the task's user" "$WORK/rootsock.log"
