@@ -502,21 +502,38 @@ int target_collect_device_data(struct target *t)
 /* Deep enough for what the agent writes; a deeper tree is left. */
 #define REMOVE_DEPTH 8
 
-/* rm -r of one entry, never following a link or crossing a mount point. */
+struct removal {
+	uid_t uid;	/* whose directories may be emptied: the task's user's */
+	int depth;
+};
+
+/*
+ * rm -r of one entry, never following a link or crossing a mount point.
+ * Unlinking in the task's user's directories takes nothing that user could
+ * not take; only those are emptied.  (Moving someone else's directory in
+ * would take write access to it; the owner check costs one fstat.)
+ */
 static int remove_at(int dir, const char *name, void *ctx)
 {
-	int depth = *(int *)ctx + 1, sub, err;
+	const struct removal *up = ctx;
+	struct removal down = { .uid = up->uid, .depth = up->depth + 1 };
+	struct stat st;
+	int sub, err;
 
 	if (!unlinkat(dir, name, 0))
 		return 0;
 	if (errno != EISDIR)
 		return -errno;
-	if (depth > REMOVE_DEPTH)
+	if (down.depth > REMOVE_DEPTH)
 		return -ELOOP;
 	sub = openat_beneath(dir, name, DIR_FLAGS, 0);
 	if (sub < 0)
 		return sub;
-	err = for_each_entry(sub, remove_at, &depth);
+	if (fstat(sub, &st) || st.st_uid != up->uid) {
+		close(sub);
+		return -EPERM;
+	}
+	err = for_each_entry(sub, remove_at, &down);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
 		err = -errno;
@@ -525,7 +542,7 @@ static int remove_at(int dir, const char *name, void *ctx)
 
 void target_disconnect(struct target *t)
 {
-	int depth = 0;
+	struct removal top = { .uid = t->uid };
 
 	if (t->fd >= 0)
 		close(t->fd);
@@ -535,7 +552,7 @@ void target_disconnect(struct target *t)
 	 * ended inside a window) is ours to remove too.
 	 */
 	if (t->stage_fd >= 0) {
-		for_each_entry(t->stage_fd, remove_at, &depth);
+		for_each_entry(t->stage_fd, remove_at, &top);
 		close(t->stage_fd);
 		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
 	}
