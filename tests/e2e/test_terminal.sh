@@ -9,7 +9,7 @@ tmux new-session -d -s "$session" -x 160 -y 40 \
 	"$MSPROF --dynamic=on --pid=$TASK_PID --output=$WORK/out; echo msprof-exit=\$?; sleep 60"
 CLEANUP_CMDS+=("tmux kill-session -t $session")
 screen() { tmux capture-pane -t "$session" -p; }
-wait_for() {	# wait_for TEXT: until the screen shows it (5 s at most)
+on_screen() {	# on_screen TEXT: until the screen shows it (5 s at most)
 	local i
 	for i in $(seq 50); do
 		screen | grep -qF -- "$1" && return 0
@@ -17,18 +17,18 @@ wait_for() {	# wait_for TEXT: until the screen shows it (5 s at most)
 	done
 	return 1
 }
-wait_for "(msprof)"
+on_screen "(msprof)"
 tmux send-keys -t "$session" "strt" Left Left "a" Enter	# "start", mended in place
-check "cursor keys edit the line" wait_for "collection started (window 1)"
+check "cursor keys edit the line" on_screen "collection started (window 1)"
 sleep 0.5
 tmux send-keys -t "$session" "stop" Enter
-wait_for "collection stopped (window 1)"
+on_screen "collection stopped (window 1)"
 tmux send-keys -t "$session" Up Up Enter	# history: start again
-check "history recalls an earlier command" wait_for "collection started (window 2)"
+check "history recalls an earlier command" on_screen "collection started (window 2)"
 sleep 0.5
 tmux send-keys -t "$session" Up Up Enter	# and stop
-wait_for "collection stopped (window 2)"
+on_screen "collection stopped (window 2)"
 tmux send-keys -t "$session" "quit" Enter
-check "quit leaves with exit 0" wait_for "msprof-exit=0"
+check "quit leaves with exit 0" on_screen "msprof-exit=0"
 tmux kill-session -t "$session"
 check "two windows written" [ "$(prof_dirs "$WORK/out" | wc -l)" -eq 2 ]
