@@ -52,8 +52,6 @@ all_gone() {
 	done <<<"$1"
 }
 
-gone() { ! kill -0 "$1" 2>/dev/null; }
-
 # A task that died in an earlier case would fail every later one: start
 # another, after saying so through the check that failed.
 ensure_task() {
@@ -238,12 +236,8 @@ task_killed() {
 	kill -KILL "$TASK_PID"
 	wait "$TASK_PID" 2>/dev/null
 	# msprof ends the window and the session when its last target is gone.
-	for i in $(seq 100); do
-		kill -0 "$MSPROF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	check "task killed: msprof ends by itself" gone "$MSPROF_PID"
-	kill -0 "$MSPROF_PID" 2>/dev/null && say quit
+	check "task killed: msprof ends by itself" gone "$MSPROF_PID" 10
+	alive "$MSPROF_PID" && say quit
 	msprof_close 2>/dev/null
 	check "task killed: msprof exits 0" [ $? -eq 0 ]
 	show "$log"
