@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "fsutil.h"
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
@@ -84,18 +85,15 @@ static const char *output_strerror(int err)
 static int create_temp(int ofd, const char *name, char *tmp, size_t len)
 {
 	unsigned long long rnd;
-	int i, fd = -EEXIST;
+	int i, fd, err = -EEXIST;
 
-	for (i = 0; i < 8 && fd == -EEXIST; i++) {
+	for (i = 0; i < 8 && err == -EEXIST; i++) {
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 			return -errno;
 		snprintf(tmp, len, ".%s.%016llx.tmp", name, rnd);
-		fd = openat(ofd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0640);
-		if (fd < 0)
-			fd = -errno;
+		err = create_at(ofd, tmp, &fd);
 	}
-	return fd;
+	return err ?: fd;
 }
 
 /* Writes under a temporary name, so a failed export leaves no JSON. */
