@@ -123,6 +123,9 @@ feed() {
 prof_dirs() {	# prof_dirs DIR: the PROF_ directories in DIR, sorted
 	find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort
 }
+stages() {	# stages DIR: the staging directories msprof left in DIR, sorted
+	find "$1" -maxdepth 1 -name '.msprof_stage_*' | sort
+}
 
 # bpf_fds PID [KIND]: PID's BPF descriptors, one "fd kind" a line, kind
 # one of bpf-prog, bpf-map, btf, bpf-link:<link_type> (uprobe_multi,

@@ -33,9 +33,6 @@ only_roots() {
 		[ -z "$(find "$1"/PROF_* -user "$TEST_USER")" ] &&
 		[ -z "$(find "$1"/PROF_* ! -type d ! -type f)" ]
 }
-stages() {	# stages DIR: the staging directories in DIR
-	find "$1" -maxdepth 1 -name '.msprof_stage_*' | sort
-}
 
 # The task runs as the user; sets UTASK.
 start_user_task() {
