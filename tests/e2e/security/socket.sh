@@ -104,10 +104,7 @@ profile() {
 		say stop
 		say quit
 	fi
-	for i in $(seq 600); do
-		kill -0 "$MSPROF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	gone "$MSPROF_PID" 60
 	kill -KILL "$MSPROF_PID" 2>/dev/null
 	msprof_close
 	RC=$?
@@ -203,7 +200,7 @@ msprof_open "$WORK/term.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/term
 sleep 1
 t0=$(now_ms)
 kill -TERM "$MSPROF_PID"
-for i in $(seq 40); do kill -0 "$MSPROF_PID" 2>/dev/null || break; sleep 0.05; done
+gone "$MSPROF_PID" 2
 MS=$(($(now_ms) - t0))
 check "SIGTERM in a socket wait: msprof ended within 2 s (${MS} ms)" ! kill -0 "$MSPROF_PID" 2>/dev/null
 kill -KILL "$MSPROF_PID" 2>/dev/null
