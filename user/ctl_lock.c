@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
+#include "procfs.h"
 
 /* What another user could have made or changed is no lock of ours. */
 static bool root_only(const struct stat *st, mode_t type)
@@ -39,12 +40,11 @@ static int lock_dir(int *dfd)
 /* The task's pid namespace and its own pid: one name from any namespace. */
 static int lock_name(char *name, size_t len, int host_pid, int ns_pid)
 {
-	char path[64];
 	struct stat st;
+	int err = procfs_ns(host_pid, "pid", &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", host_pid);
-	if (stat(path, &st))
-		return -errno;
+	if (err)
+		return err;
 	snprintf(name, len, "pidns_%lu_pid_%d.lock", (unsigned long)st.st_ino,
 		 ns_pid);
 	return 0;

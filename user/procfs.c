@@ -133,14 +133,16 @@ int procfs_is_kthread(int pid, bool *kthread)
 int procfs_is_host_init(int pid, bool *init)
 {
 	struct stat st;
+	int err;
 
 	*init = false;
 	if (pid != 1)
 		return 0;
-	if (stat("/proc/self/ns/pid", &st)) {
+	err = procfs_ns(0, "pid", &st);
+	if (err) {
 		/* A kernel without namespaces has only the host's. */
-		*init = errno == ENOENT;
-		return *init ? 0 : -errno;
+		*init = err == -ENOENT;
+		return *init ? 0 : err;
 	}
 	*init = st.st_ino == PROC_PID_INIT_INO;
 	return 0;
@@ -182,20 +184,30 @@ bool procfs_alive(int pid)
 	return !strchr(state, 'Z');
 }
 
+int procfs_ns(int pid, const char *kind, struct stat *st)
+{
+	char path[64];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+	return stat(path, st) ? -errno : 0;
+}
+
 int procfs_same_ns(int pid, const char *kind, bool *same)
 {
 	struct stat mine, task;
-	char path[64];
+	int err = procfs_ns(0, kind, &mine);
 
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
-	if (stat(path, &mine)) {
+	if (err) {
 		/* A kernel without namespaces has one of each. */
-		*same = errno == ENOENT;
-		return *same ? 0 : -errno;
+		*same = err == -ENOENT;
+		return *same ? 0 : err;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
-	if (stat(path, &task))
-		return -errno;
+	err = procfs_ns(pid, kind, &task);
+	if (err)
+		return err;
 	*same = mine.st_dev == task.st_dev && mine.st_ino == task.st_ino;
 	return 0;
 }

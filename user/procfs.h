@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The inode of the initial pid namespace, fixed by the kernel. */
@@ -22,7 +23,12 @@ int procfs_is_host_init(int pid, bool *init);
 int procfs_comm(int pid, char *out, size_t len);
 int procfs_owner(int pid, uid_t *uid, gid_t *gid);
 bool procfs_alive(int pid);
-/* Whether pid is in msprof's own namespace of a kind ("mnt", "pid", ...). */
+/*
+ * stat() of pid's namespace of a kind ("mnt", "pid", ...); pid 0 is msprof
+ * itself.  Its st_dev and st_ino name the namespace.
+ */
+int procfs_ns(int pid, const char *kind, struct stat *st);
+/* Whether pid is in msprof's own namespace of a kind. */
 int procfs_same_ns(int pid, const char *kind, bool *same);
 /*
  * Opens path (as the task sees it) inside the task's root directory: its

@@ -42,15 +42,17 @@ static int warnings_only(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* The pid namespace of a process, as bpf_get_ns_current_pid_tgid() names it. */
-static int pidns_of(const char *proc, struct msprof_target_info *ti)
+/*
+ * The pid namespace of a process (0: msprof), as
+ * bpf_get_ns_current_pid_tgid() names it.
+ */
+static int pidns_of(int pid, struct msprof_target_info *ti)
 {
-	char path[64];
 	struct stat st;
+	int err = procfs_ns(pid, "pid", &st);
 
-	snprintf(path, sizeof(path), "/proc/%s/ns/pid", proc);
-	if (stat(path, &st))
-		return -errno;
+	if (err)
+		return err;
 	ti->pidns_dev = st.st_dev;
 	ti->pidns_ino = st.st_ino;
 	return 0;
@@ -63,7 +65,7 @@ static int pidns_of(const char *proc, struct msprof_target_info *ti)
 static int set_view(struct msprof_bpf *skel)
 {
 	struct msprof_target_info own;
-	int err = pidns_of("self", &own);
+	int err = pidns_of(0, &own);
 
 	if (err)
 		return err;
@@ -151,11 +153,9 @@ int tracer_add_target(struct tracer *t, int pid)
 {
 	struct msprof_target_info ti;
 	__u32 key = (__u32)pid;
-	char proc[16];
 	int err;
 
-	snprintf(proc, sizeof(proc), "%d", pid);
-	err = pidns_of(proc, &ti);
+	err = pidns_of(pid, &ti);
 	if (err)
 		return err;
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key),
