@@ -117,13 +117,6 @@ int target_init(struct target *t, int host_pid)
 				  "", t->ns_pid);
 }
 
-/*
- * A new staging directory for every session, named so that no one can make
- * it beforehand (one found there is an error, never reused), and so that
- * one a killed controller left is never taken for ours.  It goes under
- * output when the task sees output as msprof does; a task with a mount
- * namespace of its own cannot: then into its own /tmp, through its root.
- */
 typedef int (*entry_fn)(int dir, const char *name, void *ctx);
 
 /* Calls fn on every entry of dir; the first failure is returned. */
@@ -184,6 +177,13 @@ static int stage_parent_ok(const struct target *t)
 	return -EPERM;
 }
 
+/*
+ * A new staging directory for every session, named so that no one can make
+ * it beforehand (one found there is an error, never reused), and so that
+ * one a killed controller left is never taken for ours.  It goes under
+ * output when the task sees output as msprof does; a task with a mount
+ * namespace of its own cannot: then into its own /tmp, through its root.
+ */
 static int stage_create(struct target *t, const char *output, int out)
 {
 	const char *parent = t->own_mnt_ns ? "/tmp" : output;
