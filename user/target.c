@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Finding a task's agent, connecting to it, and taking its device data. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -117,35 +116,6 @@ int target_init(struct target *t, int host_pid)
 				  "", t->ns_pid);
 }
 
-typedef int (*entry_fn)(int dir, const char *name, void *ctx);
-
-/* Calls fn on every entry of dir; the first failure is returned. */
-static int for_each_entry(int dir, entry_fn fn, void *ctx)
-{
-	struct dirent *de;
-	int fd, ret, err = 0;
-	DIR *d;
-
-	/* An open file of its own: readdir() starts at the beginning. */
-	fd = openat(dir, ".", DIR_FLAGS);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = fn(dir, de->d_name, ctx);
-		err = err ?: ret;
-	}
-	closedir(d);
-	return err;
-}
-
 /* Any entry at all: the directory is not the one just made. */
 static int refuse_entry(int dir, const char *name, void *ctx)
 {
@@ -242,7 +212,7 @@ static int stage_create(struct target *t, const char *output, int out)
 	else if (st.st_uid != geteuid())
 		err = -EPERM;
 	else
-		err = for_each_entry(t->stage_fd, refuse_entry, NULL);
+		err = dir_for_each(t->stage_fd, refuse_entry, NULL);
 	if (err) {
 		/* Not ours: target_disconnect() must not empty it. */
 		close(t->stage_fd);
@@ -441,7 +411,7 @@ static int take_dir(struct take *tk, int from, const char *name)
 		close(in);
 		return err;
 	}
-	err = for_each_entry(in, take_at, &sub);
+	err = dir_for_each(in, take_at, &sub);
 	close(sub.to);
 	close(in);
 	/* Taken ones are gone from the stage; an empty copy goes too. */
@@ -493,7 +463,7 @@ int target_collect_device_data(struct target *t)
 
 	if (t->stage_fd < 0 || t->dir_fd < 0)
 		return 0;
-	err = for_each_entry(t->stage_fd, take_at, &tk);
+	err = dir_for_each(t->stage_fd, take_at, &tk);
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;
@@ -533,7 +503,7 @@ static int remove_at(int dir, const char *name, void *ctx)
 		close(sub);
 		return -EPERM;
 	}
-	err = for_each_entry(sub, remove_at, &down);
+	err = dir_for_each(sub, remove_at, &down);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
 		err = -errno;
@@ -552,7 +522,7 @@ void target_disconnect(struct target *t)
 	 * ended inside a window) is ours to remove too.
 	 */
 	if (t->stage_fd >= 0) {
-		for_each_entry(t->stage_fd, remove_at, &top);
+		dir_for_each(t->stage_fd, remove_at, &top);
 		close(t->stage_fd);
 		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
 	}

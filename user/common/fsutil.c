@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -103,6 +104,31 @@ int dir_open_safe(const char *path, mode_t mode, int *out)
 	}
 	*out = dir;
 	return 0;
+}
+
+int dir_for_each(int dir, dir_entry_fn fn, void *ctx)
+{
+	struct dirent *de;
+	int fd, ret, err = 0;
+	DIR *d;
+
+	fd = openat(dir, ".", DIR_OPEN | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = fn(dir, de->d_name, ctx);
+		err = err ?: ret;
+	}
+	closedir(d);
+	return err;
 }
 
 int create_at(int dir, const char *path, int *fd)

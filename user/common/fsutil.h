@@ -20,6 +20,14 @@ int mkdir_p(const char *path, mode_t mode);
 int dir_open_safe(const char *path, mode_t mode, int *fd);
 
 /*
+ * Calls fn(dir, name, ctx) on every entry of dir but "." and "..", through
+ * a descriptor of its own, so the walk starts at the beginning whoever read
+ * dir before.  Every entry is visited; the first failure is returned.
+ */
+typedef int (*dir_entry_fn)(int dir, const char *name, void *ctx);
+int dir_for_each(int dir, dir_entry_fn fn, void *ctx);
+
+/*
  * Creates path, never there before, beneath dir for writing: no link is
  * followed on the way, and no ".." leads out.
  */

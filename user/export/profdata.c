@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Reading a PROF_ directory's raw data back. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "msprof/protocol.h"
 #include "profdata.h"
 #include "profdir.h"
@@ -264,30 +264,15 @@ static int load_file(struct profdata *p, int dirfd, const char *name)
 	return 0;
 }
 
-static int load_devices(struct profdata *p, int dirfd)
+/* A device_<N> entry's data file; the window's other entries are not. */
+static int load_device(int dirfd, const char *entry, void *ctx)
 {
 	char name[NAME_MAX + sizeof(PROFDIR_DEVICE_FILE) + 1];
-	struct dirent *de;
-	int fd, err = 0;
-	DIR *d;
 
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while (!err && (de = readdir(d))) {
-		if (strncmp(de->d_name, "device_", 7))
-			continue;
-		snprintf(name, sizeof(name), "%s/%s", de->d_name,
-			 PROFDIR_DEVICE_FILE);
-		err = load_file(p, dirfd, name);
-	}
-	closedir(d);
-	return err;
+	if (strncmp(entry, "device_", 7))
+		return 0;
+	snprintf(name, sizeof(name), "%s/%s", entry, PROFDIR_DEVICE_FILE);
+	return load_file(ctx, dirfd, name);
 }
 
 int profdata_load_at(struct profdata *p, int dirfd)
@@ -301,7 +286,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err)
 		err = load_file(p, dirfd, PROFDIR_HOST_FILE);
 	if (!err)
-		err = load_devices(p, dirfd);
+		err = dir_for_each(dirfd, load_device, p);
 	if (err) {
 		profdata_free(p);
 		return err;
