@@ -165,7 +165,7 @@ static int stage_create(struct target *t, const char *output, int out)
 	if (err)
 		return err;
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		return -EIO;
+		return -errno;
 	snprintf(t->stage_name, sizeof(t->stage_name), STAGE_PREFIX "%d_%d_%016llx",
 		 t->host_pid, (int)getpid(), rnd);
 	if (snprintf(t->task_stage, sizeof(t->task_stage), "%s/%s", parent,
@@ -339,13 +339,15 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	int flags = kind == STAGED_DIR ? DIR_FLAGS :
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	bool ok;
+	int err;
 
 	*fd = openat_beneath(dir, name, flags, 0);
 	if (*fd < 0)
 		return *fd;
 	if (fstat(*fd, st)) {
+		err = -errno;
 		close(*fd);
-		return -EIO;
+		return err;
 	}
 	/*
 	 * A file with holes is not the agent's, which writes in order: its
