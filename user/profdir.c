@@ -174,22 +174,24 @@ int profdir_open_host_file(int dir, int *fd)
 
 int profdir_finish(int dir, const struct profdir_summary *s)
 {
-	struct profdir_summary inc;
+	struct profdir_summary inc = *s;
+	char why[96];
 	int err, fd;
 
 	/* The data first on disk, then the word that it is complete. */
 	fd = openat(dir, PROFDIR_HOST_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
+	err = fd < 0 || fsync(fd) ? -errno : 0;
+	if (fd >= 0)
 		close(fd);
+	if (err && !inc.incomplete_reason) {
+		snprintf(why, sizeof(why), "host data not synced: %s",
+			 strerror(-err));
+		inc.incomplete_reason = why;
 	}
 	err = write_clock_file(dir, "end_info", "collectionTimeEnd", &s->end);
-	if (err && !s->incomplete_reason) {
-		inc = *s;
+	if (err && !inc.incomplete_reason)
 		inc.incomplete_reason = "cannot write end_info";
-		s = &inc;
-	}
-	return write_info(dir, s, true) ?: err;
+	return write_info(dir, &inc, true) ?: err;
 }
 
 void profdir_discard(int out, const char *name, int dir)

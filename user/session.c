@@ -414,7 +414,7 @@ void session_close(struct session *s)
 	testpoint("after-quit-req");
 	for (i = 0; i < s->ntargets; i++) {
 		t = &s->targets[i];
-		target_disconnect(t);
+		disconnect_target(t);
 		ctl_unlock(&t->lock);
 	}
 	tracer_close(s->tracer);

@@ -27,7 +27,7 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
 	if (type != MSPROF_START_REQ || left >= 3)
 		return;
-	target_disconnect(t);
+	disconnect_target(t);
 	testpoint("before-reconnect");
 	if (!connect_target(s, t))
 		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
@@ -74,7 +74,7 @@ int tell_agent(struct session *s, struct target *t, int type)
 	if (err && err != -EIO) {
 		if (type == MSPROF_STOP_REQ && *t->dir)
 			target_collect_device_data(t);
-		target_disconnect(t);
+		disconnect_target(t);
 	}
 	return err;
 }

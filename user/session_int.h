@@ -24,6 +24,8 @@ int end_window(struct session *s, struct target *t, const struct window_end *we)
 /* session_targets.c: who is a target. */
 int check_target(struct session *s, int pid, bool need_agent);
 int connect_target(struct session *s, struct target *t);
+/* Ends t's agent connection; a staging directory left behind is said. */
+void disconnect_target(struct target *t);
 void announce(const struct target *t);
 int add_device_nodes(struct session *s, struct target *t);
 /* Says what a target was not probed for: attached[] from the tracer. */

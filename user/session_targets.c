@@ -142,6 +142,15 @@ int check_target(struct session *s, int pid, bool need_agent)
 	return 0;
 }
 
+void disconnect_target(struct target *t)
+{
+	int err = target_disconnect(t);
+
+	if (err)
+		ERR("pid %d: the staging directory %s is left in place: %s",
+		    t->host_pid, t->task_stage, strerror(-err));
+}
+
 int connect_target(struct session *s, struct target *t)
 {
 	int err = tracer_add_target(s->tracer, t->host_pid);
@@ -198,7 +207,7 @@ void forget(struct session *s, int i)
 	if (*t->dir)
 		end_window(s, t, &(struct window_end){ 0 });
 	tracer_remove_target(s->tracer, t->host_pid);
-	target_disconnect(t);
+	disconnect_target(t);
 	ctl_unlock(&t->lock);
 	*t = s->targets[--s->ntargets];
 }
@@ -301,7 +310,7 @@ bool session_check_targets(struct session *s)
 			/* An agent flushes a running window as its task exits. */
 			if (*t->dir && t->fd >= 0)
 				target_collect_device_data(t);
-			target_disconnect(t);
+			disconnect_target(t);
 			t->device_status = -ESRCH;
 		}
 		alive += !t->exited;

@@ -512,9 +512,10 @@ static int remove_at(int dir, const char *name, void *ctx)
 	return err;
 }
 
-void target_disconnect(struct target *t)
+int target_disconnect(struct target *t)
 {
 	struct removal top = { .uid = t->uid };
+	int err = 0;
 
 	if (t->fd >= 0)
 		close(t->fd);
@@ -524,12 +525,15 @@ void target_disconnect(struct target *t)
 	 * ended inside a window) is ours to remove too.
 	 */
 	if (t->stage_fd >= 0) {
-		dir_for_each(t->stage_fd, remove_at, &top);
+		err = dir_for_each(t->stage_fd, remove_at, &top);
 		close(t->stage_fd);
-		unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR);
+		if (unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR) &&
+		    !err)
+			err = -errno;
 	}
 	t->stage_fd = -1;
 	if (t->stage_parent_fd >= 0)
 		close(t->stage_parent_fd);
 	t->stage_parent_fd = -1;
+	return err;
 }

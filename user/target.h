@@ -55,7 +55,11 @@ int target_connect(struct target *t, const char *output, int out);
  * in device_err too.
  */
 int target_collect_device_data(struct target *t);
-/* Closes the connection and removes the staging directory with its files. */
-void target_disconnect(struct target *t);
+/*
+ * Closes the connection and removes the staging directory with its files;
+ * what could not be removed (someone else's entry there) is left, and the
+ * first failure returned.
+ */
+int target_disconnect(struct target *t);
 
 #endif

@@ -90,6 +90,8 @@ static void test_incomplete_and_discard(void)
 	out = open(base, O_RDONLY | O_DIRECTORY);
 	CU_ASSERT_FATAL(out >= 0);
 	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
 	/* end_info there already: the window cannot be called complete. */
 	close(openat(dir, "end_info", O_WRONLY | O_CREAT, 0600));
 	sum.incomplete_reason = NULL;
@@ -97,6 +99,12 @@ static void test_incomplete_and_discard(void)
 	read_text(dir, PROFDIR_INFO, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"incomplete\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"cannot write end_info\""));
+	/* No host data on disk: not complete either, and said why. */
+	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_FILE, 0), 0);
+	CU_ASSERT_EQUAL(unlinkat(dir, "end_info", 0), 0);
+	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
+	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"host data not synced: No such file or directory\""));
 	close(dir);
 
 	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);

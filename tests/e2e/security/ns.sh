@@ -76,6 +76,8 @@ check "msprof took nothing from it and removed nothing in it" \
 	[ "$(cat "$VDIR/secret" 2>/dev/null)" = "root's secret $$" ]
 check "no device data from another user's directory" \
 	[ -z "$(find "$WORK"/out1/PROF_* -name secret)" ]
+check "the stage it could not empty is said to be left" \
+	grep -q "the staging directory .* is left in place: Invalid cross-device link" "$WORK/m1.log"
 
 # --- root's directory mounted over the task's /tmp ----------------------
 start_agent "$WORK/a2.out" "mount --bind $VROOT /tmp" 'touch $STAGE/planted && echo planted'
