@@ -226,7 +226,9 @@ add_user() {
 	useradd -M -d "$TEST_HOME" -s /bin/sh "$TEST_USER" || return 1
 	chown "$TEST_USER:" "$TEST_HOME"
 	chmod 755 "$TEST_HOME"
-	CLEANUP_CMDS+=("userdel $TEST_USER" "rm -rf $TEST_HOME")
+	# What the user still runs (a task a test started as it) would keep
+	# userdel from removing it: the user is the test's own, and so are they.
+	CLEANUP_CMDS+=("pkill -KILL -U $TEST_USER" "sleep 0.3" "userdel $TEST_USER" "rm -rf $TEST_HOME")
 }
 run_as() {
 	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \

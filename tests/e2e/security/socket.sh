@@ -78,9 +78,10 @@ PIDS_TO_KILL+=("$TASK_PID")
 
 # bad MODE [UID]: starts a bad client as the task's user (or UID).
 bad() {
-	local as=(run_as)
-	[ -n "$2" ] && as=(setpriv --reuid="$2" --regid="$2" --clear-groups env)
-	"${as[@]}" python3 "$WORK/client.py" "$SOCK" "$1" "$TEST_HOME/bad" \
+	local uid=${2:-$TEST_USER}
+	# setpriv and env exec: $! is the client itself, which bad_gone ends.
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups env HOME="$TEST_HOME" \
+		python3 "$WORK/client.py" "$SOCK" "$1" "$TEST_HOME/bad" \
 		>"$WORK/bad.out" 2>&1 &
 	BAD_PID=$!
 	PIDS_TO_KILL+=("$BAD_PID")
