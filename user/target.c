@@ -161,6 +161,8 @@ static int stage_create(struct target *t, const char *output, int out)
 	struct stat st;
 	int err;
 
+	/* Said of this connection only: a refusal before must not linger. */
+	t->stage_parent_refused = false;
 	err = procfs_owner(t->host_pid, &t->uid, &t->gid);
 	if (err)
 		return err;
