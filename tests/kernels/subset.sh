@@ -1,0 +1,194 @@
+#!/bin/sh
+# subset.sh TREE: the end-to-end subset the kernel matrix runs on each kernel,
+# with only busybox at hand (no bash, jq or python): attach mode with exact
+# counts, launch mode, host-only attach, and export.  TREE holds bin/msprof,
+# bin/npu_sample and lib/.  Prints "kt: ok|FAIL|skip ..." per check and one
+# "kt-result: ok|FAIL (...)" line at the end; exits non-zero on a failure.
+# Every wait is bounded: under QEMU's TCG a BPF load or attach takes seconds.
+tree=$1
+MSPROF=$tree/bin/msprof
+SAMPLE=$tree/bin/npu_sample
+STEPS=${KT_STEPS:-57}
+WAIT_S=${KT_WAIT_S:-180}
+work=$(mktemp -d /tmp/msprof-kt.XXXXXX) || exit 1
+failed=""
+summary=""
+
+say() { echo "kt: $*"; }
+
+# expect NAME WANT GOT: an exact count; adds "NAME GOT/WANT" to the summary.
+expect() {
+	summary="$summary${summary:+, }$1 $3/$2"
+	if [ "$2" = "$3" ]; then
+		say "ok $1 ($3/$2)"
+	else
+		say "FAIL $1 (got $3, want $2)"
+		failed="$failed${failed:+; }$1 $3/$2"
+	fi
+}
+
+fail() {
+	say "FAIL $1"
+	failed="$failed${failed:+; }$1"
+}
+
+# wait_text FILE TEXT SECONDS [GONE]: until FILE holds TEXT; 1 if it never
+# does, or as soon as the file GONE exists (msprof has exited).
+wait_text() {
+	local n=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -gt $(($3 * 5)) ] && return 1
+		[ -n "$4" ] && [ -e "$4" ] && return 1
+		sleep 0.2
+	done
+}
+
+# wait_gone PID SECONDS: until PID has ended (a zombie counts as ended).
+wait_gone() {
+	local n=0
+	while [ -d /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -gt $(($2 * 5)) ] && return 1
+		sleep 0.2
+	done
+}
+
+# drive DIR: msprof's stdin. Opens a window, lets the task whose pid is in
+# DIR/pid (launch mode: the one msprof started) run its steps inside it, then
+# quits, so the window holds exactly the task's steps and teardown.  A task
+# left waiting (no window) is ended, so that msprof's quit can finish.
+drive() {
+	local started=yes
+	echo start
+	wait_text "$1/msprof.log" "collection started" "$WAIT_S" "$1/exited" || started=""
+	[ -s "$1/pid" ] || sed -n 's/^npu_sample pid=//p' "$1/msprof.log" | head -1 >"$1/pid"
+	pid=$(cat "$1/pid")
+	if [ -n "$started" ]; then
+		kill -USR1 "$pid"
+		wait_gone "$pid" "$WAIT_S"
+		sleep 1
+	else
+		kill "$pid"
+	fi
+	echo quit
+}
+
+# run_msprof DIR ARGS...: msprof with a bound, its output in DIR/msprof.log;
+# DIR/exited tells drive that it has ended.
+run_msprof() {
+	local w=$1
+	shift
+	timeout $((WAIT_S * 3)) "$MSPROF" "$@" >"$w/msprof.log" 2>&1
+	touch "$w/exited"
+}
+
+# timeline DIR: the exported timeline of the PROF_ directory in DIR.
+timeline() {
+	local d
+	d=$(ls -d "$1"/PROF_* 2>/dev/null | head -1)
+	[ -n "$d" ] && "$MSPROF" --export=on --output="$d" 2>>"$1.export.err"
+}
+
+# events JSON KIND [NAME]: trace events of one kind ("X" slices of a
+# category, "s" flow starts); the export writes one event a line.
+events() {
+	case $2 in
+	s) grep -c '^{"ph":"s"' "$1" ;;
+	*) grep -c "^{\"ph\":\"X\",\"cat\":\"$2\"${3:+,\"name\":\"$3\"}" "$1" ;;
+	esac
+}
+
+# calls TASKOUT API: how often the task called API (its own count).
+calls() { sed -n "s/^calls $2 //p" "$1"; }
+
+# check_api JSON TASKOUT: the per-step and teardown calls, each exactly as
+# often as the task made them, and one ioctl per driver-reaching call.
+check_api() {
+	local j=$1 out=$2 want drv
+	expect launches "$(calls "$out" aclrtLaunchKernel)" "$(events "$j" AscendCL aclrtLaunchKernel)"
+	for api in aclrtMemcpyAsync aclrtMemcpy aclrtSynchronizeStream \
+		   aclrtDestroyStream aclrtFree aclrtResetDevice aclFinalize; do
+		want=$(calls "$out" $api)
+		got=$(events "$j" AscendCL $api)
+		[ "$want" = "$got" ] || expect "$api" "$want" "$got"
+	done
+	drv=$(grep '^{"ph":"X","cat":"AscendCL"' "$j" | grep '"return":0[,}]' |
+		grep -cE '"name":"aclrt(SetDevice|ResetDevice|Malloc|Free|Memcpy|LaunchKernel|MemcpyAsync|SynchronizeStream|SynchronizeDevice)"')
+	expect ioctls "$drv" "$(events "$j" driver ioctl)"
+}
+
+# attach: a task started with PROFILING_MODE=dynamic, its whole run of steps
+# inside one window: exact API, ioctl, device task and flow counts.
+case_attach() {
+	local w=$work/attach j
+	mkdir -p "$w"
+	PROFILING_MODE=dynamic "$SAMPLE" --steps "$STEPS" --step-ms 0 --wait-signal \
+		>"$w/task.out" 2>&1 &
+	echo $! >"$w/pid"
+	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
+		fail "attach: the sample never got ready"
+		return
+	fi
+	drive "$w" | run_msprof "$w" --dynamic=on --pid="$(cat "$w/pid")" \
+		--output="$w/out"
+	grep -q "collection started" "$w/msprof.log" ||
+		{ fail "attach: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+	j=$(timeline "$w/out")
+	[ -f "$j" ] || { fail "export: no timeline ($(tail -1 "$w/out.export.err"))"; return; }
+	say "ok export ($(wc -l <"$j") events)"
+	check_api "$j" "$w/task.out"
+	expect "device tasks" $((4 * STEPS)) "$(events "$j" device)"
+	expect flows $((4 * STEPS)) "$(events "$j" s)"
+}
+
+# launch: msprof starts the sample itself (agent preloaded); same counts.
+case_launch() {
+	local w=$work/launch j n
+	mkdir -p "$w"
+	drive "$w" | run_msprof "$w" --dynamic=on --output="$w/out" \
+		"$SAMPLE" --steps 20 --step-ms 0 --wait-signal
+	grep -q "collection started" "$w/msprof.log" ||
+		{ fail "launch: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+	j=$(timeline "$w/out")
+	[ -f "$j" ] || { fail "launch: no timeline"; return; }
+	n=$(events "$j" AscendCL aclrtLaunchKernel)
+	expect "launch-mode launches" 60 "$n"
+	expect "launch-mode device tasks" 80 "$(events "$j" device)"
+}
+
+# host-only: a task without an agent, eBPF data only: exact API and ioctl
+# counts, no device data.
+case_host_only() {
+	local w=$work/host j
+	mkdir -p "$w"
+	"$SAMPLE" --steps 20 --step-ms 0 --wait-signal >"$w/task.out" 2>&1 &
+	echo $! >"$w/pid"
+	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
+		fail "host-only: the sample never got ready"
+		return
+	fi
+	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
+		--pid="$(cat "$w/pid")" --output="$w/out"
+	grep -q "collection started" "$w/msprof.log" ||
+		{ fail "host-only: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+	j=$(timeline "$w/out")
+	[ -f "$j" ] || { fail "host-only: no timeline"; return; }
+	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"
+	expect "host-only device tasks" 0 "$(events "$j" device)"
+}
+
+case_attach
+case_launch
+case_host_only
+if [ -n "$failed" ]; then
+	for f in "$work"/*/msprof.log; do
+		echo "--- $f"
+		tail -5 "$f"
+	done
+	echo "kt-result: FAIL ($failed)"
+	rm -rf "$work"
+	exit 1
+fi
+echo "kt-result: ok ($summary)"
+rm -rf "$work"

@@ -1,0 +1,100 @@
+#!/bin/bash
+# fetch.sh CACHE: downloads the Debian kernels of the matrix into CACHE with a
+# private apt configuration (the host's own sources and package state are not
+# touched) and extracts each; a kernel already extracted is not fetched again.
+# Prints one line per kernel, "kernel <arch> <release> <extracted dir>", and
+# "busybox arm64 <path>" for the arm64 initramfs (the host's busybox-static
+# serves x86_64).
+set -euo pipefail
+cache=$1
+# release:suite list:meta package:architecture
+kernels="bullseye:cloud-amd64:amd64 bullseye:arm64:arm64 bookworm:cloud-amd64:amd64 bookworm:arm64:arm64"
+
+declare -A sources=(
+	[bullseye]="deb [arch=amd64,arm64] http://deb.debian.org/debian bullseye main
+deb [arch=amd64,arm64] http://deb.debian.org/debian-security bullseye-security main"
+	[bookworm]="deb [arch=amd64,arm64] http://deb.debian.org/debian bookworm main"
+)
+
+# apt_in RELEASE TOOL ARGS...: apt-get/apt-cache on RELEASE's private state.
+apt_in() {
+	local d=$cache/apt/$1 tool=$2
+	shift 2
+	"$tool" -q -o Dir::Etc::SourceList="$d/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists" \
+		-o Dir::Cache="$d/cache" -o Dir::State::Status="$d/status" \
+		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 \
+		-o APT::Sandbox::User=root "$@"
+}
+
+updated=""
+ensure_lists() {	# once per release and run: fresh package lists
+	local d=$cache/apt/$1
+	case " $updated " in *" $1 "*) return 0 ;; esac
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	printf '%s\n' "${sources[$1]}" >"$d/sources.list"
+	: >"$d/status"
+	apt_in "$1" apt-get update >"$d/update.log" 2>&1 ||
+		{ echo "fetch: apt-get update for $1 failed (see $d/update.log)" >&2; return 1; }
+	updated="$updated $1"
+}
+
+# candidates REL FLAVOUR ARCH: the image packages the meta package has
+# pointed to, newest first, each then as its -unsigned build (a mirror may
+# lack one of them).
+candidates() {
+	apt_in "$1" apt-cache show "linux-image-$2:$3" |
+		sed -n 's/^Depends: \(linux-image-[0-9][^ ,:]*\).*/\1/p' |
+		while read -r p; do echo "$p"; echo "$p-unsigned"; done
+}
+
+# download DIR REL PKG...: the first of PKG... that downloads, into DIR
+download() {
+	local dir=$1 rel=$2 p
+	shift 2
+	for p in "$@"; do
+		(cd "$dir" && apt_in "$rel" apt-get download "$p:$arch") && return 0
+	done
+	return 1
+}
+
+mkdir -p "$cache/debs"
+for k in $kernels; do
+	IFS=: read -r rel flavour arch <<<"$k"
+	stamp=$cache/$rel-$flavour.pkg	# what was extracted, for offline reruns
+	if [ -s "$stamp" ] && [ -e "$cache/$(cat "$stamp")/.done" ]; then
+		echo "kernel $arch $(cat "$stamp") $cache/$(cat "$stamp")"
+		continue
+	fi
+	ensure_lists "$rel" || continue
+	mapfile -t pkgs < <(candidates "$rel" "$flavour" "$arch")
+	[ ${#pkgs[@]} -gt 0 ] ||
+		{ echo "fetch: no linux-image-$flavour for $rel $arch" >&2; continue; }
+	tmp=$cache/debs/$rel-$flavour
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	download "$tmp" "$rel" "${pkgs[@]}" >"$tmp.log" 2>&1 ||
+		{ echo "fetch: cannot download any of ${pkgs[*]} (see $tmp.log)" >&2; continue; }
+	deb=$(ls "$tmp"/*.deb)
+	kver=$(basename "$deb" | sed -e 's/^linux-image-//' -e 's/_.*//' -e 's/-unsigned$//')
+	dir=$cache/$kver
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	dpkg-deb -x "$deb" "$dir"
+	rm -rf "$tmp"	# the extracted tree is the cache
+	touch "$dir/.done"
+	echo "$kver" >"$stamp"
+	echo "kernel $arch $kver $dir"
+done
+
+bb=$cache/busybox-arm64
+if [ ! -e "$bb/.done" ] && ensure_lists bookworm; then
+	rm -rf "$bb"
+	mkdir -p "$bb/deb"
+	if (cd "$bb/deb" && apt_in bookworm apt-get download busybox-static:arm64) >"$bb.log" 2>&1; then
+		dpkg-deb -x "$bb"/deb/*.deb "$bb" && rm -rf "$bb/deb" && touch "$bb/.done"
+	else
+		echo "fetch: cannot download busybox-static:arm64 (see $bb.log)" >&2
+	fi
+fi
+[ -e "$bb/.done" ] && echo "busybox arm64 $bb/bin/busybox"
