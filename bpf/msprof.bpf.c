@@ -12,6 +12,11 @@
 
 /* Syscall number of ioctl on the build's architecture, set before load. */
 const volatile long ioctl_nr = -1;
+/*
+ * The kernel has attach cookies (5.15 and later).  Where it has not, the
+ * verifier sees the cookie's branch is dead and never checks its helper.
+ */
+const volatile bool use_cookies;
 /* --ioctl-payload=on: keep the start of each ioctl's argument struct. */
 const volatile bool ioctl_payload;
 /*
@@ -46,8 +51,16 @@ struct {
 	__type(value, __u32);
 } devs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MSPROF_MAX_ENTRIES);	/* 1 where cookies work */
+	__type(key, struct msprof_entry_key);
+	__type(value, __u32);	/* api_id */
+} entry_ids SEC(".maps");
+
 struct call_frame {
 	__u64 start_ns;
+	__u64 sp;	/* at entry: its return comes back to this stack depth */
 	__u32 api_id;
 	__u32 ns_tid;
 	__u64 args[6];
@@ -109,13 +122,20 @@ static __always_inline void count(__u32 stat)
 		__sync_fetch_and_add(v, 1);
 }
 
-static __always_inline void *reserve(__u64 size)
-{
-	void *e = bpf_ringbuf_reserve(&events, size, 0);
-
-	count(e ? MSPROF_STAT_EMITTED : MSPROF_STAT_LOST);
-	return e;
-}
+/*
+ * Reserves a record for e, or counts it lost and leaves the program.  One
+ * NULL check, right after the reserve: 6.1's verifier loses a check made in
+ * a helper and then refuses the program ("Unreleased reference").
+ */
+#define RESERVE_OR_RETURN(e)						\
+	do {								\
+		(e) = bpf_ringbuf_reserve(&events, sizeof(*(e)), 0);	\
+		if (!(e)) {						\
+			count(MSPROF_STAT_LOST);			\
+			return 0;					\
+		}							\
+		count(MSPROF_STAT_EMITTED);				\
+	} while (0)
 
 /* The current thread's ids as msprof sees them; false if it cannot. */
 static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
@@ -148,19 +168,45 @@ static __always_inline __u32 task_tid(const struct msprof_target_info *ti,
 	return ns.pid;
 }
 
+/*
+ * Which probed function was entered: the attach cookie, or where the kernel
+ * has none (before 5.15), the entry address that msprof put in entry_ids.
+ */
+static __always_inline bool api_id_of(struct pt_regs *ctx, __u32 tgid,
+				      __u32 *api_id)
+{
+	struct msprof_entry_key key = { .tgid = tgid };
+	__u32 *id;
+
+	if (use_cookies) {
+		*api_id = (__u32)bpf_get_attach_cookie(ctx);
+		return true;
+	}
+	key.addr = PT_REGS_IP(ctx);
+	id = bpf_map_lookup_elem(&entry_ids, &key);
+	if (!id)
+		return false;
+	*api_id = *id;
+	return true;
+}
+
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
 	static const struct call_stack empty;
 	struct msprof_target_info *ti;
 	struct call_stack *st;
-	__u32 tgid, tid, d;
+	__u32 tgid, tid, d, api_id;
 
 	if (!gate || !current_ids(&tgid, &tid))
 		return 0;
 	ti = bpf_map_lookup_elem(&targets, &tgid);
 	if (!ti)
 		return 0;
+	if (!api_id_of(ctx, tgid, &api_id)) {
+		count(MSPROF_STAT_LOST);
+		return 0;
+	}
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st) {
 		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);
@@ -174,7 +220,8 @@ int api_enter(struct pt_regs *ctx)
 	if (d < MSPROF_MAX_DEPTH) {
 		struct call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
 
-		f->api_id = (__u32)bpf_get_attach_cookie(ctx);
+		f->api_id = api_id;
+		f->sp = PT_REGS_SP(ctx);
 		f->ns_tid = task_tid(ti, tid);
 		f->args[0] = PT_REGS_PARM1(ctx);
 		f->args[1] = PT_REGS_PARM2(ctx);
@@ -198,7 +245,6 @@ int api_exit(struct pt_regs *ctx)
 {
 	/* First, so the call's time leaves out ours. */
 	__u64 end_ns = bpf_ktime_get_ns();
-	__u32 api_id = (__u32)bpf_get_attach_cookie(ctx);
 	struct msprof_api_event *e;
 	struct call_frame *f;
 	struct call_stack *st;
@@ -215,16 +261,17 @@ int api_exit(struct pt_regs *ctx)
 		return 0;
 	}
 	f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
-	/* A return whose entry came before the probes were attached. */
-	if (f->api_id != api_id)
+	/*
+	 * A return whose entry came before the probes were attached belongs
+	 * to a call nested inside the recorded one: its stack is deeper.
+	 */
+	if (PT_REGS_SP(ctx) < f->sp)
 		return 0;
 	st->depth = d;
 
-	e = reserve(sizeof(*e));
-	if (!e)
-		return 0;
+	RESERVE_OR_RETURN(e);
 	e->kind = MSPROF_EV_API;
-	e->api_id = api_id;
+	e->api_id = f->api_id;
 	e->tgid = tgid;
 	e->tid = tid;
 	e->start_ns = f->start_ns;
@@ -240,7 +287,8 @@ int api_exit(struct pt_regs *ctx)
 /* Device number of the file behind fd in the current task, 0 if none. */
 static __always_inline __u32 fd_rdev(unsigned int fd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	/* Not bpf_get_current_task_btf(): that is 5.11 and later. */
+	struct task_struct *task = (void *)bpf_get_current_task();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
 	struct file **fds;
 	struct file *file;
@@ -298,7 +346,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 {
 	struct msprof_ioctl_payload_event *big;
 	struct msprof_ioctl_event *e;
-	struct pending_ioctl *p;
+	struct pending_ioctl *p, io;
 	__u32 tgid, tid;
 	__u64 end_ns;
 
@@ -308,28 +356,27 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	if (!p)
 		return 0;	/* every syscall exit comes here: keep it short */
 	end_ns = bpf_ktime_get_ns();
-	if (ioctl_payload) {
-		big = reserve(sizeof(*big));
-		if (big)
-			read_payload(big, p);
-		e = big ? &big->io : NULL;
-	} else {
-		e = reserve(sizeof(*e));
-	}
-	if (e) {
-		e->kind = MSPROF_EV_IOCTL;
-		e->fd = p->fd;
-		e->tgid = tgid;
-		e->tid = tid;
-		e->start_ns = p->start_ns;
-		e->end_ns = end_ns;
-		e->ret = ret;
-		e->cmd = p->cmd;
-		e->dev = p->dev;
-		/* e starts the reservation either way. */
-		bpf_ringbuf_submit(e, 0);
-	}
+	/* A copy: the deleted entry's memory may be reused at once. */
+	io = *p;
 	bpf_map_delete_elem(&ioctls, &tid);
+	if (ioctl_payload) {
+		RESERVE_OR_RETURN(big);
+		read_payload(big, &io);
+		e = &big->io;
+	} else {
+		RESERVE_OR_RETURN(e);
+	}
+	e->kind = MSPROF_EV_IOCTL;
+	e->fd = io.fd;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->start_ns = io.start_ns;
+	e->end_ns = end_ns;
+	e->ret = ret;
+	e->cmd = io.cmd;
+	e->dev = io.dev;
+	/* e starts the reservation either way. */
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
@@ -373,9 +420,7 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	copy = *ti;
 	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
 		return 0;
-	e = reserve(sizeof(*e));
-	if (!e)
-		return 0;
+	RESERVE_OR_RETURN(e);
 	e->kind = MSPROF_EV_FORK;
 	e->parent_tgid = ptgid;
 	e->child_tgid = ctgid;

@@ -119,14 +119,13 @@ struct lib_search {
 	size_t len;
 };
 
-static int match_library(const char *path, const char *file, void *ctx)
+static int match_library(const struct procfs_map *map, void *ctx)
 {
 	struct lib_search *ls = ctx;
 
-	(void)file;
-	if (!probe_in_library(ls->p, path))
+	if (!probe_in_library(ls->p, map->path))
 		return 0;
-	snprintf(ls->path, ls->len, "%s", path);
+	snprintf(ls->path, ls->len, "%s", map->path);
 	return 1;
 }
 
@@ -163,14 +162,13 @@ struct mapped_libs {
 };
 
 /* Does this mapping's file name start like the pack's library? */
-static int maps_pack_library(const char *path, const char *file, void *ctx)
+static int maps_pack_library(const struct procfs_map *map, void *ctx)
 {
 	struct mapped_libs *m = ctx;
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(map->path, '/');
 	size_t stem = strcspn(m->pack->libraries, ".");
 
-	(void)file;
-	base = base ? base + 1 : path;
+	base = base ? base + 1 : map->path;
 	if (!strncmp(base, m->pack->libraries, stem))
 		m->found = true;
 	return m->found;

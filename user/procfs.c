@@ -252,7 +252,8 @@ bool procfs_is_descendant(int pid, int ancestor)
 int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 {
 	char line[4096 + 128], last[4096] = "", file[96];
-	unsigned long long lo, hi;
+	unsigned long long lo, hi, pgoff;
+	struct procfs_map m;
 	int err = 0;
 	FILE *fp;
 
@@ -262,7 +263,8 @@ int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 	while (!err && fgets(line, sizeof(line), fp)) {
 		char perms[8], *path;
 
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 ||
+		if (sscanf(line, "%llx-%llx %7s %llx", &lo, &hi, perms,
+			   &pgoff) != 4 ||
 		    perms[2] != 'x')
 			continue;
 		path = strchr(line, '/');
@@ -275,7 +277,9 @@ int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 		snprintf(last, sizeof(last), "%s", path);
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", pid,
 			 lo, hi);
-		err = fn(path, file, ctx);
+		m = (struct procfs_map){ .path = path, .file = file,
+					 .start = lo, .end = hi, .pgoff = pgoff };
+		err = fn(&m, ctx);
 	}
 	fclose(fp);
 	return err;

@@ -3,6 +3,7 @@
 #define MSPROF_PROCFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -38,11 +39,21 @@ int procfs_open_in_root(int pid, const char *path, int flags, int *fd);
 bool procfs_is_descendant(int pid, int ancestor);
 
 /*
- * Called once per distinct executable file mapping of pid: path as the task
- * names it, file the mapped file itself (/proc/<pid>/map_files/...), which
- * the task cannot swap for another file, a link or a FIFO after mapping it.
+ * An executable mapping: path as the task names it, file the mapped file
+ * itself (/proc/<pid>/map_files/...), which the task cannot swap for another
+ * file, a link or a FIFO after mapping it; [start, end) maps the file from
+ * offset pgoff.
  */
-typedef int (*procfs_map_fn)(const char *path, const char *file, void *ctx);
+struct procfs_map {
+	const char *path;
+	const char *file;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+};
+
+/* Called once per distinct file, with its first executable mapping. */
+typedef int (*procfs_map_fn)(const struct procfs_map *m, void *ctx);
 int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "ctl_lock.h"
 #include "fsutil.h"
+#include "kfeatures.h"
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "probes.h"
@@ -17,6 +18,54 @@
 #include "profdir.h"
 #include "session_int.h"
 #include "testpoint.h"
+
+/* What this kernel lacks, and what msprof does instead: said when asked. */
+static void tell_fallbacks(const struct kfeatures *kf)
+{
+	if (!getenv("MSPROF_VERBOSE"))
+		return;
+	if (!kf->cookies)
+		fprintf(stderr, "msprof: kernel %s has no BPF attach cookies (Linux 5.15): probed functions are told apart by address\n",
+			kf->release);
+	if (!kf->uprobe_multi)
+		fprintf(stderr, "msprof: kernel %s has no uprobe_multi links (Linux 6.6): two links per probed function\n",
+			kf->release);
+}
+
+/* Asks the kernel what it offers, then loads what fits it. */
+static int open_tracer(struct session *s, const struct msprof_opts *o)
+{
+	struct tracer_config cfg = {
+		.ringbuf_bytes = o->ringbuf_bytes,
+		.ioctl_payload = o->ioctl_payload,
+	};
+	struct kfeatures kf;
+	char why[256];
+	int err;
+
+	err = kfeatures_probe(&kf, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		ERR("%s", why);
+		return err;
+	}
+	if (err == -EPERM) {
+		ERR("cannot load BPF programs: msprof needs root (or CAP_BPF and CAP_PERFMON)");
+		return err;
+	}
+	if (err) {
+		ERR("cannot ask the kernel what BPF features it has: %s",
+		    strerror(-err));
+		return err;
+	}
+	tell_fallbacks(&kf);
+	cfg.cookies = kf.cookies;
+	cfg.uprobe_multi = kf.uprobe_multi;
+	err = tracer_open(&s->tracer, &cfg, collector_on_event, &s->collector);
+	if (err)
+		ERR("kernel %s refused msprof's BPF programs: %s (MSPROF_VERBOSE=1 shows the verifier's log)",
+		    kf.release, strerror(-err));
+	return err;
+}
 
 static const char *output_problem(int err)
 {
@@ -88,18 +137,8 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		err = check_target(s, pids[i], !s->host_only);
 	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
-	if (!err) {
-		struct tracer_config cfg = {
-			.ringbuf_bytes = o->ringbuf_bytes,
-			.ioctl_payload = o->ioctl_payload,
-		};
-
-		err = tracer_open(&s->tracer, &cfg, collector_on_event,
-				  &s->collector);
-		if (err)
-			ERR("cannot load the BPF programs (need root or CAP_BPF+CAP_PERFMON, kernel with BTF): %s",
-			    strerror(-err));
-	}
+	if (!err)
+		err = open_tracer(s, o);
 	testpoint("after-bpf-load");
 	if (!err)
 		err = open_output(o->output, &s->out_fd, s->output);

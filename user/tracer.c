@@ -23,6 +23,7 @@ struct tracer {
 	struct msprof_bpf *skel;
 	struct ring_buffer *rb;
 	bool multi;		/* the kernel takes uprobe_multi links */
+	bool cookies;		/* else functions are told apart by address */
 	struct bpf_link **links;	/* libbpf's: perf-event uprobes, tracepoints */
 	size_t nlinks;
 	size_t cap;
@@ -76,14 +77,14 @@ static int set_view(struct msprof_bpf *skel)
 	return 0;
 }
 
-static int load(struct tracer *t, const struct tracer_config *cfg, bool multi)
+static int load(struct tracer *t, const struct tracer_config *cfg)
 {
 	struct msprof_bpf *skel = msprof_bpf__open();
 	int err;
 
 	if (!skel)
 		return -errno;
-	if (multi) {
+	if (cfg->uprobe_multi) {
 		bpf_program__set_expected_attach_type(skel->progs.api_enter,
 						      MSPROF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.api_exit,
@@ -91,10 +92,14 @@ static int load(struct tracer *t, const struct tracer_config *cfg, bool multi)
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
+	skel->rodata->use_cookies = cfg->cookies;
 	err = set_view(skel);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.events,
 					       (__u32)cfg->ringbuf_bytes);
+	/* The entry-address map is for kernels without cookies only. */
+	if (!err && cfg->cookies)
+		err = bpf_map__set_max_entries(skel->maps.entry_ids, 1);
 	if (!err)
 		err = msprof_bpf__load(skel);
 	if (err) {
@@ -102,7 +107,8 @@ static int load(struct tracer *t, const struct tracer_config *cfg, bool multi)
 		return err;
 	}
 	t->skel = skel;
-	t->multi = multi;
+	t->multi = cfg->uprobe_multi;
+	t->cookies = cfg->cookies;
 	return 0;
 }
 
@@ -116,10 +122,7 @@ int tracer_open(struct tracer **out, const struct tracer_config *cfg,
 		return -ENOMEM;
 	/* One line of our own says what failed; libbpf's detail on demand. */
 	libbpf_set_print(getenv("MSPROF_VERBOSE") ? warnings_only : NULL);
-	/* Kernels before 6.6 refuse the uprobe_multi attach type at load. */
-	err = load(t, cfg, true);
-	if (err)
-		err = load(t, cfg, false);
+	err = load(t, cfg);
 	if (err)
 		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_event,
@@ -234,8 +237,9 @@ static int keep_link_fd(struct tracer *t, int fd)
 static int attach_uprobe(struct tracer *t, int pid, const char *path,
 			 uint64_t offset, size_t api_id, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = api_id,
-		    .retprobe = ret);
+	/* libbpf refuses any cookie where the kernel has none. */
+	LIBBPF_OPTS(bpf_uprobe_opts, opts,
+		    .bpf_cookie = t->cookies ? api_id : 0, .retprobe = ret);
 	struct bpf_program *prog = ret ? t->skel->progs.api_exit :
 					 t->skel->progs.api_enter;
 
@@ -290,9 +294,38 @@ static int attach_batch_each(struct tracer *t, int pid, const char *path,
 	return err;
 }
 
-static int attach_library(const char *path, const char *file, void *ctx)
+/*
+ * Without cookies the entry probe knows a function by its address in the
+ * task: this mapping's, for the functions that lie inside it.  The others
+ * (in a second executable segment) are left out of the batch.
+ */
+static size_t name_entries(struct tracer *t, int pid,
+			   const struct procfs_map *m, uint64_t *offsets,
+			   uint64_t *ids, size_t n)
+{
+	struct msprof_entry_key key = { .tgid = (__u32)pid };
+	size_t i, kept = 0;
+	__u32 id;
+
+	for (i = 0; i < n; i++) {
+		if (offsets[i] < m->pgoff ||
+		    offsets[i] - m->pgoff >= m->end - m->start)
+			continue;
+		key.addr = m->start + offsets[i] - m->pgoff;
+		id = (__u32)ids[i];
+		if (bpf_map__update_elem(t->skel->maps.entry_ids, &key,
+					 sizeof(key), &id, sizeof(id), BPF_ANY))
+			continue;
+		offsets[kept] = offsets[i];
+		ids[kept++] = ids[i];
+	}
+	return kept;
+}
+
+static int attach_library(const struct procfs_map *m, void *ctx)
 {
 	struct attach_walk *w = ctx;
+	const char *file = m->file;
 	const uint64_t *offsets;
 	char full[PATH_MAX];
 	size_t i, n = 0;
@@ -304,7 +337,7 @@ static int attach_library(const char *path, const char *file, void *ctx)
 	 */
 	if (access(file, F_OK)) {
 		if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid,
-			     path) >= (int)sizeof(full))
+			     m->path) >= (int)sizeof(full))
 			return 0;
 		file = full;
 	}
@@ -313,17 +346,20 @@ static int attach_library(const char *path, const char *file, void *ctx)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
 		if (!offsets[i] || w->done[i] ||
-		    !probe_in_library(&w->ps->v[i], path))
+		    !probe_in_library(&w->ps->v[i], m->path))
 			continue;
 		w->batch_offsets[n] = offsets[i];
 		w->batch_ids[n++] = i;
 	}
+	if (n && !w->t->cookies)
+		n = name_entries(w->t, w->pid, m, w->batch_offsets,
+				 w->batch_ids, n);
 	if (!n)
 		return 0;
 	err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
 		w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
 	if (err) {
-		fprintf(stderr, "msprof: cannot probe %s: %s\n", path,
+		fprintf(stderr, "msprof: cannot probe %s: %s\n", m->path,
 			strerror(-err));
 		return err;
 	}
@@ -387,11 +423,11 @@ int tracer_attach_syscalls(struct tracer *t, bool follow)
 /* Deletes every key of a map; the map is tiny or quiet when this runs. */
 static int clear_map(struct bpf_map *map)
 {
-	__u32 key, next;
+	struct msprof_entry_key key, next;	/* the largest key cleared */
 	int fd = bpf_map__fd(map);
 
 	while (!bpf_map_get_next_key(fd, NULL, &next)) {
-		key = next;
+		memcpy(&key, &next, sizeof(key));
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return -errno;
 	}
@@ -422,6 +458,9 @@ void tracer_detach(struct tracer *t)
 		close(t->link_fds[--t->nfds]);
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
+	/* Next window's libraries may be mapped elsewhere. */
+	if (t->skel)
+		clear_map(t->skel->maps.entry_ids);
 }
 
 int tracer_fd(struct tracer *t)

@@ -18,6 +18,8 @@ struct tracer;
 struct tracer_config {
 	size_t ringbuf_bytes;	/* a power of two, at least a page */
 	bool ioctl_payload;	/* keep the start of ioctls' argument structs */
+	bool cookies;		/* the kernel has BPF attach cookies */
+	bool uprobe_multi;	/* the kernel makes uprobe_multi links */
 };
 
 int tracer_open(struct tracer **out, const struct tracer_config *cfg,
@@ -34,8 +36,8 @@ int tracer_add_device(struct tracer *t, const char *path);
 
 /*
  * Attaches entry/return probes on every function of the set that a library
- * mapped by host_pid exports (the first library wins); the cookie is the
- * function's index.  attached[i] (ps->n of them) says whether function i
+ * mapped by host_pid exports (the first library wins); the cookie (or,
+ * without cookies, the entry address's key) names the function's index.  attached[i] (ps->n of them) says whether function i
  * was found.  The set must be the same at every call (files are looked up
  * once).
  */

@@ -7,6 +7,7 @@
  * probed function.
  */
 #include <errno.h>
+#include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -52,4 +53,27 @@ int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
 	lc->pid = (__u32)pid;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : (int)fd;
+}
+
+bool uprobe_multi_supported(void)
+{
+	/* r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = MSPROF_TRACE_UPROBE_MULTI);
+	const uint64_t offset = 0;
+	int prog, link;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
+	if (prog < 0)
+		return false;
+	/* "/" is no regular file: a kernel that knows the link says EBADF. */
+	link = uprobe_multi_attach(prog, "/", &offset, NULL, 1, 0, false);
+	close(prog);
+	if (link >= 0)
+		close(link);
+	return link >= 0 || link == -EBADF;
 }

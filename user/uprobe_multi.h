@@ -16,4 +16,10 @@
 int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
 			const uint64_t *cookies, size_t cnt, int pid, bool ret);
 
+/*
+ * Whether the kernel makes uprobe_multi links.  Kernels before 6.6 accept
+ * the attach type when loading and refuse only the link.
+ */
+bool uprobe_multi_supported(void);
+
 #endif

@@ -19,6 +19,8 @@
 #define MSPROF_MAX_TARGETS	256
 /* Most driver device numbers whose ioctls are kept. */
 #define MSPROF_MAX_DEVS		64
+/* Most probed entry addresses, all targets together (kernels before 5.15). */
+#define MSPROF_MAX_ENTRIES	16384
 
 enum msprof_event_kind {
 	MSPROF_EV_API = 1,
@@ -42,6 +44,16 @@ struct msprof_fork_event {
 struct msprof_target_info {
 	__u64 pidns_dev;	/* st_dev and st_ino of /proc/<pid>/ns/pid */
 	__u64 pidns_ino;
+};
+
+/*
+ * Kernels before 5.15 have no attach cookies: there a probed function is
+ * known by its entry address in the target.
+ */
+struct msprof_entry_key {
+	__u32 tgid;		/* as msprof sees it */
+	__u32 pad;
+	__u64 addr;		/* the function's first instruction */
 };
 
 /* One probed runtime API call, from its entry and its return. */
