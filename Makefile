@@ -85,7 +85,7 @@ NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CUDA_TESTS := $(if $(NVCC),$(if $(CROSS),,$(BUILD)/tests/cuda_sample))
 
 .SECONDARY:
-.PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof
+.PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof test-kernels
 all: $(TARGETS)
 
 # --- BPF: CO-RE object against the per-arch vmlinux.h, then a skeleton ----
@@ -209,6 +209,16 @@ asan-msprof:
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) asan-msprof
 	$(Q)tests/run-all.sh
+
+# The kernel matrix: the e2e subset on this kernel and in QEMU on Debian's
+# 5.10 and 6.1 kernels, x86_64 and arm64 (tools/kernels/matrix.sh).
+KERNEL_CACHE ?= /var/cache/msprof-kernels
+test-kernels: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/arm64 all
+	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(BUILD)/arm64 KERNEL_CACHE=$(KERNEL_CACHE) \
+		tools/kernels/matrix.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -102,10 +102,19 @@ events() {
 # calls TASKOUT API: how often the task called API (its own count).
 calls() { sed -n "s/^calls $2 //p" "$1"; }
 
-# check_api JSON TASKOUT: the per-step and teardown calls, each exactly as
-# often as the task made them, and one ioctl per driver-reaching call.
+# driver_calls JSON: the successful API calls that reach the driver, each
+# one ioctl (npusim_ioctl.h).
+driver_calls() {
+	grep '^{"ph":"X","cat":"AscendCL"' "$1" | grep '"return":0[,}]' |
+		grep -cE '"name":"aclrt(SetDevice|ResetDevice|Malloc|Free|Memcpy|LaunchKernel|MemcpyAsync|SynchronizeStream|SynchronizeDevice)"'
+}
+
+# check_api JSON TASKOUT DIR: the per-step and teardown calls, each exactly
+# as often as the task made them; one ioctl per driver-reaching call; and the
+# 6th argument read right (aclrtMemcpyAsync's stream is one the launches
+# used: arm64 and x86_64 pass it in different registers).
 check_api() {
-	local j=$1 out=$2 want drv
+	local j=$1 out=$2 want got
 	expect launches "$(calls "$out" aclrtLaunchKernel)" "$(events "$j" AscendCL aclrtLaunchKernel)"
 	for api in aclrtMemcpyAsync aclrtMemcpy aclrtSynchronizeStream \
 		   aclrtDestroyStream aclrtFree aclrtResetDevice aclFinalize; do
@@ -113,9 +122,13 @@ check_api() {
 		got=$(events "$j" AscendCL $api)
 		[ "$want" = "$got" ] || expect "$api" "$want" "$got"
 	done
-	drv=$(grep '^{"ph":"X","cat":"AscendCL"' "$j" | grep '"return":0[,}]' |
-		grep -cE '"name":"aclrt(SetDevice|ResetDevice|Malloc|Free|Memcpy|LaunchKernel|MemcpyAsync|SynchronizeStream|SynchronizeDevice)"')
-	expect ioctls "$drv" "$(events "$j" driver ioctl)"
+	expect ioctls "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
+	grep '"name":"aclrtLaunchKernel"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
+		sort -u >"$3/streams"
+	want=$(events "$j" AscendCL aclrtMemcpyAsync)
+	got=$(grep '"name":"aclrtMemcpyAsync"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
+		grep -cxFf "$3/streams")
+	expect "6th args" "$want" "$got"
 }
 
 # attach: a task started with PROFILING_MODE=dynamic, its whole run of steps
@@ -137,7 +150,7 @@ case_attach() {
 	j=$(timeline "$w/out")
 	[ -f "$j" ] || { fail "export: no timeline ($(tail -1 "$w/out.export.err"))"; return; }
 	say "ok export ($(wc -l <"$j") events)"
-	check_api "$j" "$w/task.out"
+	check_api "$j" "$w/task.out" "$w"
 	expect "device tasks" $((4 * STEPS)) "$(events "$j" device)"
 	expect flows $((4 * STEPS)) "$(events "$j" s)"
 }
@@ -175,6 +188,7 @@ case_host_only() {
 	j=$(timeline "$w/out")
 	[ -f "$j" ] || { fail "host-only: no timeline"; return; }
 	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"
+	expect "host-only ioctls" "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
 	expect "host-only device tasks" 0 "$(events "$j" device)"
 }
 

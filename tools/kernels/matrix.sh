@@ -1,0 +1,124 @@
+#!/bin/bash
+# matrix.sh: make test-kernels.  Runs tests/kernels/subset.sh on the running
+# kernel and, in QEMU (TCG), on Debian's 5.10 and 6.1 kernels for x86_64 and
+# arm64; prints one line per kernel and fails if any kernel fails.
+#   BUILD        the x86_64 tree (build)
+#   ARM64_BUILD  the arm64 tree (build/arm64); none: the arm64 kernels are skipped
+#   KERNEL_CACHE downloaded kernels, kept between runs (/var/cache/msprof-kernels)
+#   KT_BOOT_S    the bound on one VM's whole run, in seconds (900)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+ARM64_BUILD=${ARM64_BUILD:-build/arm64}
+KERNEL_CACHE=${KERNEL_CACHE:-/var/cache/msprof-kernels}
+KT_BOOT_S=${KT_BOOT_S:-900}
+logs=$BUILD/kernels
+mkdir -p "$logs"
+results=()
+failed=0
+
+result() {	# result LINE: one kernel's line, kept for the summary
+	echo "$1"
+	results+=("$1")
+	case $1 in *": FAIL"*) failed=1 ;; esac
+}
+
+# subset_result LOG: the subset's verdict in LOG, else why there is none.
+subset_result() {
+	local r
+	r=$(grep -a '^kt-result: ' "$1" | tail -1 | tr -d '\r')
+	if [ -n "$r" ]; then
+		echo "${r#kt-result: }"
+	elif grep -aq 'Kernel panic' "$1"; then
+		echo "FAIL (kernel panic: $(grep -a -m1 'Kernel panic' "$1" | tr -d '\r'))"
+	elif grep -aq '^kt-kernel: ' "$1"; then
+		echo "FAIL (no result from the subset; last line: $(grep -av '^\s*$' "$1" | tail -1 | tr -d '\r'))"
+	else
+		echo "FAIL (the kernel did not reach /init; see $1)"
+	fi
+}
+
+t0=$SECONDS
+if [ "$(id -u)" -ne 0 ]; then
+	echo "test-kernels: BPF and the kernel cache need root" >&2
+	exit 1
+fi
+
+# --- the running kernel, natively -------------------------------------------
+s=$SECONDS
+sh tests/kernels/subset.sh "$PWD/$BUILD" >"$logs/native.log" 2>&1
+result "kernel $(uname -r) $(uname -m) (native): $(subset_result "$logs/native.log") [$((SECONDS - s)) s]"
+
+# --- Debian kernels in QEMU ---------------------------------------------------
+s=$SECONDS
+fetched=$(tools/kernels/fetch.sh "$KERNEL_CACHE" 2>"$logs/fetch.err")
+echo "kernels fetched or found in $KERNEL_CACHE in $((SECONDS - s)) s"
+[ -s "$logs/fetch.err" ] && sed 's/^/  /' "$logs/fetch.err"
+bb_arm64=$(awk '$1 == "busybox" && $2 == "arm64" { print $3 }' <<<"$fetched")
+
+# initramfs ARCH: builds it once; prints its path, or why not on stderr.
+declare -A initrd
+initramfs() {
+	local arch=$1 tree busybox out machine
+	case $arch in
+	x86_64) tree=$BUILD busybox=/bin/busybox machine=X86-64 ;;
+	aarch64) tree=$ARM64_BUILD busybox=$bb_arm64 machine=AArch64 ;;
+	esac
+	out=$logs/initramfs-$arch.cpio.gz
+	if [ -z "${initrd[$arch]:-}" ]; then
+		if ! readelf -h "$tree/bin/msprof" 2>/dev/null | grep -q "Machine:.*$machine"; then
+			echo "no $arch build in $tree" >&2
+			return 1
+		fi
+		[ -x "$busybox" ] || { echo "no $arch busybox" >&2; return 1; }
+		tools/kernels/initramfs.sh "$arch" "$tree" "$busybox" "$out" >&2 || return 1
+		initrd[$arch]=$out
+	fi
+	echo "${initrd[$arch]}"
+}
+
+# boot ARCH VMLINUZ INITRD LOG: the VM, bounded; its console in LOG.
+boot() {
+	local arch=$1 kernel=$2 rd=$3 log=$4
+	case $arch in
+	x86_64)
+		timeout -k 10 "$KT_BOOT_S" qemu-system-x86_64 -machine q35 -cpu max -smp 2 \
+			-m 2G -nographic -no-reboot -kernel "$kernel" -initrd "$rd" \
+			-append "console=ttyS0 panic=-1 quiet" </dev/null >"$log" 2>&1 ;;
+	aarch64)
+		# pauth-impdef: the architected pointer-auth algorithm is slow under TCG
+		timeout -k 10 "$KT_BOOT_S" qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on \
+			-smp 2 -m 2G -nographic -no-reboot -kernel "$kernel" -initrd "$rd" \
+			-append "console=ttyAMA0 panic=-1 quiet" </dev/null >"$log" 2>&1 ;;
+	esac
+}
+
+while read -r what deb_arch kver dir; do
+	[ "$what" = kernel ] || continue
+	arch=$([ "$deb_arch" = arm64 ] && echo aarch64 || echo x86_64)
+	if ! command -v "qemu-system-$arch" >/dev/null; then
+		result "kernel $kver $arch: skip (no qemu-system-$arch: run tools/install-deps.sh)"
+		continue
+	fi
+	if ! rd=$(initramfs "$arch" 2>"$logs/initramfs-$arch.err"); then
+		result "kernel $kver $arch: skip ($(tail -1 "$logs/initramfs-$arch.err"))"
+		continue
+	fi
+	kernel=$dir/boot/vmlinuz-$kver	# arm64: an Image, which QEMU loads gzipped or not
+	log=$logs/$kver.log
+	s=$SECONDS
+	boot "$arch" "$kernel" "$rd" "$log"
+	rc=$?
+	r=$(subset_result "$log")
+	[ $rc -eq 124 ] && r="FAIL (timed out after $KT_BOOT_S s; ${r#FAIL (})"
+	result "kernel $kver $arch: $r [$((SECONDS - s)) s]"
+done <<<"$fetched"
+# a kernel fetch.sh could not provide counts as failed
+while read -r line; do
+	result "kernel ?: FAIL ($line)"
+done < <(grep '^fetch: cannot' "$logs/fetch.err")
+
+echo
+echo "kernel matrix ($((SECONDS - t0)) s, logs in $logs):"
+printf '  %s\n' "${results[@]}"
+exit $failed
