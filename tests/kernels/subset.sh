@@ -9,7 +9,7 @@ tree=$1
 MSPROF=$tree/bin/msprof
 SAMPLE=$tree/bin/npu_sample
 STEPS=${KT_STEPS:-57}
-WAIT_S=${KT_WAIT_S:-180}
+WAIT_S=${KT_WAIT_S:-90}
 work=$(mktemp -d /tmp/msprof-kt.XXXXXX) || exit 1
 failed=""
 summary=""
@@ -61,7 +61,10 @@ wait_gone() {
 drive() {
 	local started=yes
 	echo start
-	wait_text "$1/msprof.log" "collection started" "$WAIT_S" "$1/exited" || started=""
+	# so does a refusal: "collection not started", "msprof: cannot ..."
+	wait_text "$1/msprof.log" "collection \(not \)*started\|msprof: cannot" \
+		"$WAIT_S" "$1/exited"
+	grep -q "collection started" "$1/msprof.log" || started=""
 	[ -s "$1/pid" ] || sed -n 's/^npu_sample pid=//p' "$1/msprof.log" | head -1 >"$1/pid"
 	pid=$(cat "$1/pid")
 	if [ -n "$started" ]; then
@@ -81,6 +84,12 @@ run_msprof() {
 	shift
 	timeout $((WAIT_S * 3)) "$MSPROF" "$@" >"$w/msprof.log" 2>&1
 	touch "$w/exited"
+}
+
+# why LOG: msprof's last message in LOG (the task's own lines are mixed in
+# in launch mode), else LOG's last line.
+why() {
+	grep -o 'msprof: .*' "$1" | tail -1 | grep . || tail -1 "$1"
 }
 
 # timeline DIR: the exported timeline of the PROF_ directory in DIR.
@@ -146,7 +155,7 @@ case_attach() {
 	drive "$w" | run_msprof "$w" --dynamic=on --pid="$(cat "$w/pid")" \
 		--output="$w/out"
 	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "attach: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+		{ fail "attach: no window ($(why "$w/msprof.log"))"; return; }
 	j=$(timeline "$w/out")
 	[ -f "$j" ] || { fail "export: no timeline ($(tail -1 "$w/out.export.err"))"; return; }
 	say "ok export ($(wc -l <"$j") events)"
@@ -162,7 +171,7 @@ case_launch() {
 	drive "$w" | run_msprof "$w" --dynamic=on --output="$w/out" \
 		"$SAMPLE" --steps 20 --step-ms 0 --wait-signal
 	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "launch: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+		{ fail "launch: no window ($(why "$w/msprof.log"))"; return; }
 	j=$(timeline "$w/out")
 	[ -f "$j" ] || { fail "launch: no timeline"; return; }
 	n=$(events "$j" AscendCL aclrtLaunchKernel)
@@ -184,7 +193,7 @@ case_host_only() {
 	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
 		--pid="$(cat "$w/pid")" --output="$w/out"
 	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "host-only: no window ($(grep -v '^(msprof) *$' "$w/msprof.log" | tail -1))"; return; }
+		{ fail "host-only: no window ($(why "$w/msprof.log"))"; return; }
 	j=$(timeline "$w/out")
 	[ -f "$j" ] || { fail "host-only: no timeline"; return; }
 	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"

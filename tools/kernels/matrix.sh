@@ -46,7 +46,7 @@ fi
 
 # --- the running kernel, natively -------------------------------------------
 s=$SECONDS
-sh tests/kernels/subset.sh "$PWD/$BUILD" >"$logs/native.log" 2>&1
+sh tests/kernels/subset.sh "$(cd "$BUILD" && pwd)" >"$logs/native.log" 2>&1
 result "kernel $(uname -r) $(uname -m) (native): $(subset_result "$logs/native.log") [$((SECONDS - s)) s]"
 
 # --- Debian kernels in QEMU ---------------------------------------------------
