@@ -23,9 +23,11 @@ endif
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS := 1
 BUILD ?= build/$(ARCH)
-# The cross compiler's own sanitizer runtimes are outside the multiarch paths.
-QEMU ?= qemu-$(shell $(CC) -dumpmachine | sed 's/-.*//')-static -L / \
-	-E LD_LIBRARY_PATH=$(dir $(realpath $(shell $(CC) -print-file-name=libasan.so)))
+# The cross compiler's sanitizer runtimes are outside the multiarch paths;
+# LeakSanitizer cannot stop the world under qemu-user (it spins).
+QEMU ?= env ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=/lib/$(shell $(CC) \
+	-dumpmachine):$(dir $(realpath $(shell $(CC) -print-file-name=libasan.so))) \
+	qemu-$(shell $(CC) -dumpmachine | sed 's/-.*//')-static -L /
 endif
 BUILD ?= build
 CLANG ?= clang
