@@ -9,7 +9,8 @@ endif
 kernel_arch = $(shell echo $(1) | sed -e 's/-.*//' -e 's/x86_64/x86/' \
 	-e 's/aarch64/arm64/' -e 's/powerpc64le/powerpc/' -e 's/ppc64le/powerpc/' \
 	-e 's/riscv64/riscv/' -e 's/s390x/s390/')
-CC_ARCH := $(call kernel_arch,$(shell $(CC) -dumpmachine))
+CC_MACHINE := $(shell $(CC) -dumpmachine)
+CC_ARCH := $(call kernel_arch,$(CC_MACHINE))
 HOST_ARCH := $(call kernel_arch,$(shell uname -m))
 ifeq ($(CC_ARCH),)
 $(error cannot tell the target architecture: '$(CC) -dumpmachine' failed)
@@ -25,9 +26,9 @@ CROSS := 1
 BUILD ?= build/$(ARCH)
 # The cross compiler's sanitizer runtimes are outside the multiarch paths;
 # LeakSanitizer cannot stop the world under qemu-user (it spins).
-QEMU ?= env ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=/lib/$(shell $(CC) \
-	-dumpmachine):$(dir $(realpath $(shell $(CC) -print-file-name=libasan.so))) \
-	qemu-$(shell $(CC) -dumpmachine | sed 's/-.*//')-static -L /
+QEMU ?= env ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=/lib/$(CC_MACHINE):$(dir \
+	$(realpath $(shell $(CC) -print-file-name=libasan.so))) \
+	qemu-$(firstword $(subst -, ,$(CC_MACHINE)))-static -L /
 endif
 BUILD ?= build
 CLANG ?= clang
@@ -106,14 +107,20 @@ $(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
 # x86 and arm64 are checked in (tools/gen-vmlinux-h.sh); another architecture
 # may take the running kernel's, never a foreign one's.
 vmlinux/%/vmlinux.h:
-	$(if $(filter $*,$(HOST_ARCH)),,$(error $@ is missing: run tools/gen-vmlinux-h.sh $*, it cannot come from this $(HOST_ARCH) kernel))
+	$(if $(filter $*,$(HOST_ARCH)),,$(error $@ is missing and cannot come from this $(HOST_ARCH) kernel: run tools/gen-vmlinux-h.sh $*))
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 vmlinux:
+ifneq ($(filter x86 arm64,$(ARCH)),)
+	$(Q)tools/gen-vmlinux-h.sh $(ARCH)
+else ifeq ($(CROSS),)
 	$(Q)rm -f vmlinux/$(ARCH)/vmlinux.h
 	$(Q)$(MAKE) --no-print-directory vmlinux/$(ARCH)/vmlinux.h
+else
+	$(error tools/gen-vmlinux-h.sh makes x86's and arm64's vmlinux.h only; $(ARCH)'s cannot come from this $(HOST_ARCH) kernel)
+endif
 
 # --- user space -------------------------------------------------------------
 $(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)

@@ -58,7 +58,7 @@ if [ -z "${DEB:-}" ]; then
 	}
 	DEB=$(ls "$tmp"/"${pkg}"_*.deb)
 fi
-echo "$sha256  $DEB" | sha256sum -c --quiet - ||
+echo "$sha256  $DEB" | sha256sum -c --status - ||
 	{ echo "gen-vmlinux-h: $DEB is not $pkg $VERSION (checksum differs)" >&2; exit 1; }
 
 dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$tmp" "./boot/vmlinuz-$ABI-$debarch"
