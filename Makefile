@@ -185,6 +185,10 @@ $(BUILD)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 
 # Small programs the end-to-end tests run.
 TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
+ifdef CROSS
+# A cross build is carried to the target whole: its tests come with it.
+all: $(BUILD)/tests/unit_tests $(TEST_PROGS)
+endif
 
 $(BUILD)/tests/%: tests/programs/%.c
 	$(call msg,CC,$@)
