@@ -13,7 +13,7 @@ CC_MACHINE := $(shell $(CC) -dumpmachine)
 CC_ARCH := $(call kernel_arch,$(CC_MACHINE))
 HOST_ARCH := $(call kernel_arch,$(shell uname -m))
 ifeq ($(CC_ARCH),)
-$(error cannot tell the target architecture: '$(CC) -dumpmachine' failed)
+$(error cannot tell the target architecture: '$(CC) -dumpmachine' failed (a cross compiler: tools/install-deps.sh cross))
 endif
 ARCH ?= $(CC_ARCH)
 ifneq ($(ARCH),$(CC_ARCH))
