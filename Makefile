@@ -1,10 +1,36 @@
 # SPDX-License-Identifier: MIT
 # msprof: dynamic profiling for AI accelerator tasks.  `make V=1` shows commands.
 
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
-	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+# --- target: ARCH is the compiler's, so CROSS_COMPILE=aarch64-linux-gnu- (or
+# CC=...) is all a cross build needs; an ARCH given too must agree with it.
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+kernel_arch = $(shell echo $(1) | sed -e 's/-.*//' -e 's/x86_64/x86/' \
+	-e 's/aarch64/arm64/' -e 's/powerpc64le/powerpc/' -e 's/ppc64le/powerpc/' \
+	-e 's/riscv64/riscv/' -e 's/s390x/s390/')
+CC_MACHINE := $(shell $(CC) -dumpmachine)
+CC_ARCH := $(call kernel_arch,$(CC_MACHINE))
+HOST_ARCH := $(call kernel_arch,$(shell uname -m))
+ifeq ($(CC_ARCH),)
+$(error cannot tell the target architecture: '$(CC) -dumpmachine' failed (a cross compiler: tools/install-deps.sh cross))
+endif
+ARCH ?= $(CC_ARCH)
+ifneq ($(ARCH),$(CC_ARCH))
+$(error ARCH=$(ARCH) but $(CC) builds for $(CC_ARCH): set CROSS_COMPILE (e.g. aarch64-linux-gnu-) or CC to match)
+endif
+# A cross build has its own tree and runs its tests through qemu-user
+# (unless the host runs the target's code: then QEMU= runs them directly).
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS := 1
+BUILD ?= build/$(ARCH)
+# The cross compiler's sanitizer runtimes are outside the multiarch paths;
+# LeakSanitizer cannot stop the world under qemu-user (it spins).
+QEMU ?= env ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=/lib/$(CC_MACHINE):$(dir \
+	$(realpath $(shell $(CC) -print-file-name=libasan.so))) \
+	qemu-$(firstword $(subst -, ,$(CC_MACHINE)))-static -L /
+endif
 BUILD ?= build
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -45,8 +71,9 @@ fuzz_obj = $(patsubst %.c,$(OBJ)/fuzz/%.o,$(1))
 # The CUPTI backend compiles against CUDA's headers where a toolkit is
 # installed (else it is a stub); the agent never links CUDA: it dlopen()s it.
 CUDA_HOME ?= /usr/local/cuda
-CUPTI_H := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include/cupti.h \
-	$(CUDA_HOME)/include/cupti.h))
+# A cross build leaves it out: the installed toolkit is the host's.
+CUPTI_H := $(if $(CROSS),,$(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include/cupti.h \
+	$(CUDA_HOME)/include/cupti.h)))
 ifneq ($(CUPTI_H),)
 CUPTI_SRC := $(wildcard user/agent/*cupti*.c tests/unit/test_cupti.c)
 $(call obj,$(CUPTI_SRC)) $(call san_obj,$(CUPTI_SRC)) $(call fuzz_obj,$(CUPTI_SRC)): override CFLAGS += \
@@ -58,7 +85,7 @@ TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
 
 # The CUDA test program, where a CUDA toolkit is installed.
 NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
-CUDA_TESTS := $(if $(NVCC),$(BUILD)/tests/cuda_sample)
+CUDA_TESTS := $(if $(NVCC),$(if $(CROSS),,$(BUILD)/tests/cuda_sample))
 
 .SECONDARY:
 .PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof
@@ -77,15 +104,23 @@ $(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# x86 is checked in; other architectures get theirs from the running kernel.
+# x86 and arm64 are checked in (tools/gen-vmlinux-h.sh); another architecture
+# may take the running kernel's, never a foreign one's.
 vmlinux/%/vmlinux.h:
+	$(if $(filter $*,$(HOST_ARCH)),,$(error $@ is missing and cannot come from this $(HOST_ARCH) kernel: run tools/gen-vmlinux-h.sh $*))
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 vmlinux:
+ifneq ($(filter x86 arm64,$(ARCH)),)
+	$(Q)tools/gen-vmlinux-h.sh $(ARCH)
+else ifeq ($(CROSS),)
 	$(Q)rm -f vmlinux/$(ARCH)/vmlinux.h
 	$(Q)$(MAKE) --no-print-directory vmlinux/$(ARCH)/vmlinux.h
+else
+	$(error tools/gen-vmlinux-h.sh makes x86's and arm64's vmlinux.h only; $(ARCH)'s cannot come from this $(HOST_ARCH) kernel)
+endif
 
 # --- user space -------------------------------------------------------------
 $(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
@@ -150,6 +185,10 @@ $(BUILD)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 
 # Small programs the end-to-end tests run.
 TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
+ifdef CROSS
+# A cross build is carried to the target whole: its tests come with it.
+all: $(BUILD)/tests/unit_tests $(TEST_PROGS)
+endif
 
 $(BUILD)/tests/%: tests/programs/%.c
 	$(call msg,CC,$@)
@@ -166,7 +205,7 @@ deps:
 	$(Q)tools/install-deps.sh
 
 unit: $(BUILD)/tests/unit_tests
-	$(Q)$(BUILD)/tests/unit_tests
+	$(Q)$(QEMU) $(BUILD)/tests/unit_tests
 
 e2e: all
 	$(Q)tests/e2e/run.sh
