@@ -9,10 +9,11 @@ endif
 kernel_arch = $(shell echo $(1) | sed -e 's/-.*//' -e 's/x86_64/x86/' \
 	-e 's/aarch64/arm64/' -e 's/powerpc64le/powerpc/' -e 's/ppc64le/powerpc/' \
 	-e 's/riscv64/riscv/' -e 's/s390x/s390/')
-CC_ARCH := $(call kernel_arch,$(shell $(CC) -dumpmachine))
+CC_MACHINE := $(shell $(CC) -dumpmachine)
+CC_ARCH := $(call kernel_arch,$(CC_MACHINE))
 HOST_ARCH := $(call kernel_arch,$(shell uname -m))
 ifeq ($(CC_ARCH),)
-$(error cannot tell the target architecture: '$(CC) -dumpmachine' failed)
+$(error cannot tell the target architecture: '$(CC) -dumpmachine' failed (a cross compiler: tools/install-deps.sh cross))
 endif
 ARCH ?= $(CC_ARCH)
 ifneq ($(ARCH),$(CC_ARCH))
@@ -23,9 +24,11 @@ endif
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS := 1
 BUILD ?= build/$(ARCH)
-# The cross compiler's own sanitizer runtimes are outside the multiarch paths.
-QEMU ?= qemu-$(shell $(CC) -dumpmachine | sed 's/-.*//')-static -L / \
-	-E LD_LIBRARY_PATH=$(dir $(realpath $(shell $(CC) -print-file-name=libasan.so)))
+# The cross compiler's sanitizer runtimes are outside the multiarch paths;
+# LeakSanitizer cannot stop the world under qemu-user (it spins).
+QEMU ?= env ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=/lib/$(CC_MACHINE):$(dir \
+	$(realpath $(shell $(CC) -print-file-name=libasan.so))) \
+	qemu-$(firstword $(subst -, ,$(CC_MACHINE)))-static -L /
 endif
 BUILD ?= build
 CLANG ?= clang
@@ -104,14 +107,20 @@ $(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
 # x86 and arm64 are checked in (tools/gen-vmlinux-h.sh); another architecture
 # may take the running kernel's, never a foreign one's.
 vmlinux/%/vmlinux.h:
-	$(if $(filter $*,$(HOST_ARCH)),,$(error $@ is missing: run tools/gen-vmlinux-h.sh $*, it cannot come from this $(HOST_ARCH) kernel))
+	$(if $(filter $*,$(HOST_ARCH)),,$(error $@ is missing and cannot come from this $(HOST_ARCH) kernel: run tools/gen-vmlinux-h.sh $*))
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 vmlinux:
+ifneq ($(filter x86 arm64,$(ARCH)),)
+	$(Q)tools/gen-vmlinux-h.sh $(ARCH)
+else ifeq ($(CROSS),)
 	$(Q)rm -f vmlinux/$(ARCH)/vmlinux.h
 	$(Q)$(MAKE) --no-print-directory vmlinux/$(ARCH)/vmlinux.h
+else
+	$(error tools/gen-vmlinux-h.sh makes x86's and arm64's vmlinux.h only; $(ARCH)'s cannot come from this $(HOST_ARCH) kernel)
+endif
 
 # --- user space -------------------------------------------------------------
 $(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
@@ -176,6 +185,10 @@ $(BUILD)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 
 # Small programs the end-to-end tests run.
 TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
+ifdef CROSS
+# A cross build is carried to the target whole: its tests come with it.
+all: $(BUILD)/tests/unit_tests $(TEST_PROGS)
+endif
 
 $(BUILD)/tests/%: tests/programs/%.c
 	$(call msg,CC,$@)
@@ -213,7 +226,8 @@ test: deps
 # The kernel matrix: the e2e subset on this kernel and in QEMU on Debian's
 # 5.10 and 6.1 kernels, x86_64 and arm64 (tools/kernels/matrix.sh).
 KERNEL_CACHE ?= /var/cache/msprof-kernels
-test-kernels: deps
+test-kernels:
+	$(Q)tools/install-deps.sh cross kernels
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 		CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/arm64 all

@@ -44,21 +44,26 @@ if [ -z "${DEB:-}" ]; then
 	echo "deb [arch=$debarch] http://deb.debian.org/debian $SUITE main" \
 		> "$tmp/apt/sources.list"
 	: > "$tmp/apt/status"
+	# apt downloads as _apt where it can: that user must reach the folder.
+	mkdir "$tmp/dl"
+	if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then
+		chmod 711 "$tmp"
+		chown _apt "$tmp/dl"
+	fi
 	set -- -o Dir::Etc::SourceList="$tmp/apt/sources.list" \
 		-o Dir::Etc::SourceParts=/dev/null \
 		-o Dir::State::Lists="$tmp/apt/lists" \
 		-o Dir::Cache="$tmp/apt/cache" \
 		-o Dir::State::Status="$tmp/apt/status" \
-		-o APT::Architectures::="$debarch" \
-		-o APT::Sandbox::User=root
+		-o APT::Architectures::="$debarch"
 	apt-get -qq "$@" update
-	(cd "$tmp" && apt-get -qq "$@" download "$pkg:$debarch=$VERSION") || {
+	(cd "$tmp/dl" && apt-get -qq "$@" download "$pkg:$debarch=$VERSION") || {
 		echo "gen-vmlinux-h: cannot download $pkg $VERSION ($SUITE); pass DEB=<its .deb>" >&2
 		exit 1
 	}
-	DEB=$(ls "$tmp"/"${pkg}"_*.deb)
+	DEB=$tmp/dl/${pkg}_${VERSION}_$debarch.deb
 fi
-echo "$sha256  $DEB" | sha256sum -c --quiet - ||
+echo "$sha256  $DEB" | sha256sum -c --status - ||
 	{ echo "gen-vmlinux-h: $DEB is not $pkg $VERSION (checksum differs)" >&2; exit 1; }
 
 dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$tmp" "./boot/vmlinuz-$ABI-$debarch"

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msprof/probe_packs.h"
 #include "input_error.h"
@@ -192,10 +193,21 @@ static int check_output(const char *dir, char *err, size_t len)
 	return input_error(err, len, "--output must not contain '%c'", *bad);
 }
 
-/*
- * --buffer-size=<N>[K|M], megabytes without a suffix; the kernel wants a
- * power of two of at least a page.
- */
+size_t opts_ringbuf_size(unsigned long long bytes, size_t page)
+{
+	size_t size = page;
+
+	while (size < bytes)
+		size <<= 1;
+	return size;
+}
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* --buffer-size=<N>[K|M], megabytes without a suffix. */
 static int parse_buffer_size(struct msprof_opts *o, const char *val,
 			     char *err, size_t len)
 {
@@ -210,8 +222,7 @@ static int parse_buffer_size(struct msprof_opts *o, const char *val,
 	bytes = n << (*end == 'K' ? 10 : 20);
 	if (bytes > (1ull << 30))
 		return input_error(err, len, "--buffer-size: at most 1024M, not '%s'", val);
-	for (o->ringbuf_bytes = 4096; o->ringbuf_bytes < bytes;)
-		o->ringbuf_bytes <<= 1;
+	o->ringbuf_bytes = opts_ringbuf_size(bytes, page_size());
 	return 0;
 }
 
@@ -346,7 +357,7 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 
 	memset(o, 0, sizeof(*o));
 	o->output = ".";
-	o->ringbuf_bytes = 8u << 20;
+	o->ringbuf_bytes = opts_ringbuf_size(8u << 20, page_size());
 	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
 	o->ascendcl = true;
 	o->task_time = true;

@@ -46,6 +46,12 @@ struct msprof_opts {
 int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	       size_t errlen);
 void opts_free(struct msprof_opts *o);
+/*
+ * A ring buffer's size for at least bytes: the kernel wants a power of two
+ * that is a whole number of pages (page, itself a power of two: 4 KiB, or
+ * 16 or 64 KiB on some arm64 kernels).
+ */
+size_t opts_ringbuf_size(unsigned long long bytes, size_t page);
 /* The API layers the switches ask for, as a mask of 1 << msprof_api_layer. */
 unsigned int opts_layers(const struct msprof_opts *o);
 void opts_usage(FILE *fp);

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -18,7 +23,9 @@ const char *__lsan_default_suppressions(void)
 	return "leak:_dlerror_run\n";
 }
 
-int add_suite(const char *name, const CU_TestInfo *tests)
+int add_suite_needing(const char *name, const CU_TestInfo *tests,
+		      const CU_TestInfo *needy, const char *why,
+		      unsigned int *skipped)
 {
 	CU_pSuite s = CU_add_suite(name, NULL, NULL);
 	const CU_TestInfo *t;
@@ -28,7 +35,30 @@ int add_suite(const char *name, const CU_TestInfo *tests)
 	for (t = tests; t->pName; t++)
 		if (!CU_add_test(s, t->pName, t->pTestFunc))
 			return -1;
+	for (t = needy; t && t->pName; t++)
+		if (why)
+			unit_skip(skipped, name, t->pName, why);
+		else if (!CU_add_test(s, t->pName, t->pTestFunc))
+			return -1;
 	return 0;
+}
+
+int add_suite(const char *name, const CU_TestInfo *tests)
+{
+	return add_suite_needing(name, tests, NULL, NULL, NULL);
+}
+
+const char *unit_no_openat2(void)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	return errno == ENOSYS ? "openat2() is ENOSYS here: qemu-user" :
+				 "openat2() fails here";
 }
 
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,
@@ -45,8 +75,8 @@ int main(void)
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	if (register_options_tests() || register_profdir_tests() ||
-	    register_recfile_tests() || register_profdata_tests() ||
+	if (register_options_tests() || register_profdir_tests(&skipped) ||
+	    register_recfile_tests() || register_profdata_tests(&skipped) ||
 	    register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||
 	    register_kfeatures_tests() ||

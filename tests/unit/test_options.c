@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "unit.h"
@@ -140,7 +141,19 @@ static void test_msprof_switches(void)
 	CU_ASSERT_EQUAL(o.idle_timeout_s, 5);
 	args[5] = "--buffer-size=5K";
 	CU_ASSERT_EQUAL(parse(&o, args), 0);
-	CU_ASSERT_EQUAL(o.ringbuf_bytes, 8192);
+	CU_ASSERT_EQUAL(o.ringbuf_bytes, opts_ringbuf_size(5 << 10, (size_t)sysconf(_SC_PAGESIZE)));
+}
+
+/* Whole pages, however big: arm64 kernels may have 16 or 64 KiB ones. */
+static void test_ringbuf_pages(void)
+{
+	CU_ASSERT_EQUAL(opts_ringbuf_size(5 << 10, 4096), 8192);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(4096, 4096), 4096);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(1, 4096), 4096);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(5 << 10, 65536), 65536);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(65537, 65536), 131072);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(3 << 20, 16384), 4u << 20);
+	CU_ASSERT_EQUAL(opts_ringbuf_size(1u << 30, 65536), 1u << 30);
 }
 
 static void test_conflicts(void)
@@ -184,6 +197,7 @@ int register_options_tests(void)
 		{ "bad input is one line naming the problem", test_errors },
 		{ "export and help modes", test_export_and_help },
 		{ "msprof's switches and our own", test_msprof_switches },
+		{ "ring buffer: a power of two of whole pages", test_ringbuf_pages },
 		{ "options that cannot go together", test_conflicts },
 		CU_TEST_INFO_NULL,
 	};

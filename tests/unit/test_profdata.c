@@ -216,8 +216,10 @@ static void test_bad_info(void)
 	remove_window(&w);
 }
 
-int register_profdata_tests(void)
+int register_profdata_tests(unsigned int *skipped)
 {
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	/* A window's files are opened with openat2(). */
 	static const CU_TestInfo tests[] = {
 		{ "a finished window loads whole", test_complete },
 		{ "an unfinished window loads as incomplete", test_incomplete },
@@ -226,5 +228,6 @@ int register_profdata_tests(void)
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite("profdata", tests);
+	return add_suite_needing("profdata", none, tests, unit_no_openat2(),
+				 skipped);
 }

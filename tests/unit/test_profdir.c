@@ -157,15 +157,20 @@ static void test_output_checks(void)
 	CU_ASSERT_EQUAL(system(path), 0);
 }
 
-int register_profdir_tests(void)
+int register_profdir_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "PROF_ names follow msprof", test_name_format },
-		{ "create, then finish with info.json", test_create_and_finish },
-		{ "an incomplete window; discard", test_incomplete_and_discard },
 		{ "--output: made safely, links and others' refused", test_output_checks },
 		CU_TEST_INFO_NULL,
 	};
+	/* Files in a window are made with openat2(). */
+	static const CU_TestInfo openat2_tests[] = {
+		{ "create, then finish with info.json", test_create_and_finish },
+		{ "an incomplete window; discard", test_incomplete_and_discard },
+		CU_TEST_INFO_NULL,
+	};
 
-	return add_suite("profdir", tests);
+	return add_suite_needing("profdir", tests, openat2_tests,
+				 unit_no_openat2(), skipped);
 }

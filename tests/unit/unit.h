@@ -6,9 +6,9 @@
 
 /* Each test file registers its suite. */
 int register_options_tests(void);
-int register_profdir_tests(void);
+int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
-int register_profdata_tests(void);
+int register_profdata_tests(unsigned int *skipped);
 int register_protocol_tests(void);
 int register_elfsym_tests(void);
 int register_agent_tests(void);
@@ -18,6 +18,20 @@ int register_cupti_tests(unsigned int *skipped);
 
 /* Adds a suite with the given tests; 0 or -1 as CUnit wants. */
 int add_suite(const char *name, const CU_TestInfo *tests);
+
+/*
+ * Adds a suite of tests, then of needy ones, which are skipped instead
+ * (each said, and counted in *skipped) where why is not NULL.
+ */
+int add_suite_needing(const char *name, const CU_TestInfo *tests,
+		      const CU_TestInfo *needy, const char *why,
+		      unsigned int *skipped);
+
+/*
+ * Why openat2() cannot run here, or NULL: qemu-user (as Debian 12 ships it)
+ * lacks it, which the cross-built tests run under.
+ */
+const char *unit_no_openat2(void);
 
 /*
  * A test that cannot run here: CUnit has no skip, so it is left out and
