@@ -86,10 +86,11 @@ run_msprof() {
 	touch "$w/exited"
 }
 
-# why LOG: msprof's last message in LOG (the task's own lines are mixed in
-# in launch mode), else LOG's last line.
+# why LOG: msprof's first refusal in LOG, else its last message (the task's
+# own lines are mixed in in launch mode), else LOG's last line.
 why() {
-	grep -o 'msprof: .*' "$1" | tail -1 | grep . || tail -1 "$1"
+	grep -o 'msprof: .*\(cannot\|not started\).*' "$1" | head -1 | grep . ||
+		grep -o 'msprof: .*' "$1" | tail -1 | grep . || tail -1 "$1"
 }
 
 # timeline DIR: the exported timeline of the PROF_ directory in DIR.
