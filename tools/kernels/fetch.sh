@@ -76,6 +76,10 @@ for k in $kernels; do
 	download "$tmp" "$rel" "${pkgs[@]}" >"$tmp.log" 2>&1 ||
 		{ echo "fetch: cannot download any of ${pkgs[*]} (see $tmp.log)" >&2; continue; }
 	deb=$(ls "$tmp"/*.deb)
+	case $(basename "$deb") in
+	"${pkgs[0]}"_*) ;;
+	*) echo "fetch: note: ${pkgs[0]} is not downloadable (see $tmp.log), took $(basename "$deb")" >&2 ;;
+	esac
 	kver=$(basename "$deb" | sed -e 's/^linux-image-//' -e 's/_.*//' -e 's/-unsigned$//')
 	dir=$cache/$kver
 	rm -rf "$dir"
