@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # subset.sh TREE: the end-to-end subset the kernel matrix runs on each kernel,
 # with only busybox at hand (no bash, jq or python): attach mode with exact
 # counts, launch mode, host-only attach, and export.  TREE holds bin/msprof,
@@ -47,7 +48,7 @@ wait_text() {
 # wait_gone PID SECONDS: until PID has ended (a zombie counts as ended).
 wait_gone() {
 	local n=0
-	while [ -d /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; do
+	while [ -d "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; do
 		n=$((n + 1))
 		[ $n -gt $(($2 * 5)) ] && return 1
 		sleep 0.2
@@ -96,7 +97,7 @@ why() {
 # timeline DIR: the exported timeline of the PROF_ directory in DIR.
 timeline() {
 	local d
-	d=$(ls -d "$1"/PROF_* 2>/dev/null | head -1)
+	d=$(find "$1" -maxdepth 1 -name "PROF_*" -type d | head -1)
 	[ -n "$d" ] && "$MSPROF" --export=on --output="$d" 2>>"$1.export.err"
 }
 

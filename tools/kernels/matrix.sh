@@ -7,7 +7,7 @@
 #   KERNEL_CACHE downloaded kernels, kept between runs (/var/cache/msprof-kernels)
 #   KT_BOOT_S    the bound on one VM's whole run, in seconds (900)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 ARM64_BUILD=${ARM64_BUILD:-build/arm64}
 KERNEL_CACHE=${KERNEL_CACHE:-/var/cache/msprof-kernels}
