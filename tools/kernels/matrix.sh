@@ -33,7 +33,7 @@ subset_result() {
 	elif grep -aq 'Kernel panic' "$1"; then
 		echo "FAIL (kernel panic: $(grep -a -m1 'Kernel panic' "$1" | tr -d '\r'))"
 	elif grep -aq '^kt-kernel: ' "$1"; then
-		echo "FAIL (no result from the subset; last line: $(grep -av '^\s*$' "$1" | tail -1 | tr -d '\r'))"
+		echo "FAIL (no result from the subset; last line: $(grep -av -e '^\s*$' -e '^qemu-system' "$1" | tail -1 | tr -d '\r'))"
 	else
 		echo "FAIL (the kernel did not reach /init; see $1)"
 	fi
@@ -115,7 +115,7 @@ while read -r what deb_arch kver dir; do
 	boot "$arch" "$kernel" "$rd" "$log"
 	rc=$?
 	r=$(subset_result "$log")
-	[ $rc -eq 124 ] && [ "${r#ok}" = "$r" ] && r="FAIL (timed out after $KT_BOOT_S s; ${r#FAIL (})"
+	[ $rc -eq 124 ] && [ "${r#ok}" = "$r" ] && r="FAIL (timed out after $KT_BOOT_S s; ${r#FAIL (}"
 	result "kernel $kver $arch: $r [$((SECONDS - s)) s]"
 done <<<"$fetched"
 # a kernel fetch.sh could not provide counts as failed
