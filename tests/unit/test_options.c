@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -174,6 +177,92 @@ static void test_export_and_help(void)
 	opts_free(&o);
 }
 
+static void test_version(void)
+{
+	char *version[] = { "--version", NULL };
+	char *both[] = { "--version", "--help", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, version), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_VERSION);
+	opts_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, both), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
+	opts_free(&o);
+}
+
+/*
+ * True if text names the option: "--" and name, spelled with dash as a
+ * dash is spelled there ("-" or roff's "\-"), and not a longer name.
+ */
+static bool names_option(const char *text, const char *name, const char *dash)
+{
+	char needle[128] = "";
+	const char *p, *end;
+	size_t i;
+
+	strcat(needle, dash);
+	strcat(needle, dash);
+	for (i = 0; name[i]; i++) {
+		if (name[i] == '-')
+			strcat(needle, dash);
+		else
+			strncat(needle, &name[i], 1);
+	}
+	for (p = strstr(text, needle); p; p = strstr(p + 1, needle)) {
+		end = p + strlen(needle);
+		if (!isalnum((unsigned char)*end) && strncmp(end, dash, strlen(dash)))
+			return true;
+	}
+	return false;
+}
+
+/* Reads all of path, NUL-terminated; NULL if it cannot. */
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int c;
+
+	if (!fp)
+		return NULL;
+	mem = open_memstream(&buf, &len);
+	while (mem && (c = fgetc(fp)) != EOF)
+		fputc(c, mem);
+	if (mem)
+		fclose(mem);
+	fclose(fp);
+	return buf;
+}
+
+/* The man page and --help cannot drift from the parser. */
+static void test_every_option_documented(void)
+{
+	char *man = slurp("docs/msprof.1"), *help = NULL;
+	size_t len = 0, i;
+	const char *name;
+	FILE *mem;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	mem = open_memstream(&help, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	opts_usage(mem);
+	fclose(mem);
+	for (i = 0; (name = opts_name(i)); i++) {
+		if (!names_option(man, name, "\\-"))
+			printf("\n  --%s is not in docs/msprof.1", name);
+		CU_ASSERT(names_option(man, name, "\\-"));
+		if (!names_option(help, name, "-"))
+			printf("\n  --%s is not in --help", name);
+		CU_ASSERT(names_option(help, name, "-"));
+	}
+	CU_ASSERT(i >= 20);
+	free(man);
+	free(help);
+}
+
 int register_options_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -185,6 +274,8 @@ int register_options_tests(void)
 		{ "export and help modes", test_export_and_help },
 		{ "msprof's switches and our own", test_msprof_switches },
 		{ "options that cannot go together", test_conflicts },
+		{ "--version", test_version },
+		{ "every option in the man page and --help", test_every_option_documented },
 		CU_TEST_INFO_NULL,
 	};
 
