@@ -163,32 +163,29 @@ static void test_conflicts(void)
 	expect_error(export_pid, "--export=on cannot be combined");
 }
 
-static void test_export_and_help(void)
+static void test_export_help_version(void)
 {
-	char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
-	char *help[] = { "--help", NULL };
+	static char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
+	static char *help[] = { "--help", NULL };
+	static char *version[] = { "--version", NULL };
+	static char *both[] = { "--version", "--help", NULL };
+	static const struct {
+		char **args;
+		enum msprof_mode mode;
+	} cases[] = {
+		{ exp, MSPROF_MODE_EXPORT },
+		{ help, MSPROF_MODE_HELP },
+		{ version, MSPROF_MODE_VERSION },
+		{ both, MSPROF_MODE_HELP },
+	};
 	struct msprof_opts o;
+	size_t i;
 
-	CU_ASSERT_EQUAL(parse(&o, exp), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
-	opts_free(&o);
-	CU_ASSERT_EQUAL(parse(&o, help), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
-	opts_free(&o);
-}
-
-static void test_version(void)
-{
-	char *version[] = { "--version", NULL };
-	char *both[] = { "--version", "--help", NULL };
-	struct msprof_opts o;
-
-	CU_ASSERT_EQUAL(parse(&o, version), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_VERSION);
-	opts_free(&o);
-	CU_ASSERT_EQUAL(parse(&o, both), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
-	opts_free(&o);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CU_ASSERT_EQUAL(parse(&o, cases[i].args), 0);
+		CU_ASSERT_EQUAL(o.mode, cases[i].mode);
+		opts_free(&o);
+	}
 }
 
 /*
@@ -271,10 +268,9 @@ int register_options_tests(void)
 		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
 		{ "empty list elements named", test_empty_elements },
 		{ "bad input is one line naming the problem", test_errors },
-		{ "export and help modes", test_export_and_help },
+		{ "export, help and version modes", test_export_help_version },
 		{ "msprof's switches and our own", test_msprof_switches },
 		{ "options that cannot go together", test_conflicts },
-		{ "--version", test_version },
 		{ "every option in the man page and --help", test_every_option_documented },
 		CU_TEST_INFO_NULL,
 	};
