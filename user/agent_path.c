@@ -80,6 +80,22 @@ static int candidate(const char *given, char *path, size_t len)
 	return 0;
 }
 
+/* A missing file is named by its directory's real path, if that exists. */
+static void tidy(char *path, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	char *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (realpath(dir, real))
+		snprintf(path, len, "%s/%s", real, slash + 1);
+}
+
 int agent_path_find(const char *given, char *path, size_t len)
 {
 	char real[PATH_MAX];
@@ -89,8 +105,11 @@ int agent_path_find(const char *given, char *path, size_t len)
 	err = candidate(given, path, len);
 	if (err)
 		return err;
-	if (!realpath(path, real))
-		return -errno;
+	if (!realpath(path, real)) {
+		err = -errno;
+		tidy(path, len);
+		return err;
+	}
 	if (snprintf(path, len, "%s", real) >= (int)len)
 		return -ENAMETOOLONG;
 	if (strpbrk(real, ": \t\n"))

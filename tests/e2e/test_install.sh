@@ -31,8 +31,12 @@ check "LDFLAGS reached the link (BIND_NOW)" eval \
 	'readelf -d "$root/usr/bin/msprof" | grep -q BIND_NOW'
 check "CPPFLAGS reached the compiler (fortified calls)" eval \
 	'nm -D "$root/usr/bin/msprof" | grep -q "__.*_chk"'
-check "the man page renders without warnings" eval \
-	'[ -z "$(MANWIDTH=80 man --warnings -l "$root/usr/share/man/man1/msprof.1" 2>&1 >/dev/null)" ]'
+if command -v man >/dev/null; then
+	check "the man page renders without warnings" eval \
+		'[ -z "$(MANWIDTH=80 man --warnings -l "$root/usr/share/man/man1/msprof.1" 2>&1 >/dev/null)" ]'
+else
+	skip "the man page renders without warnings" "no man command: apt-get install man-db"
+fi
 
 MSPROF=$root/usr/bin/msprof
 SAMPLE=$root/usr/lib/msprof/npu_sample
@@ -102,7 +106,7 @@ MSPROF_AGENT=$WORK/alt/libmsprof_agent.so agent_refused "an agent in a directory
 	"can be changed by a user other than root"
 mv "$root/usr/lib/msprof/libmsprof_agent.so" "$WORK/moved.so"
 agent_refused "installed agent missing" \
-	"no profiling agent at $root/usr/bin/../lib/msprof/libmsprof_agent.so (from msprof's install)"
+	"no profiling agent at $root/usr/lib/msprof/libmsprof_agent.so (from msprof's install)"
 mv "$WORK/moved.so" "$root/usr/lib/msprof/libmsprof_agent.so"
 
 cd "$repo" || exit 1
