@@ -5,7 +5,6 @@
  * than msprof itself.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,40 +32,37 @@ static bool trusted(const struct stat *st, uid_t owner)
 	       (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX));
 }
 
-/* path is resolved (absolute, no link, no ".."): it, then each directory up. */
-static int check_chain(const char *path, uid_t owner)
+/* ap->path is resolved (absolute, no link, no ".."): it, then each directory up. */
+static int check_chain(struct agent_path *ap, uid_t owner)
 {
-	char dir[PATH_MAX];
+	char *dir = ap->refused, *slash;
 	struct stat st;
-	char *slash;
 
-	if (stat(path, &st))
+	strcpy(dir, ap->path);
+	if (stat(dir, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	if (!trusted(&st, owner))
-		return -EPERM;
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	do {
+	while (trusted(&st, owner)) {
 		slash = strrchr(dir, '/');
+		if (slash == dir && !dir[1])
+			return 0;	/* "/" itself was the last */
 		slash[slash == dir] = '\0';	/* "/usr" becomes "/" */
 		if (stat(dir, &st))
 			return -errno;
-		if (!trusted(&st, owner))
-			return -EPERM;
-	} while (slash != dir);
-	return 0;
+	}
+	return -EPERM;
 }
 
-static int candidate(const char *given, char *path, size_t len)
+static int candidate(const char *given, char *path)
 {
 	char exe[PATH_MAX];
 	ssize_t n;
 	char *slash;
 
 	if (given)
-		return snprintf(path, len, "%s", given) >= (int)len ? -ENAMETOOLONG : 0;
+		return snprintf(path, PATH_MAX, "%s", given) >= PATH_MAX ?
+		       -ENAMETOOLONG : 0;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		return -errno;
@@ -75,46 +71,46 @@ static int candidate(const char *given, char *path, size_t len)
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if (snprintf(path, len, "%s/%s", exe, MSPROF_AGENT_REL) >= (int)len)
+	if (snprintf(path, PATH_MAX, "%s/%s", exe, MSPROF_AGENT_REL) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
 /* A missing file is named by its directory's real path, if that exists. */
-static void tidy(char *path, size_t len)
+static void tidy(char *path)
 {
-	char dir[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX], tidied[PATH_MAX];
 	char *slash;
 
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return;
+	strcpy(dir, path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
 		return;
 	*slash = '\0';
-	if (realpath(dir, real))
-		snprintf(path, len, "%s/%s", real, slash + 1);
+	if (realpath(dir, real) &&
+	    snprintf(tidied, sizeof(tidied), "%s/%s", real, slash + 1) < PATH_MAX)
+		strcpy(path, tidied);
 }
 
-int agent_path_find(const char *given, char *path, size_t len)
+int agent_path_find(const char *given, struct agent_path *ap)
 {
 	char real[PATH_MAX];
 	struct stat self;
 	int err;
 
-	err = candidate(given, path, len);
+	ap->refused[0] = '\0';
+	err = candidate(given, ap->path);
 	if (err)
 		return err;
-	if (!realpath(path, real)) {
+	if (!realpath(ap->path, real)) {
 		err = -errno;
-		tidy(path, len);
+		tidy(ap->path);
 		return err;
 	}
-	if (snprintf(path, len, "%s", real) >= (int)len)
-		return -ENAMETOOLONG;
+	strcpy(ap->path, real);
 	if (strpbrk(real, ": \t\n"))
 		return -EINVAL;
 	if (stat("/proc/self/exe", &self))
 		return -errno;
-	return check_chain(real, self.st_uid);
+	return check_chain(ap, self.st_uid);
 }

@@ -75,7 +75,7 @@ static void wait_for_app(pid_t child, int sigfd)
 }
 
 /* The agent to preload, or one line saying why there is none. */
-static int find_agent(char *agent, size_t len)
+static int find_agent(struct agent_path *ap)
 {
 	const char *given = getenv("MSPROF_AGENT");
 	const char *from;
@@ -84,20 +84,19 @@ static int find_agent(char *agent, size_t len)
 	if (given && !*given)
 		given = NULL;
 	from = given ? "MSPROF_AGENT" : "msprof's install";
-	err = agent_path_find(given, agent, len);
-
+	err = agent_path_find(given, ap);
 	if (err == -EPERM)
-		fprintf(stderr, "msprof: profiling agent %s (from %s): it or a directory above it can be changed by a user other than root or msprof's owner; not preloading it into the app\n",
-			agent, from);
+		fprintf(stderr, "msprof: not preloading the profiling agent %s (from %s) into the app: %s can be changed by a user other than root or msprof's owner\n",
+			ap->path, from, ap->refused);
 	else if (err == -EINVAL)
 		fprintf(stderr, "msprof: profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':' or a blank\n",
-			agent, from);
+			ap->path, from);
 	else if (err == -ENOEXEC)
 		fprintf(stderr, "msprof: profiling agent %s (from %s) is not a regular file\n",
-			agent, from);
+			ap->path, from);
 	else if (err)
 		fprintf(stderr, "msprof: no profiling agent at %s (from %s): %s%s\n",
-			agent, from, strerror(-err),
+			ap->path, from, strerror(-err),
 			given ? "" : "; reinstall msprof or set MSPROF_AGENT=<path>");
 	return err;
 }
@@ -105,7 +104,7 @@ static int find_agent(char *agent, size_t len)
 static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		      int sigfd)
 {
-	char agent[PATH_MAX];
+	struct agent_path agent;
 	int err, task_pid;
 	pid_t child;
 
@@ -113,10 +112,10 @@ static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		fprintf(stderr, "msprof: unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app\n");
 		return -EINVAL;
 	}
-	err = find_agent(agent, sizeof(agent));
+	err = find_agent(&agent);
 	if (err)
 		return err;
-	err = launch_app(o->app_argv, agent, oldmask, &child);
+	err = launch_app(o->app_argv, agent.path, oldmask, &child);
 	if (err) {
 		fprintf(stderr, "msprof: cannot run %s: %s\n", o->app_argv[0],
 			strerror(-err));

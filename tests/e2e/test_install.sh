@@ -99,11 +99,11 @@ MSPROF_AGENT=$WORK/none.so agent_refused "MSPROF_AGENT missing" \
 	"no profiling agent at $WORK/none.so (from MSPROF_AGENT)"
 chmod 666 "$WORK/alt/libmsprof_agent.so"
 MSPROF_AGENT=$WORK/alt/libmsprof_agent.so agent_refused "an agent others can write" \
-	"can be changed by a user other than root"
+	"into the app: $WORK/alt/libmsprof_agent.so can be changed by a user other than root"
 chmod 644 "$WORK/alt/libmsprof_agent.so"
 chmod 777 "$WORK/alt"
 MSPROF_AGENT=$WORK/alt/libmsprof_agent.so agent_refused "an agent in a directory others can write" \
-	"can be changed by a user other than root"
+	"into the app: $WORK/alt can be changed by a user other than root"
 mv "$root/usr/lib/msprof/libmsprof_agent.so" "$WORK/moved.so"
 agent_refused "installed agent missing" \
 	"no profiling agent at $root/usr/lib/msprof/libmsprof_agent.so (from msprof's install)"

@@ -32,7 +32,8 @@ static void test_given_path_checked(void)
 {
 	char dir[] = "/tmp/msprof-unit-agent.XXXXXX";
 	char ok[PATH_MAX], open_to_all[PATH_MAX], colon[PATH_MAX];
-	char out[PATH_MAX], sub[PATH_MAX + 8];
+	char sub[PATH_MAX + 8];
+	struct agent_path ap;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	chmod(dir, 0755);
@@ -41,19 +42,21 @@ static void test_given_path_checked(void)
 	make_file(dir, "a:b.so", 0644, colon, sizeof(colon));
 	snprintf(sub, sizeof(sub), "%s/none.so", dir);
 
-	CU_ASSERT_EQUAL(agent_path_find(ok, out, sizeof(out)), 0);
-	CU_ASSERT_STRING_EQUAL(out, ok);
-	CU_ASSERT_EQUAL(agent_path_find(sub, out, sizeof(out)), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(out, sub);
-	CU_ASSERT_EQUAL(agent_path_find(dir, out, sizeof(out)), -ENOEXEC);
-	CU_ASSERT_EQUAL(agent_path_find(open_to_all, out, sizeof(out)), -EPERM);
-	CU_ASSERT_EQUAL(agent_path_find(colon, out, sizeof(out)), -EINVAL);
+	CU_ASSERT_EQUAL(agent_path_find(ok, &ap), 0);
+	CU_ASSERT_STRING_EQUAL(ap.path, ok);
+	CU_ASSERT_EQUAL(agent_path_find(sub, &ap), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(ap.path, sub);
+	CU_ASSERT_EQUAL(agent_path_find(dir, &ap), -ENOEXEC);
+	CU_ASSERT_EQUAL(agent_path_find(open_to_all, &ap), -EPERM);
+	CU_ASSERT_STRING_EQUAL(ap.refused, open_to_all);
+	CU_ASSERT_EQUAL(agent_path_find(colon, &ap), -EINVAL);
 	/* A directory others can write makes the file in it untrustworthy. */
 	chmod(dir, 0777);
-	CU_ASSERT_EQUAL(agent_path_find(ok, out, sizeof(out)), -EPERM);
+	CU_ASSERT_EQUAL(agent_path_find(ok, &ap), -EPERM);
+	CU_ASSERT_STRING_EQUAL(ap.refused, dir);
 	/* A sticky one does not: others cannot rename what is in it. */
 	chmod(dir, 01777);
-	CU_ASSERT_EQUAL(agent_path_find(ok, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(agent_path_find(ok, &ap), 0);
 
 	unlink(ok);
 	unlink(open_to_all);
