@@ -110,6 +110,18 @@ agent_refused "installed agent missing" \
 mv "$WORK/moved.so" "$root/usr/lib/msprof/libmsprof_agent.so"
 
 cd "$repo" || exit 1
+# Another layout and name, without the sample: the agent is still found.
+other=$WORK/other
+make BUILD="$WORK/build" CPPFLAGS="$cppflags" CFLAGS="$cflags" LDFLAGS="$ldflags" \
+	install DESTDIR="$other" PREFIX=/opt/m BINDIR=/opt/m/sbin LIBDIR=/opt/m/lib64 \
+	PROGRAM=msprof-ebpf INSTALL_SAMPLE=0 >"$WORK/make.log" 2>&1
+check "make install PROGRAM=msprof-ebpf INSTALL_SAMPLE=0 with its own BINDIR, LIBDIR" [ $? -eq 0 ]
+check "installed as sbin/msprof-ebpf, man1/msprof-ebpf.1, no sample" eval \
+	'[ -x "$other/opt/m/sbin/msprof-ebpf" ] && [ -s "$other/opt/m/share/man/man1/msprof-ebpf.1" ] &&
+	 [ "$(ls "$other/opt/m/lib64/msprof")" = libmsprof_agent.so ]'
+MSPROF_LAUNCH_WAIT_S=1 "$other/opt/m/sbin/msprof-ebpf" --dynamic=on /bin/true >"$WORK/other.log" 2>&1
+check "it finds its agent in lib64/msprof and launches" grep -q "exited before any profiling agent" "$WORK/other.log"
+
 make BUILD="$WORK/build" uninstall DESTDIR="$root" PREFIX=/usr >"$WORK/make.log" 2>&1
 check "make uninstall succeeds" [ $? -eq 0 ]
 check "and leaves no file, nor LIBDIR/msprof" eval \
