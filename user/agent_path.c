@@ -22,6 +22,12 @@
 #define MSPROF_AGENT_REL "../lib/libmsprof_agent.so"
 #endif
 
+/* msprof's executable: its real path and its owner. */
+struct self {
+	char exe[PATH_MAX];
+	uid_t owner;
+};
+
 /* Only root and whoever could replace msprof itself may change it. */
 static bool trusted(const struct stat *st, uid_t owner)
 {
@@ -32,8 +38,20 @@ static bool trusted(const struct stat *st, uid_t owner)
 	       (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX));
 }
 
-/* ap->path is resolved (absolute, no link, no ".."): it, then each directory up. */
-static int check_chain(struct agent_path *ap, uid_t owner)
+/* Whoever can change a directory above msprof can replace msprof too. */
+static bool above_self(const char *dir, const struct self *self)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(self->exe, dir, n) &&
+	       (self->exe[n] == '/' || (n == 1 && *dir == '/'));
+}
+
+/*
+ * ap->path is resolved (absolute, no link, no ".."): it, then each
+ * directory up to the first that also holds msprof.
+ */
+static int check_chain(struct agent_path *ap, const struct self *self)
 {
 	char *dir = ap->refused, *slash;
 	struct stat st;
@@ -43,37 +61,30 @@ static int check_chain(struct agent_path *ap, uid_t owner)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	while (trusted(&st, owner)) {
+	while (trusted(&st, self->owner)) {
 		slash = strrchr(dir, '/');
-		if (slash == dir && !dir[1])
-			return 0;	/* "/" itself was the last */
 		slash[slash == dir] = '\0';	/* "/usr" becomes "/" */
+		if (above_self(dir, self)) {
+			dir[0] = '\0';
+			return 0;
+		}
 		if (stat(dir, &st))
 			return -errno;
 	}
 	return -EPERM;
 }
 
-static int candidate(const char *given, char *path)
+static int candidate(const char *given, const struct self *self, char *path)
 {
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
+	int n;
 
 	if (given)
-		return snprintf(path, PATH_MAX, "%s", given) >= PATH_MAX ?
-		       -ENAMETOOLONG : 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -errno;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	if (snprintf(path, PATH_MAX, "%s/%s", exe, MSPROF_AGENT_REL) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	return 0;
+		n = snprintf(path, PATH_MAX, "%s", given);
+	else
+		n = snprintf(path, PATH_MAX, "%.*s/%s",
+			     (int)(strrchr(self->exe, '/') - self->exe),
+			     self->exe, MSPROF_AGENT_REL);
+	return n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
 /* A missing file is named by its directory's real path, if that exists. */
@@ -95,11 +106,19 @@ static void tidy(char *path)
 int agent_path_find(const char *given, struct agent_path *ap)
 {
 	char real[PATH_MAX];
-	struct stat self;
+	struct self self;
+	struct stat st;
+	ssize_t n;
 	int err;
 
-	ap->refused[0] = '\0';
-	err = candidate(given, ap->path);
+	ap->path[0] = ap->refused[0] = '\0';
+	/* The kernel's own record of what runs: absolute, links resolved. */
+	n = readlink("/proc/self/exe", self.exe, sizeof(self.exe) - 1);
+	if (n < 0 || stat("/proc/self/exe", &st))
+		return -errno;
+	self.exe[n] = '\0';
+	self.owner = st.st_uid;
+	err = candidate(given, &self, ap->path);
 	if (err)
 		return err;
 	if (!realpath(ap->path, real)) {
@@ -110,7 +129,5 @@ int agent_path_find(const char *given, struct agent_path *ap)
 	strcpy(ap->path, real);
 	if (strpbrk(real, ": \t\n"))
 		return -EINVAL;
-	if (stat("/proc/self/exe", &self))
-		return -errno;
-	return check_chain(ap, self.st_uid);
+	return check_chain(ap, &self);
 }

@@ -17,7 +17,8 @@ struct agent_path {
  *   -ENOENT and the like  the file is not there;
  *   -EPERM   it or a directory above it (ap->refused) belongs to another
  *            user than root or msprof's own executable's owner, or others
- *            can write it;
+ *            can write it; directories that hold msprof's executable too
+ *            are not held against it: whoever controls them controls msprof;
  *   -EINVAL  its name holds ':' or a blank, which LD_PRELOAD cannot carry;
  *   -ENOEXEC it is not a regular file.
  */

@@ -40,6 +40,9 @@ fi
 
 MSPROF=$root/usr/bin/msprof
 SAMPLE=$root/usr/lib/msprof/npu_sample
+# The tree's top belongs to another user, as a checkout in a user's home
+# would: it holds msprof too, so it is not held against the agent.
+chown 65534 "$root"
 mkdir "$WORK/elsewhere"
 cd "$WORK/elsewhere" || exit 1
 check "--version says the VERSION file's" [ "$("$MSPROF" --version)" = "msprof $(cat "$repo/VERSION")" ]
