@@ -5,7 +5,7 @@
 #          CROSS_COMPILE=aarch64-linux-gnu-): its compiler, arm64 libraries
 #          through multiarch, and qemu-user for its unit tests.
 set -e
-pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev make gcc jq tmux python3 procps util-linux"
+pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev make gcc dpkg-dev man-db jq tmux python3 procps util-linux"
 foreign=""
 for arg in "$@"; do
 	case $arg in
