@@ -88,7 +88,8 @@ NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CUDA_TESTS := $(if $(NVCC),$(if $(CROSS),,$(BUILD)/tests/cuda_sample))
 
 .SECONDARY:
-.PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof test-kernels
+.PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof \
+	install uninstall FORCE test-kernels
 all: $(TARGETS)
 
 # --- BPF: CO-RE object against the per-arch vmlinux.h, then a skeleton ----
@@ -126,42 +127,43 @@ endif
 $(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
 	$(call msg,CC-SAN,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
 
 # nodelete: the server thread runs the agent's code until the process ends.
 $(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC)) user/agent/agent.map
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libmsprof_agent.so \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libmsprof_agent.so \
 		-Wl,--version-script=user/agent/agent.map -Wl,-z,nodelete \
 		$(call obj,$(AGENT_SRC)) -o $@ -pthread -ldl
 
 $(LIB)/libnpusim.so: $(call obj,$(NPUSIM_SRC)) $(LIB)/libmsprof_agent.so
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libnpusim.so \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libnpusim.so \
 		$(call obj,$(NPUSIM_SRC)) -o $@ -L$(LIB) -lmsprof_agent \
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim.so
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< -o $@ -L$(LIB) -lnpusim -Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lnpusim \
+		-Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
 
 # Unit tests link the controller's and agent's objects, built with sanitizers.
 $(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -ledit -pthread -ldl
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -ledit -pthread -ldl
 
 # libFuzzer targets: each tests/fuzz/fuzz_<name>.c with the unit tests' set
 # of objects, built by clang with the fuzzer's coverage and the sanitizers.
@@ -176,12 +178,12 @@ FUZZ_CFLAGS := $(SAN_FLAGS) -Wno-gnu-variable-sized-type-not-at-end
 $(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
 	$(call msg,CC-FUZZ,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(CPPFLAGS) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(BUILD)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ -lbpf -lelf -lz -ledit -pthread -ldl
+	$(Q)$(CLANG) $(CFLAGS) $(FUZZ_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ -lbpf -lelf -lz -ledit -pthread -ldl
 
 # Small programs the end-to-end tests run.
 TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
@@ -193,12 +195,65 @@ endif
 $(BUILD)/tests/%: tests/programs/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< -o $@ -ldl
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -ldl
 
 $(BUILD)/tests/cuda_sample: tests/cuda/cuda_sample.cu
 	$(call msg,NVCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) -cudart shared -o $@ $<
+
+# --- install ------------------------------------------------------------------
+# `make install [DESTDIR=...] [PREFIX=/usr]`; see README.md, "Install".  The
+# installed msprof is msprof relinked with the agent's path relative to BINDIR
+# (the build tree's is ../lib): it finds its agent wherever the tree is moved.
+VERSION := $(shell cat VERSION)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+MANDIR ?= $(PREFIX)/share/man
+PROGRAM ?= msprof
+INSTALL_SAMPLE ?= 1
+INSTALL ?= install
+AGENT_REL := $(shell realpath -m -s --relative-to='$(BINDIR)' \
+	'$(LIBDIR)/msprof')/libmsprof_agent.so
+INST := $(BUILD)/install
+PKGLIB := $(DESTDIR)$(LIBDIR)/msprof
+
+$(GEN)/version.h: VERSION
+	@mkdir -p $(@D)
+	$(Q)printf '#define MSPROF_VERSION "%s"\n' '$(VERSION)' >$@
+$(OBJ)/user/main.o: $(GEN)/version.h
+
+# Rewritten only when the path changes, so a new PREFIX relinks.
+$(INST)/agent_rel: FORCE
+	@mkdir -p $(@D)
+	$(Q)echo '$(AGENT_REL)' | cmp -s - $@ || echo '$(AGENT_REL)' >$@
+
+$(OBJ)/install/agent_path.o: user/agent_path.c $(INST)/agent_rel
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DMSPROF_AGENT_REL='"$(AGENT_REL)"' \
+		-MMD -MP -c $< -o $@
+
+$(INST)/msprof: $(call obj,user/main.c $(filter-out user/agent_path.c,$(CTL_SRC))) \
+		$(OBJ)/install/agent_path.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
+
+install: all $(INST)/msprof
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(PKGLIB) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(INST)/msprof $(DESTDIR)$(BINDIR)/$(PROGRAM)
+	$(INSTALL) -m 644 $(LIB)/libmsprof_agent.so $(PKGLIB)/
+	$(INSTALL) -m 644 docs/msprof.1 $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1
+ifeq ($(INSTALL_SAMPLE),1)
+	$(INSTALL) -m 644 $(LIB)/libnpusim.so $(PKGLIB)/
+	$(INSTALL) -m 755 $(BIN)/npu_sample $(PKGLIB)/
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/$(PROGRAM) $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1 \
+		$(addprefix $(PKGLIB)/,libmsprof_agent.so libnpusim.so npu_sample)
+	-rmdir $(PKGLIB)
 
 # --- entry points -------------------------------------------------------------
 deps:

@@ -46,7 +46,10 @@ suite e2e tests/e2e/run.sh
 asan_e2e() {
 	local logs rc
 	logs=$(mktemp -d)
+	# build/asan has the controller only: launch mode preloads the agent
+	# of the ordinary build.
 	MSPROF=$PWD/build/asan/bin/msprof E2E_LABEL=asan \
+	MSPROF_AGENT=$PWD/build/lib/libmsprof_agent.so \
 	ASAN_OPTIONS=detect_leaks=1:log_path=$logs/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$logs/ubsan \
 		tests/e2e/run.sh test_attach test_interactive_rules test_probes \

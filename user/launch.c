@@ -3,11 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,25 +13,6 @@
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "procfs.h"
-
-int launch_agent_path(char *path, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n < 0)
-		return -errno;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	/* bin/msprof and lib/libmsprof_agent.so, as built and as installed. */
-	if (snprintf(path, len, "%s/../lib/libmsprof_agent.so", exe) >= (int)len)
-		return -ENAMETOOLONG;
-	return access(path, R_OK) ? -errno : 0;
-}
 
 /* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
 static void preload(const char *agent)
@@ -80,8 +59,7 @@ int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		setenv("PROFILING_MODE", "dynamic", 1);
-		if (agent)
-			preload(agent);
+		preload(agent);
 		execvp(argv[0], argv);
 		child_err = errno;
 		if (write(pipefd[1], &child_err, sizeof(child_err)) !=

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 /*
- * Starts argv with PROFILING_MODE=dynamic and agent (if not NULL) preloaded,
+ * Starts argv with PROFILING_MODE=dynamic and agent preloaded,
  * stdin from /dev/null (msprof's stdin carries the commands) and sigmask as
  * its signal mask.
  */
@@ -20,9 +20,6 @@ int launch_app(char *const *argv, const char *agent, const sigset_t *sigmask,
 typedef int (*launch_task_fn)(int pid, void *ctx);
 int launch_each_task(pid_t root, const char *home, launch_task_fn fn,
 		     void *ctx);
-
-/* The agent library installed beside msprof, or -ENOENT. */
-int launch_agent_path(char *path, size_t len);
 
 /*
  * Waits for the agent socket of child or of one of its descendants to

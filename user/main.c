@@ -12,12 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent_path.h"
 #include "export/export.h"
 #include "interactive.h"
 #include "launch.h"
 #include "options.h"
 #include "session.h"
 #include "testpoint.h"
+#include "version.h"
 
 /* How long launch mode waits for the app's agent socket, as msprof does. */
 #define LAUNCH_WAIT_S 20
@@ -72,10 +74,37 @@ static void wait_for_app(pid_t child, int sigfd)
 	}
 }
 
+/* The agent to preload, or one line saying why there is none. */
+static int find_agent(struct agent_path *ap)
+{
+	const char *given = getenv("MSPROF_AGENT");
+	const char *from;
+	int err;
+
+	if (given && !*given)
+		given = NULL;
+	from = given ? "MSPROF_AGENT" : "msprof's install";
+	err = agent_path_find(given, ap);
+	if (err == -EPERM)
+		fprintf(stderr, "msprof: not preloading the profiling agent %s (from %s) into the app: %s can be changed by a user other than root or msprof's owner\n",
+			ap->path, from, ap->refused);
+	else if (err == -EINVAL)
+		fprintf(stderr, "msprof: profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':' or a blank\n",
+			ap->path, from);
+	else if (err == -ENOEXEC)
+		fprintf(stderr, "msprof: profiling agent %s (from %s) is not a regular file\n",
+			ap->path, from);
+	else if (err)
+		fprintf(stderr, "msprof: no profiling agent at %s (from %s): %s%s\n",
+			ap->path, from, strerror(-err),
+			given ? "" : "; reinstall msprof or set MSPROF_AGENT=<path>");
+	return err;
+}
+
 static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		      int sigfd)
 {
-	char agent[PATH_MAX];
+	struct agent_path agent;
 	int err, task_pid;
 	pid_t child;
 
@@ -83,10 +112,10 @@ static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 		fprintf(stderr, "msprof: unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app\n");
 		return -EINVAL;
 	}
-	/* Without the agent beside us, only a runtime that carries one works. */
-	err = launch_app(o->app_argv,
-			 launch_agent_path(agent, sizeof(agent)) ? NULL : agent,
-			 oldmask, &child);
+	err = find_agent(&agent);
+	if (err)
+		return err;
+	err = launch_app(o->app_argv, agent.path, oldmask, &child);
 	if (err) {
 		fprintf(stderr, "msprof: cannot run %s: %s\n", o->app_argv[0],
 			strerror(-err));
@@ -131,6 +160,10 @@ int main(int argc, char **argv)
 	}
 	if (o.mode == MSPROF_MODE_HELP) {
 		opts_usage(stdout);
+		return 0;
+	}
+	if (o.mode == MSPROF_MODE_VERSION) {
+		printf("msprof %s\n", MSPROF_VERSION);
 		return 0;
 	}
 	if (o.mode == MSPROF_MODE_EXPORT) {

@@ -23,6 +23,7 @@ enum {
 	OPT_IDLE_TIMEOUT,
 	OPT_UPROBE,
 	OPT_HELP,
+	OPT_VERSION,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
 
@@ -55,6 +56,7 @@ static const struct option fixed_opts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
 };
 
 #define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -88,6 +90,7 @@ void opts_usage(FILE *fp)
 	      "  --msproftx=on|off, --task-time=on|off|l0|l1  accepted, as msprof\n"
 	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
+	      "  --version               msprof's version\n"
 	      "\n"
 	      "At the (msprof) prompt: start, stop, status, help, quit.\n",
 	      fp);
@@ -265,7 +268,7 @@ static int split_application(struct msprof_opts *o, const char *val)
 
 /* What one option does; *seen collects the modes and conflicts. */
 struct seen {
-	bool dynamic, export, help;
+	bool dynamic, export, help, version;
 	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
 };
@@ -309,6 +312,9 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		ret = parse_number(name, val, 1, 7 * 24 * 3600, &n, err, len);
 		o->idle_timeout_s = (unsigned int)n;
 		return ret;
+	case OPT_VERSION:
+		s->version = true;
+		return 0;
 	default:
 		s->help = true;
 		return 0;
@@ -321,6 +327,10 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 {
 	if (s->help) {
 		o->mode = MSPROF_MODE_HELP;
+		return 0;
+	}
+	if (s->version) {
+		o->mode = MSPROF_MODE_VERSION;
 		return 0;
 	}
 	if (o->app_argv && !o->app_argv[0])
@@ -386,6 +396,15 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 		o->app_argv = &argv[optind];
 	}
 	return settle_mode(o, &s, err, errlen);
+}
+
+const char *opts_name(size_t i)
+{
+	if (i < NR_FIXED)
+		return fixed_opts[i].name;
+	if (i < NR_FIXED + NR_SWITCHES)
+		return switches[i - NR_FIXED].name;
+	return NULL;
 }
 
 void opts_free(struct msprof_opts *o)

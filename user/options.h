@@ -16,6 +16,7 @@ enum msprof_mode {
 	MSPROF_MODE_ATTACH,	/* --dynamic=on --pid=... */
 	MSPROF_MODE_EXPORT,	/* --export=on */
 	MSPROF_MODE_HELP,
+	MSPROF_MODE_VERSION,
 };
 
 struct msprof_opts {
@@ -55,5 +56,7 @@ size_t opts_ringbuf_size(unsigned long long bytes, size_t page);
 /* The API layers the switches ask for, as a mask of 1 << msprof_api_layer. */
 unsigned int opts_layers(const struct msprof_opts *o);
 void opts_usage(FILE *fp);
+/* The i-th long option the parser accepts (without "--"), NULL past the last. */
+const char *opts_name(size_t i);
 
 #endif

@@ -173,6 +173,38 @@ timeline() {
 	jq "$@" "$(ls -t "$dir"/mindstudio_profiler_output/msprof_*.json | head -1)"
 }
 
+# check_exact_counts DIR TASK_OUT STEPS: DIR, an exported PROF_ directory
+# of a window that held all of an `npu_sample --wait-signal --steps STEPS`
+# run from its SIGUSR1 to its exit, holds exactly the per-step and teardown
+# calls the task counted in TASK_OUT (its "calls <api> <n>" lines, also
+# after a "(msprof) " prompt when msprof launched it), one ioctl per
+# driver-reaching call, and a device task and flow per launch and copy.
+check_exact_counts() {
+	local d=$1 out=$2 steps=$3 api want got launches
+	for api in aclrtLaunchKernel aclrtMemcpyAsync aclrtMemcpy aclrtSynchronizeStream \
+		   aclrtDestroyStream aclrtFree aclrtResetDevice aclFinalize; do
+		want=$(sed -En "s/^(.*\) )?calls $api //p" "$out")
+		[ $api = aclrtLaunchKernel ] && launches=$want
+		got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .name==$n)] | length')
+		check "exactly $want $api calls in the window (got $got)" [ "$got" = "$want" ]
+	done
+	check "3 launches a step" [ "$launches" = $((3 * steps)) ]
+	# Every successful driver-reaching call issued one ioctl (npusim_ioctl.h).
+	want=$(timeline "$d" '[.[] | select(.ph=="X" and .args.return==0 and (.name |
+		IN("aclrtSetDevice","aclrtResetDevice","aclrtMalloc","aclrtFree","aclrtMemcpy",
+		   "aclrtLaunchKernel","aclrtMemcpyAsync","aclrtSynchronizeStream",
+		   "aclrtSynchronizeDevice")))] | length')
+	got=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
+	check "one ioctl per driver-reaching call ($want = $got)" [ "$want" = "$got" ]
+	check "ioctls decoded as npusim's ('Y' = 89)" [ "$(timeline "$d" '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "$(printf '[\n  89\n]')" ]
+	# The agent flushed as the task exited: every launch and async copy ran
+	# as one device task.
+	got=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+	check "exactly $((4 * steps)) device tasks (got $got)" [ "$got" = $((4 * steps)) ]
+	got=$(timeline "$d" '[.[] | select(.ph=="s")] | length')
+	check "each linked to its launch (got $got)" [ "$got" = $((4 * steps)) ]
+}
+
 # wait_for FILE TEXT [SECONDS]: until FILE holds TEXT (10 s at most).
 wait_for() {
 	local i

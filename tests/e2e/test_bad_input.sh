@@ -85,3 +85,6 @@ check "--help exits 0" [ $? -eq 0 ]
 for opt in dynamic pid application output export host-only idle-timeout buffer-size delay duration; do
 	check "--help lists --$opt" grep -q -- "--$opt" "$WORK/help"
 done
+"$MSPROF" --version >"$WORK/version" 2>&1
+check "--version exits 0" [ $? -eq 0 ]
+check "--version prints msprof and the VERSION file's" [ "$(cat "$WORK/version")" = "msprof $(cat VERSION)" ]

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -173,18 +176,101 @@ static void test_conflicts(void)
 	expect_error(export_pid, "--export=on cannot be combined");
 }
 
-static void test_export_and_help(void)
+static void test_export_help_version(void)
 {
-	char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
-	char *help[] = { "--help", NULL };
+	static char *exp[] = { "--export=on", "--output=/tmp/p", NULL };
+	static char *help[] = { "--help", NULL };
+	static char *version[] = { "--version", NULL };
+	static char *both[] = { "--version", "--help", NULL };
+	static const struct {
+		char **args;
+		enum msprof_mode mode;
+	} cases[] = {
+		{ exp, MSPROF_MODE_EXPORT },
+		{ help, MSPROF_MODE_HELP },
+		{ version, MSPROF_MODE_VERSION },
+		{ both, MSPROF_MODE_HELP },
+	};
 	struct msprof_opts o;
+	size_t i;
 
-	CU_ASSERT_EQUAL(parse(&o, exp), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
-	opts_free(&o);
-	CU_ASSERT_EQUAL(parse(&o, help), 0);
-	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
-	opts_free(&o);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CU_ASSERT_EQUAL(parse(&o, cases[i].args), 0);
+		CU_ASSERT_EQUAL(o.mode, cases[i].mode);
+		opts_free(&o);
+	}
+}
+
+/*
+ * True if text names the option: "--" and name, spelled with dash as a
+ * dash is spelled there ("-" or roff's "\-"), and not a longer name.
+ */
+static bool names_option(const char *text, const char *name, const char *dash)
+{
+	char needle[128] = "";
+	const char *p, *end;
+	size_t i;
+
+	strcat(needle, dash);
+	strcat(needle, dash);
+	for (i = 0; name[i]; i++) {
+		if (name[i] == '-')
+			strcat(needle, dash);
+		else
+			strncat(needle, &name[i], 1);
+	}
+	for (p = strstr(text, needle); p; p = strstr(p + 1, needle)) {
+		end = p + strlen(needle);
+		if (!isalnum((unsigned char)*end) && strncmp(end, dash, strlen(dash)))
+			return true;
+	}
+	return false;
+}
+
+/* Reads all of path, NUL-terminated; NULL if it cannot. */
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int c;
+
+	if (!fp)
+		return NULL;
+	mem = open_memstream(&buf, &len);
+	while (mem && (c = fgetc(fp)) != EOF)
+		fputc(c, mem);
+	if (mem)
+		fclose(mem);
+	fclose(fp);
+	return buf;
+}
+
+/* The man page and --help cannot drift from the parser. */
+static void test_every_option_documented(void)
+{
+	char *man = slurp("docs/msprof.1"), *help = NULL;
+	size_t len = 0, i;
+	const char *name;
+	FILE *mem;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	mem = open_memstream(&help, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	opts_usage(mem);
+	fclose(mem);
+	for (i = 0; (name = opts_name(i)); i++) {
+		if (!names_option(man, name, "\\-"))
+			printf("\n  --%s is not in docs/msprof.1", name);
+		CU_ASSERT(names_option(man, name, "\\-"));
+		if (!names_option(help, name, "-"))
+			printf("\n  --%s is not in --help", name);
+		CU_ASSERT(names_option(help, name, "-"));
+	}
+	CU_ASSERT(i >= 20);
+	free(man);
+	free(help);
 }
 
 int register_options_tests(void)
@@ -195,10 +281,11 @@ int register_options_tests(void)
 		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
 		{ "empty list elements named", test_empty_elements },
 		{ "bad input is one line naming the problem", test_errors },
-		{ "export and help modes", test_export_and_help },
+		{ "export, help and version modes", test_export_help_version },
 		{ "msprof's switches and our own", test_msprof_switches },
 		{ "ring buffer: a power of two of whole pages", test_ringbuf_pages },
 		{ "options that cannot go together", test_conflicts },
+		{ "every option in the man page and --help", test_every_option_documented },
 		CU_TEST_INFO_NULL,
 	};
 
