@@ -23,8 +23,7 @@ apt_in() {
 	"$tool" -q -o Dir::Etc::SourceList="$d/sources.list" \
 		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists" \
 		-o Dir::Cache="$d/cache" -o Dir::State::Status="$d/status" \
-		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 \
-		-o APT::Sandbox::User=root "$@"
+		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 "$@"
 }
 
 updated=""
@@ -48,16 +47,27 @@ candidates() {
 		while read -r p; do echo "$p"; echo "$p-unsigned"; done
 }
 
-# download DIR REL PKG...: the first of PKG... that downloads, into DIR
+# download DIR REL PKG...: the first of PKG... that downloads, into DIR.
+# apt downloads as _apt where it can: that user must be able to write DIR.
 download() {
 	local dir=$1 rel=$2 p
 	shift 2
+	if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then
+		chown _apt "$dir"
+	fi
 	for p in "$@"; do
-		(cd "$dir" && apt_in "$rel" apt-get download "$p:$arch") && return 0
+		(cd "$dir" && apt_in "$rel" apt-get download "$p") && return 0
 	done
 	return 1
 }
 
+# Root unpacks kernels here and boots them: a cache someone else could write
+# to (say under /tmp) is refused, not used.
+mkdir -p "$cache"
+if [ "$(stat -c %u "$cache")" != "$(id -u)" ] || [ -n "$(find "$cache" -maxdepth 0 -perm /022)" ]; then
+	echo "fetch: $cache must belong to $(id -un) and be writable by no one else" >&2
+	exit 1
+fi
 mkdir -p "$cache/debs"
 for k in $kernels; do
 	IFS=: read -r rel flavour arch <<<"$k"
@@ -67,7 +77,7 @@ for k in $kernels; do
 		continue
 	fi
 	ensure_lists "$rel" || continue
-	mapfile -t pkgs < <(candidates "$rel" "$flavour" "$arch")
+	mapfile -t pkgs < <(candidates "$rel" "$flavour" "$arch" | sed "s/\$/:$arch/")
 	[ ${#pkgs[@]} -gt 0 ] ||
 		{ echo "fetch: no linux-image-$flavour for $rel $arch" >&2; continue; }
 	tmp=$cache/debs/$rel-$flavour
@@ -77,8 +87,8 @@ for k in $kernels; do
 		{ echo "fetch: cannot download any of ${pkgs[*]} (see $tmp.log)" >&2; continue; }
 	deb=$(ls "$tmp"/*.deb)
 	case $(basename "$deb") in
-	"${pkgs[0]}"_*) ;;
-	*) echo "fetch: note: ${pkgs[0]} is not downloadable (see $tmp.log), took $(basename "$deb")" >&2 ;;
+	"${pkgs[0]%:*}"_*) ;;
+	*) echo "fetch: note: ${pkgs[0]%:*} is not downloadable (see $tmp.log), took $(basename "$deb")" >&2 ;;
 	esac
 	kver=$(basename "$deb" | sed -e 's/^linux-image-//' -e 's/_.*//' -e 's/-unsigned$//')
 	dir=$cache/$kver
@@ -95,7 +105,7 @@ bb=$cache/busybox-arm64
 if [ ! -e "$bb/.done" ] && ensure_lists bookworm; then
 	rm -rf "$bb"
 	mkdir -p "$bb/deb"
-	if (cd "$bb/deb" && apt_in bookworm apt-get download busybox-static:arm64) >"$bb.log" 2>&1; then
+	if download "$bb/deb" bookworm busybox-static:arm64 >"$bb.log" 2>&1; then
 		dpkg-deb -x "$bb"/deb/*.deb "$bb" && rm -rf "$bb/deb" && touch "$bb/.done"
 	else
 		echo "fetch: cannot download busybox-static:arm64 (see $bb.log)" >&2

@@ -56,7 +56,8 @@ result "kernel $(uname -r) $(uname -m) (native): $r [$((SECONDS - s)) s]"
 
 # --- Debian kernels in QEMU ---------------------------------------------------
 s=$SECONDS
-fetched=$(tools/kernels/fetch.sh "$KERNEL_CACHE" 2>"$logs/fetch.err")
+fetched=$(tools/kernels/fetch.sh "$KERNEL_CACHE" 2>"$logs/fetch.err") ||
+	result "kernels from $KERNEL_CACHE: FAIL ($(tail -1 "$logs/fetch.err"))"
 echo "kernels fetched or found in $KERNEL_CACHE in $((SECONDS - s)) s"
 [ -s "$logs/fetch.err" ] && sed 's/^/  /' "$logs/fetch.err"
 bb_arm64=$(awk '$1 == "busybox" && $2 == "arm64" { print $3 }' <<<"$fetched")
