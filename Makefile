@@ -12,6 +12,10 @@ kernel_arch = $(shell echo $(1) | sed -e 's/-.*//' -e 's/x86_64/x86/' \
 CC_MACHINE := $(shell $(CC) -dumpmachine)
 CC_ARCH := $(call kernel_arch,$(CC_MACHINE))
 HOST_ARCH := $(call kernel_arch,$(shell uname -m))
+# No compiler yet (a fresh machine before `make deps`): the host's.
+ifeq ($(CC_ARCH)$(CROSS_COMPILE),)
+CC_ARCH := $(HOST_ARCH)
+endif
 ifeq ($(CC_ARCH),)
 $(error cannot tell the target architecture: '$(CC) -dumpmachine' failed (a cross compiler: tools/install-deps.sh cross))
 endif
@@ -45,6 +49,8 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
+# The user's own, for sub-makes of another architecture: ours add -I$(BUILD)/gen.
+USER_CFLAGS := $(CFLAGS)
 override CFLAGS += $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE -Itests/unit \
 	-Iinclude -Iuser -Iuser/common -Itools/npusim/include -I$(BUILD)/gen
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -240,7 +246,10 @@ $(INST)/msprof: $(call obj,user/main.c $(filter-out user/agent_path.c,$(CTL_SRC)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
 
-install: all $(INST)/msprof
+# Built with the rest, so that `make && sudo make install` only copies as root.
+all: $(INST)/msprof
+
+install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(PKGLIB) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(INST)/msprof $(DESTDIR)$(BINDIR)/$(PROGRAM)
 	$(INSTALL) -m 644 $(LIB)/libmsprof_agent.so $(PKGLIB)/
@@ -285,7 +294,7 @@ test-kernels:
 	$(Q)tools/install-deps.sh cross kernels
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-		CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/arm64 all
+		CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/arm64 CFLAGS='$(USER_CFLAGS)' all
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(BUILD)/arm64 KERNEL_CACHE=$(KERNEL_CACHE) \
 		tools/kernels/matrix.sh
 

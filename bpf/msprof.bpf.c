@@ -123,19 +123,21 @@ static __always_inline void count(__u32 stat)
 }
 
 /*
- * Reserves a record for e, or counts it lost and leaves the program.  One
- * NULL check, right after the reserve: 6.1's verifier loses a check made in
- * a helper and then refuses the program ("Unreleased reference").
+ * Records are NULL-checked once, right after bpf_ringbuf_reserve(): 6.1's
+ * verifier loses a check made in a helper around it and then refuses the
+ * program ("Unreleased reference").
  */
-#define RESERVE_OR_RETURN(e)						\
-	do {								\
-		(e) = bpf_ringbuf_reserve(&events, sizeof(*(e)), 0);	\
-		if (!(e)) {						\
-			count(MSPROF_STAT_LOST);			\
-			return 0;					\
-		}							\
-		count(MSPROF_STAT_EMITTED);				\
-	} while (0)
+static __always_inline int lost(void)
+{
+	count(MSPROF_STAT_LOST);
+	return 0;
+}
+
+static __always_inline void submit(void *e)
+{
+	count(MSPROF_STAT_EMITTED);
+	bpf_ringbuf_submit(e, 0);
+}
 
 /* The current thread's ids as msprof sees them; false if it cannot. */
 static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
@@ -203,10 +205,8 @@ int api_enter(struct pt_regs *ctx)
 	ti = bpf_map_lookup_elem(&targets, &tgid);
 	if (!ti)
 		return 0;
-	if (!api_id_of(ctx, tgid, &api_id)) {
-		count(MSPROF_STAT_LOST);
-		return 0;
-	}
+	if (!api_id_of(ctx, tgid, &api_id))
+		return lost();
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st) {
 		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);
@@ -269,7 +269,9 @@ int api_exit(struct pt_regs *ctx)
 		return 0;
 	st->depth = d;
 
-	RESERVE_OR_RETURN(e);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return lost();
 	e->kind = MSPROF_EV_API;
 	e->api_id = f->api_id;
 	e->tgid = tgid;
@@ -280,7 +282,7 @@ int api_exit(struct pt_regs *ctx)
 	e->depth = d;
 	e->ns_tid = f->ns_tid;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -360,11 +362,15 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	io = *p;
 	bpf_map_delete_elem(&ioctls, &tid);
 	if (ioctl_payload) {
-		RESERVE_OR_RETURN(big);
+		big = bpf_ringbuf_reserve(&events, sizeof(*big), 0);
+		if (!big)
+			return lost();
 		read_payload(big, &io);
 		e = &big->io;
 	} else {
-		RESERVE_OR_RETURN(e);
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e)
+			return lost();
 	}
 	e->kind = MSPROF_EV_IOCTL;
 	e->fd = io.fd;
@@ -376,7 +382,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	e->cmd = io.cmd;
 	e->dev = io.dev;
 	/* e starts the reservation either way. */
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -420,12 +426,14 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	copy = *ti;
 	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
 		return 0;
-	RESERVE_OR_RETURN(e);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return lost();
 	e->kind = MSPROF_EV_FORK;
 	e->parent_tgid = ptgid;
 	e->child_tgid = ctgid;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 

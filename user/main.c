@@ -15,6 +15,7 @@
 #include "agent_path.h"
 #include "export/export.h"
 #include "interactive.h"
+#include "kfeatures.h"
 #include "launch.h"
 #include "options.h"
 #include "session.h"
@@ -44,13 +45,40 @@ static const char *own_home(void)
 	return pw ? pw->pw_dir : "/";
 }
 
-static int run_session(const struct msprof_opts *o, const int *pids,
-		       int npids, int sigfd, pid_t child)
+/*
+ * What the kernel offers, asked before anything starts: an app launched on
+ * a kernel msprof cannot use would run unprofiled.
+ */
+static int check_kernel(struct kfeatures *kf)
+{
+	char why[256];
+	int err = kfeatures_probe(kf, why, sizeof(why));
+
+	if (err == -ENOTSUP)
+		fprintf(stderr, "msprof: %s\n", why);
+	else if (err == -EPERM)
+		fprintf(stderr, "msprof: cannot load BPF programs: msprof needs root (or CAP_BPF and CAP_PERFMON)\n");
+	else if (err)
+		fprintf(stderr, "msprof: cannot ask the kernel what BPF features it has: %s\n",
+			strerror(-err));
+	if (err || !getenv("MSPROF_VERBOSE"))
+		return err;
+	if (!kf->cookies)
+		fprintf(stderr, "msprof: kernel %s has no BPF attach cookies (Linux 5.15): probed functions are told apart by address\n",
+			kf->release);
+	if (!kf->uprobe_multi)
+		fprintf(stderr, "msprof: kernel %s has no uprobe_multi links (Linux 6.6): two links per probed function\n",
+			kf->release);
+	return 0;
+}
+
+static int run_session(const struct msprof_opts *o, const struct kfeatures *kf,
+		       const int *pids, int npids, int sigfd, pid_t child)
 {
 	struct session s;
 	int err;
 
-	err = session_open(&s, o, pids, npids, child, own_home());
+	err = session_open(&s, o, kf, pids, npids, child, own_home());
 	if (err)
 		return err;
 	err = interactive_run(&s, sigfd, child, o->idle_timeout_s);
@@ -101,8 +129,8 @@ static int find_agent(struct agent_path *ap)
 	return err;
 }
 
-static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
-		      int sigfd)
+static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
+		      const sigset_t *oldmask, int sigfd)
 {
 	struct agent_path agent;
 	int err, task_pid;
@@ -133,7 +161,7 @@ static int run_launch(const struct msprof_opts *o, const sigset_t *oldmask,
 			o->app_argv[0], launch_wait_ms() / 1000);
 		return err;
 	}
-	err = run_session(o, &task_pid, 1, sigfd, child);
+	err = run_session(o, kf, &task_pid, 1, sigfd, child);
 	if (waitpid(child, NULL, WNOHANG) == 0) {
 		printf("msprof: waiting for %s (pid %d) to exit; Ctrl-C stops it\n",
 		       o->app_argv[0], child);
@@ -146,6 +174,7 @@ int main(int argc, char **argv)
 {
 	sigset_t mask, oldmask;
 	struct msprof_opts o;
+	struct kfeatures kf;
 	char err_msg[512];
 	int err, sigfd;
 
@@ -172,6 +201,10 @@ int main(int argc, char **argv)
 		opts_free(&o);
 		return err ? 1 : 0;
 	}
+	if (check_kernel(&kf)) {
+		opts_free(&o);
+		return 1;
+	}
 	/* Signals end the session in order, through the event loop. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -189,9 +222,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.mode == MSPROF_MODE_LAUNCH)
-		err = run_launch(&o, &oldmask, sigfd);
+		err = run_launch(&o, &kf, &oldmask, sigfd);
 	else
-		err = run_session(&o, o.pids, o.npids, sigfd, 0);
+		err = run_session(&o, &kf, o.pids, o.npids, sigfd, 0);
 	close(sigfd);
 	opts_free(&o);
 	return err ? 1 : 0;

@@ -10,7 +10,6 @@
 
 #include "ctl_lock.h"
 #include "fsutil.h"
-#include "kfeatures.h"
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "probes.h"
@@ -19,51 +18,25 @@
 #include "session_int.h"
 #include "testpoint.h"
 
-/* What this kernel lacks, and what msprof does instead: said when asked. */
-static void tell_fallbacks(const struct kfeatures *kf)
-{
-	if (!getenv("MSPROF_VERBOSE"))
-		return;
-	if (!kf->cookies)
-		fprintf(stderr, "msprof: kernel %s has no BPF attach cookies (Linux 5.15): probed functions are told apart by address\n",
-			kf->release);
-	if (!kf->uprobe_multi)
-		fprintf(stderr, "msprof: kernel %s has no uprobe_multi links (Linux 6.6): two links per probed function\n",
-			kf->release);
-}
-
-/* Asks the kernel what it offers, then loads what fits it. */
-static int open_tracer(struct session *s, const struct msprof_opts *o)
+/* Loads what fits the kernel: its features were asked before any launch. */
+static int open_tracer(struct session *s, const struct msprof_opts *o,
+		       const struct kfeatures *kf)
 {
 	struct tracer_config cfg = {
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.ioctl_payload = o->ioctl_payload,
+		.cookies = kf->cookies,
+		.uprobe_multi = kf->uprobe_multi,
 	};
-	struct kfeatures kf;
-	char why[256];
-	int err;
+	int err = tracer_open(&s->tracer, &cfg, collector_on_event,
+			      &s->collector);
 
-	err = kfeatures_probe(&kf, why, sizeof(why));
-	if (err == -ENOTSUP) {
-		ERR("%s", why);
-		return err;
-	}
-	if (err == -EPERM) {
-		ERR("cannot load BPF programs: msprof needs root (or CAP_BPF and CAP_PERFMON)");
-		return err;
-	}
-	if (err) {
-		ERR("cannot ask the kernel what BPF features it has: %s",
-		    strerror(-err));
-		return err;
-	}
-	tell_fallbacks(&kf);
-	cfg.cookies = kf.cookies;
-	cfg.uprobe_multi = kf.uprobe_multi;
-	err = tracer_open(&s->tracer, &cfg, collector_on_event, &s->collector);
-	if (err)
+	/* The verifier says EINVAL or EACCES; it is then worth its log. */
+	if (err == -EINVAL || err == -EACCES)
 		ERR("kernel %s refused msprof's BPF programs: %s (MSPROF_VERBOSE=1 shows the verifier's log)",
-		    kf.release, strerror(-err));
+		    kf->release, strerror(-err));
+	else if (err)
+		ERR("cannot load the BPF programs: %s", strerror(-err));
 	return err;
 }
 
@@ -114,7 +87,8 @@ static int open_output(const char *dir, int *out, char *abs)
 }
 
 int session_open(struct session *s, const struct msprof_opts *o,
-		 const int *pids, int npids, pid_t launched, const char *home)
+		 const struct kfeatures *kf, const int *pids, int npids,
+		 pid_t launched, const char *home)
 {
 	struct target *t;
 	char msg[256];
@@ -138,7 +112,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err)
-		err = open_tracer(s, o);
+		err = open_tracer(s, o, kf);
 	testpoint("after-bpf-load");
 	if (!err)
 		err = open_output(o->output, &s->out_fd, s->output);

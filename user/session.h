@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "collector.h"
+#include "kfeatures.h"
 #include "options.h"
 #include "probes.h"
 #include "target.h"
@@ -36,7 +37,8 @@ struct session {
  * to every agent.  Prints what went wrong; nothing is left behind on error.
  */
 int session_open(struct session *s, const struct msprof_opts *o,
-		 const int *pids, int npids, pid_t launched, const char *home);
+		 const struct kfeatures *kf, const int *pids, int npids,
+		 pid_t launched, const char *home);
 int session_start(struct session *s);
 int session_stop(struct session *s);
 /* Stops a running window, tells the agents we quit, unloads everything. */

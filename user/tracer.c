@@ -297,17 +297,17 @@ static int attach_batch_each(struct tracer *t, int pid, const char *path,
 /*
  * Without cookies the entry probe knows a function by its address in the
  * task: this mapping's, for the functions that lie inside it.  The others
- * (in a second executable segment) are left out of the batch.
+ * (in a second executable segment) are left out of the batch, whose new
+ * length is *n.
  */
-static size_t name_entries(struct tracer *t, int pid,
-			   const struct procfs_map *m, uint64_t *offsets,
-			   uint64_t *ids, size_t n)
+static int name_entries(struct tracer *t, int pid, const struct procfs_map *m,
+			uint64_t *offsets, uint64_t *ids, size_t *n)
 {
 	struct msprof_entry_key key = { .tgid = (__u32)pid };
 	size_t i, kept = 0;
 	__u32 id;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < *n; i++) {
 		if (offsets[i] < m->pgoff ||
 		    offsets[i] - m->pgoff >= m->end - m->start)
 			continue;
@@ -315,11 +315,12 @@ static size_t name_entries(struct tracer *t, int pid,
 		id = (__u32)ids[i];
 		if (bpf_map__update_elem(t->skel->maps.entry_ids, &key,
 					 sizeof(key), &id, sizeof(id), BPF_ANY))
-			continue;
+			return -errno;
 		offsets[kept] = offsets[i];
 		ids[kept++] = ids[i];
 	}
-	return kept;
+	*n = kept;
+	return 0;
 }
 
 static int attach_library(const struct procfs_map *m, void *ctx)
@@ -351,13 +352,14 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 		w->batch_offsets[n] = offsets[i];
 		w->batch_ids[n++] = i;
 	}
-	if (n && !w->t->cookies)
-		n = name_entries(w->t, w->pid, m, w->batch_offsets,
-				 w->batch_ids, n);
 	if (!n)
 		return 0;
-	err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
-		w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
+	err = w->t->cookies ? 0 : name_entries(w->t, w->pid, m,
+						w->batch_offsets,
+						w->batch_ids, &n);
+	if (!err && n)
+		err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
+			w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
 	if (err) {
 		fprintf(stderr, "msprof: cannot probe %s: %s\n", m->path,
 			strerror(-err));

@@ -57,8 +57,8 @@ const char *unit_no_openat2(void)
 		close(fd);
 		return NULL;
 	}
-	return errno == ENOSYS ? "openat2() is ENOSYS here: qemu-user" :
-				 "openat2() fails here";
+	/* Anything else is a failure msprof would meet too: the tests run. */
+	return errno == ENOSYS ? "openat2() is ENOSYS here: qemu-user" : NULL;
 }
 
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,

@@ -28,6 +28,7 @@ apt_in() {
 }
 
 updated=""
+missing=0
 ensure_lists() {	# once per release and run: fresh package lists
 	local d=$cache/apt/$1
 	case " $updated " in *" $1 "*) return 0 ;; esac
@@ -77,15 +78,15 @@ for k in $kernels; do
 		echo "kernel $arch $(cat "$stamp") $cache/$(cat "$stamp")"
 		continue
 	fi
-	ensure_lists "$rel" || continue
+	ensure_lists "$rel" || { missing=1; continue; }
 	mapfile -t pkgs < <(candidates "$rel" "$flavour" "$arch" | sed "s/\$/:$arch/")
 	[ ${#pkgs[@]} -gt 0 ] ||
-		{ echo "fetch: no linux-image-$flavour for $rel $arch" >&2; continue; }
+		{ echo "fetch: cannot find linux-image-$flavour for $rel $arch" >&2; missing=1; continue; }
 	tmp=$cache/debs/$rel-$flavour
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	download "$tmp" "$rel" "${pkgs[@]}" >"$tmp.log" 2>&1 ||
-		{ echo "fetch: cannot download any of ${pkgs[*]} (see $tmp.log)" >&2; continue; }
+		{ echo "fetch: cannot download any of ${pkgs[*]} (see $tmp.log)" >&2; missing=1; continue; }
 	deb=$(ls "$tmp"/*.deb)
 	case $(basename "$deb") in
 	"${pkgs[0]%:*}"_*) ;;
@@ -104,13 +105,18 @@ for k in $kernels; do
 done
 
 bb=$cache/busybox-arm64
-if [ ! -e "$bb/.done" ] && ensure_lists bookworm; then
+if [ ! -e "$bb/.done" ] && ! ensure_lists bookworm; then
+	missing=1
+elif [ ! -e "$bb/.done" ]; then
 	rm -rf "$bb"
 	mkdir -p "$bb/deb"
 	if download "$bb/deb" bookworm busybox-static:arm64 >"$bb.log" 2>&1; then
 		dpkg-deb -x "$bb"/deb/*.deb "$bb" && rm -rf "$bb/deb" && touch "$bb/.done"
 	else
 		echo "fetch: cannot download busybox-static:arm64 (see $bb.log)" >&2
+		missing=1
 	fi
 fi
 [ -e "$bb/.done" ] && echo "busybox arm64 $bb/bin/busybox"
+# A kernel left out of the matrix fails it, even if the others pass.
+exit $missing
