@@ -12,6 +12,9 @@ SAMPLE=$tree/bin/npu_sample
 STEPS=${KT_STEPS:-57}
 WAIT_S=${KT_WAIT_S:-90}
 work=$(mktemp -d /tmp/msprof-kt.XXXXXX) || exit 1
+# Also when matrix.sh's timeout ends the run (TERM).
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' TERM INT
 failed=""
 summary=""
 
