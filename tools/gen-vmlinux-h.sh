@@ -38,26 +38,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 if [ -z "${DEB:-}" ]; then
-	# A private apt configuration: the host's sources, state and cache are
-	# neither used nor changed.
-	mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial"
-	echo "deb [arch=$debarch] http://deb.debian.org/debian $SUITE main" \
-		> "$tmp/apt/sources.list"
-	: > "$tmp/apt/status"
-	# apt downloads as _apt where it can: that user must reach the folder.
+	. "$here/tools/apt-private.sh"
+	apt_private_init "$tmp/apt" \
+		"deb [arch=$debarch] http://deb.debian.org/debian $SUITE main"
 	mkdir "$tmp/dl"
-	if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then
-		chmod 711 "$tmp"
-		chown _apt "$tmp/dl"
-	fi
-	set -- -o Dir::Etc::SourceList="$tmp/apt/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$tmp/apt/lists" \
-		-o Dir::Cache="$tmp/apt/cache" \
-		-o Dir::State::Status="$tmp/apt/status" \
-		-o APT::Architectures::="$debarch"
-	apt-get -qq "$@" update
-	(cd "$tmp/dl" && apt-get -qq "$@" download "$pkg:$debarch=$VERSION") || {
+	# _apt, which downloads, must get through to dl/.
+	[ "$(id -u)" -ne 0 ] || chmod 711 "$tmp"
+	apt_private "$tmp/apt" apt-get -qq update
+	apt_private_download "$tmp/apt" "$tmp/dl" "$pkg:$debarch=$VERSION" || {
 		echo "gen-vmlinux-h: cannot download $pkg $VERSION ($SUITE); pass DEB=<its .deb>" >&2
 		exit 1
 	}

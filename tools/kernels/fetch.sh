@@ -17,14 +17,14 @@ deb [arch=amd64,arm64] http://deb.debian.org/debian-security bullseye-security m
 	[bookworm]="deb [arch=amd64,arm64] http://deb.debian.org/debian bookworm main"
 )
 
+# shellcheck source=tools/apt-private.sh
+. "$(dirname "$0")/../apt-private.sh"
+
 # apt_in RELEASE TOOL ARGS...: apt-get/apt-cache on RELEASE's private state.
 apt_in() {
-	local d=$cache/apt/$1 tool=$2
-	shift 2
-	"$tool" -q -o Dir::Etc::SourceList="$d/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists" \
-		-o Dir::Cache="$d/cache" -o Dir::State::Status="$d/status" \
-		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 "$@"
+	local rel=$1
+	shift
+	apt_private "$cache/apt/$rel" "$@"
 }
 
 updated=""
@@ -32,9 +32,8 @@ missing=0
 ensure_lists() {	# once per release and run: fresh package lists
 	local d=$cache/apt/$1
 	case " $updated " in *" $1 "*) return 0 ;; esac
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-	printf '%s\n' "${sources[$1]}" >"$d/sources.list"
-	: >"$d/status"
+	mapfile -t lines <<<"${sources[$1]}"
+	apt_private_init "$d" "${lines[@]}"
 	apt_in "$1" apt-get update >"$d/update.log" 2>&1 ||
 		{ echo "fetch: apt-get update for $1 failed (see $d/update.log)" >&2; return 1; }
 	updated="$updated $1"
@@ -54,11 +53,8 @@ candidates() {
 download() {
 	local dir=$1 rel=$2 p
 	shift 2
-	if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then
-		chown _apt "$dir"
-	fi
 	for p in "$@"; do
-		(cd "$dir" && apt_in "$rel" apt-get download "$p") && return 0
+		apt_private_download "$cache/apt/$rel" "$dir" "$p" && return 0
 	done
 	return 1
 }
