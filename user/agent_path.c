@@ -127,7 +127,8 @@ int agent_path_find(const char *given, struct agent_path *ap)
 		return err;
 	}
 	strcpy(ap->path, real);
-	if (strpbrk(real, ": \t\n"))
+	/* ld.so splits LD_PRELOAD at these and expands $ORIGIN, $LIB... */
+	if (strpbrk(real, ": \t\n$"))
 		return -EINVAL;
 	return check_chain(ap, &self);
 }

@@ -19,7 +19,8 @@ struct agent_path {
  *            user than root or msprof's own executable's owner, or others
  *            can write it; directories that hold msprof's executable too
  *            are not held against it: whoever controls them controls msprof;
- *   -EINVAL  its name holds ':' or a blank, which LD_PRELOAD cannot carry;
+ *   -EINVAL  its name holds ':', a blank or '$', which LD_PRELOAD cannot
+ *            carry as they are;
  *   -ENOEXEC it is not a regular file.
  */
 int agent_path_find(const char *given, struct agent_path *ap);

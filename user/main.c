@@ -117,7 +117,7 @@ static int find_agent(struct agent_path *ap)
 		fprintf(stderr, "msprof: not preloading the profiling agent %s (from %s) into the app: %s can be changed by a user other than root or msprof's owner\n",
 			ap->path, from, ap->refused);
 	else if (err == -EINVAL)
-		fprintf(stderr, "msprof: profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':' or a blank\n",
+		fprintf(stderr, "msprof: profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':', a blank or '$'\n",
 			ap->path, from);
 	else if (err == -ENOEXEC)
 		fprintf(stderr, "msprof: profiling agent %s (from %s) is not a regular file\n",

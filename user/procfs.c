@@ -262,7 +262,17 @@ int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 		return -errno;
 	while (!err && fgets(line, sizeof(line), fp)) {
 		char perms[8], *path;
+		int c;
 
+		/*
+		 * A longer line (a path past PATH_MAX, which the task chose)
+		 * is skipped whole: its tail must not pass for a line.
+		 */
+		if (!strchr(line, '\n')) {
+			while ((c = getc(fp)) != EOF && c != '\n')
+				;
+			continue;
+		}
 		if (sscanf(line, "%llx-%llx %7s %llx", &lo, &hi, perms,
 			   &pgoff) != 4 ||
 		    perms[2] != 'x')

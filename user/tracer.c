@@ -167,16 +167,6 @@ int tracer_add_target(struct tracer *t, int pid)
 	return 0;
 }
 
-int tracer_remove_target(struct tracer *t, int host_pid)
-{
-	__u32 key = (__u32)host_pid;
-
-	if (bpf_map__delete_elem(t->skel->maps.targets, &key, sizeof(key), 0) &&
-	    errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
 int tracer_add_device(struct tracer *t, const char *path)
 {
 	struct stat st;
@@ -207,6 +197,45 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+/*
+ * A target gone takes its entry addresses along, so that followed children
+ * that come and go cannot fill the map: live targets alone fit in it.
+ */
+static int forget_entries(struct tracer *t, __u32 tgid)
+{
+	int fd = bpf_map__fd(t->skel->maps.entry_ids);
+	struct msprof_entry_key key, next, *gone = NULL;
+	size_t n = 0, cap = 0, i;
+	int err;
+
+	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		if (key.tgid != tgid)
+			continue;
+		if (grow((void **)&gone, &cap, n, sizeof(*gone))) {
+			free(gone);
+			return -ENOMEM;
+		}
+		gone[n++] = key;
+	}
+	/* Deleted after the walk: a deleted key would restart it. */
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+	free(gone);
+	return 0;
+}
+
+int tracer_remove_target(struct tracer *t, int host_pid)
+{
+	__u32 key = (__u32)host_pid;
+
+	if (bpf_map__delete_elem(t->skel->maps.targets, &key, sizeof(key), 0) &&
+	    errno != ENOENT)
+		return -errno;
+	return t->cookies ? 0 : forget_entries(t, key);
 }
 
 static int keep_link(struct tracer *t, struct bpf_link *link)

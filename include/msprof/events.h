@@ -19,8 +19,11 @@
 #define MSPROF_MAX_TARGETS	256
 /* Most driver device numbers whose ioctls are kept. */
 #define MSPROF_MAX_DEVS		64
-/* Most probed entry addresses, all targets together (kernels before 5.15). */
-#define MSPROF_MAX_ENTRIES	16384
+/*
+ * Most probed entry addresses (kernels before 5.15): every function for
+ * every target, since a target's go when it does.
+ */
+#define MSPROF_MAX_ENTRIES	(MSPROF_MAX_TARGETS * MSPROF_MAX_APIS)
 
 enum msprof_event_kind {
 	MSPROF_EV_API = 1,

@@ -32,6 +32,7 @@ static void test_given_path_checked(void)
 {
 	char dir[] = "/tmp/msprof-unit-agent.XXXXXX";
 	char ok[PATH_MAX], open_to_all[PATH_MAX], colon[PATH_MAX];
+	char dollar[PATH_MAX];
 	char sub[PATH_MAX + 8];
 	struct agent_path ap;
 
@@ -40,6 +41,8 @@ static void test_given_path_checked(void)
 	make_file(dir, "libmsprof_agent.so", 0644, ok, sizeof(ok));
 	make_file(dir, "open.so", 0666, open_to_all, sizeof(open_to_all));
 	make_file(dir, "a:b.so", 0644, colon, sizeof(colon));
+	/* ld.so would load $LIB/... expanded: a file never checked. */
+	make_file(dir, "$LIB.so", 0644, dollar, sizeof(dollar));
 	snprintf(sub, sizeof(sub), "%s/none.so", dir);
 
 	CU_ASSERT_EQUAL(agent_path_find(ok, &ap), 0);
@@ -50,6 +53,7 @@ static void test_given_path_checked(void)
 	CU_ASSERT_EQUAL(agent_path_find(open_to_all, &ap), -EPERM);
 	CU_ASSERT_STRING_EQUAL(ap.refused, open_to_all);
 	CU_ASSERT_EQUAL(agent_path_find(colon, &ap), -EINVAL);
+	CU_ASSERT_EQUAL(agent_path_find(dollar, &ap), -EINVAL);
 	/* A directory others can write makes the file in it untrustworthy. */
 	chmod(dir, 0777);
 	CU_ASSERT_EQUAL(agent_path_find(ok, &ap), -EPERM);
@@ -61,6 +65,7 @@ static void test_given_path_checked(void)
 	unlink(ok);
 	unlink(open_to_all);
 	unlink(colon);
+	unlink(dollar);
 	rmdir(dir);
 }
 
