@@ -51,10 +51,12 @@ if [ -z "${DEB:-}" ]; then
 	}
 	DEB=$tmp/dl/${pkg}_${VERSION}_$debarch.deb
 fi
-echo "$sha256  $DEB" | sha256sum -c --status - ||
+# Checked and unpacked as one copy of our own: the file named may change.
+cp "$DEB" "$tmp/kernel.deb"
+echo "$sha256  $tmp/kernel.deb" | sha256sum -c --status - ||
 	{ echo "gen-vmlinux-h: $DEB is not $pkg $VERSION (checksum differs)" >&2; exit 1; }
 
-dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$tmp" "./boot/vmlinuz-$ABI-$debarch"
+dpkg-deb --fsys-tarfile "$tmp/kernel.deb" | tar -x -C "$tmp" "./boot/vmlinuz-$ABI-$debarch"
 python3 "$here/tools/extract-btf.py" "$tmp/boot/vmlinuz-$ABI-$debarch" "$tmp/vmlinux.btf"
 
 {

@@ -61,11 +61,26 @@ download() {
 
 # Root unpacks kernels here and boots them: a cache someone else could write
 # to (say under /tmp) is refused, not used.
+# Every directory above it counts too: whoever can rename one could swap
+# the cache for their own while root works in it.
 mkdir -p "$cache"
+cache=$(cd -P "$cache" && pwd) || exit 1
 if [ "$(stat -c %u "$cache")" != "$(id -u)" ] || [ -n "$(find "$cache" -maxdepth 0 -perm /022)" ]; then
 	echo "fetch: $cache must belong to $(id -un) and be writable by no one else" >&2
 	exit 1
 fi
+d=$cache
+while [ "$d" != / ]; do
+	d=$(dirname "$d")
+	case $(stat -c %u "$d") in 0 | "$(id -u)") ;; *)
+		echo "fetch: $d, above the kernel cache, belongs to another user" >&2
+		exit 1 ;;
+	esac
+	if [ -n "$(find "$d" -maxdepth 0 -perm /022 ! -perm -1000)" ]; then
+		echo "fetch: $d, above the kernel cache, is writable by others" >&2
+		exit 1
+	fi
+done
 mkdir -p "$cache/debs"
 for k in $kernels; do
 	IFS=: read -r rel flavour arch <<<"$k"
@@ -89,6 +104,12 @@ for k in $kernels; do
 	*) echo "fetch: note: ${pkgs[0]%:*} is not downloadable (see $tmp.log), took $(basename "$deb")" >&2 ;;
 	esac
 	kver=$(basename "$deb" | sed -e 's/^linux-image-//' -e 's/_.*//' -e 's/-unsigned$//')
+	# It names a folder that root boots from: nothing but a release.
+	if ! [[ $kver =~ ^[0-9][0-9A-Za-z.+~-]*$ ]]; then
+		echo "fetch: $(basename "$deb") does not name a kernel release" >&2
+		missing=1
+		continue
+	fi
 	dir=$cache/$kver
 	rm -rf "$dir"
 	mkdir -p "$dir"
