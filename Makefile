@@ -130,12 +130,20 @@ else
 endif
 
 # --- user space -------------------------------------------------------------
-$(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
+# Objects follow the flags they were built with: `make CFLAGS=...` after a
+# plain `make` rebuilds (the stamp changes only when the flags do).
+FLAGS_STAMP := $(BUILD)/flags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	$(Q)echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' >$@
+
+$(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
+$(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC-SAN,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
@@ -181,7 +189,7 @@ FUZZ_SECONDS ?= 60
 # own name[64] on purpose: a GNU extension gcc accepts silently.
 FUZZ_CFLAGS := $(SAN_FLAGS) -Wno-gnu-variable-sized-type-not-at-end
 
-$(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h)
+$(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC-FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
