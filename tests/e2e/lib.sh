@@ -238,6 +238,24 @@ msprof_close() {
 	wait_pid "$MSPROF_PID"
 }
 
+# follow_py SCRIPT NAME [VAR=VALUE...]: runs the python SCRIPT (LIBNPUSIM
+# names the runtime for it) as PY_PID until it prints "ready", then msprof
+# following it and its children, host only, into $WORK/NAME (log
+# $WORK/NAME.log), and opens a window.
+follow_py() {
+	local script=$1 name=$2
+	shift 2
+	env LIBNPUSIM="$PWD/build/lib/libnpusim.so" "$@" /usr/bin/python3 \
+		"$script" >"$WORK/$name.out" 2>&1 &
+	PY_PID=$!
+	PIDS_TO_KILL+=("$PY_PID")
+	wait_for "$WORK/$name.out" ready
+	msprof_open "$WORK/$name.log" --dynamic=on --host-only=on \
+		--follow-children=on --pid=$PY_PID --output="$WORK/$name"
+	say start
+	wait_for "$WORK/$name.log" "collection started"
+}
+
 # start_waiting LOG PROGRAM ARGS...: a program that prints TEXT when it
 # waits for SIGUSR1 (npu_sample --wait-signal, cuda_sample); sets TASK_PID.
 start_waiting() {

@@ -47,15 +47,8 @@ while time.monotonic() < end:
     subprocess.run(["true"])
     time.sleep(0.1)
 PY
-LIBNPUSIM=$PWD/build/lib/libnpusim.so SAMPLE=$SAMPLE CHILD_OUT=$WORK/child.out \
-	/usr/bin/python3 "$WORK/parent.py" >"$WORK/parent.out" 2>&1 &
-parent=$!
-PIDS_TO_KILL+=("$parent")
-wait_for "$WORK/parent.out" ready
-msprof_open "$WORK/kids.log" --dynamic=on --host-only=on --follow-children=on \
-	--pid=$parent --output="$WORK/kids"
-say start
-wait_for "$WORK/kids.log" "collection started"
+follow_py "$WORK/parent.py" kids SAMPLE="$SAMPLE" CHILD_OUT="$WORK/child.out"
+parent=$PY_PID
 kill -USR1 $parent
 wait_for "$WORK/child.out" "npu_sample pid="
 child=$(sed -n 's/^npu_sample pid=//p' "$WORK/child.out")

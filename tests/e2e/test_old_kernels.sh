@@ -40,16 +40,9 @@ while time.monotonic() < end:
     while os.waitpid(-1, os.WNOHANG)[0] > 0:
         pass
 PY
-LIBNPUSIM=$PWD/build/lib/libnpusim.so /usr/bin/python3 "$WORK/forker.py" >"$WORK/forker.out" 2>&1 &
-forker=$!
-PIDS_TO_KILL+=("$forker")
-wait_for "$WORK/forker.out" ready
-msprof_open "$WORK/forks.log" --dynamic=on --host-only=on --follow-children=on \
-	--pid=$forker --output="$WORK/forks"
-say start
-wait_for "$WORK/forks.log" "collection started"
+follow_py "$WORK/forker.py" forks
 one=$(entry_count "$MSPROF_PID")	# the parent's alone
-kill -USR1 $forker
+kill -USR1 $PY_PID
 sleep 6	# about 30 children come and go, each alive 0.3 s
 many=$(entry_count "$MSPROF_PID")
 say quit
