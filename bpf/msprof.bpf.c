@@ -205,8 +205,11 @@ int api_enter(struct pt_regs *ctx)
 	ti = bpf_map_lookup_elem(&targets, &tgid);
 	if (!ti)
 		return 0;
-	if (!api_id_of(ctx, tgid, &api_id))
-		return lost();
+	/* Only without cookies: a library mapped again inside the window. */
+	if (!api_id_of(ctx, tgid, &api_id)) {
+		count(MSPROF_STAT_UNNAMED);
+		return 0;
+	}
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st) {
 		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);

@@ -359,7 +359,7 @@ int end_window(struct session *s, struct target *t,
 
 int session_stop(struct session *s)
 {
-	uint64_t stats[MSPROF_STAT_MAX], ioctls = 0;
+	uint64_t stats[MSPROF_STAT_MAX], ioctls = 0, unnamed = 0;
 	struct window_end we = { 0 };
 	int i, err, first = 0;
 
@@ -381,11 +381,17 @@ int session_stop(struct session *s)
 	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
-	if (!tracer_stats(s->tracer, stats))
+	if (!tracer_stats(s->tracer, stats)) {
 		we.lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
+		unnamed = stats[MSPROF_STAT_UNNAMED] -
+			  s->stats_at_start[MSPROF_STAT_UNNAMED];
+	}
 	if (we.lost)
 		ERR("warning: %llu host events were lost (ring buffer full)",
 		    (unsigned long long)we.lost);
+	if (unnamed)
+		ERR("warning: %llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
+		    (unsigned long long)unnamed);
 	if (!tracer_unfinished(s->tracer, &we.unfinished, &ioctls))
 		we.unfinished += ioctls;
 	if (we.unfinished)

@@ -490,7 +490,7 @@ void tracer_detach(struct tracer *t)
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
 	/* Next window's libraries may be mapped elsewhere. */
-	if (t->skel)
+	if (t->skel && !t->cookies)
 		clear_map(t->skel->maps.entry_ids);
 }
 

@@ -101,6 +101,7 @@ struct msprof_ioctl_payload_event {
 enum msprof_stat {
 	MSPROF_STAT_EMITTED,	/* records written into the ring buffer */
 	MSPROF_STAT_LOST,	/* records dropped: ring buffer full */
+	MSPROF_STAT_UNNAMED,	/* entries at an address msprof did not name */
 	MSPROF_STAT_MAX,
 };
 
