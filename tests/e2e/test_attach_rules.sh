@@ -22,7 +22,10 @@ for p in $a $b $c; do
 	check "PID discovery lists $p" grep -qw "$p" <<<"${found//,/ }"
 done
 
-( feed start "sleep 1"; kill -TERM "$c"; feed "sleep 1" stop "sleep 3" start "sleep 1" stop quit ) |
+# c ends a second into the window, not before its probes are attached (a
+# start may take longer than that on a loaded machine).
+( feed start; wait_for "$WORK/multi.log" "collection started" 30 >&2
+  feed "sleep 1"; kill -TERM "$c"; feed "sleep 1" stop "sleep 3" start "sleep 1" stop quit ) |
 	"$MSPROF" --dynamic=on --pid="$a,$b,$c" --output="$WORK/multi" >"$WORK/multi.log" 2>&1
 rc=$?
 show "$WORK/multi.log"
