@@ -185,9 +185,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ := $(call fuzz_obj,$(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
 FUZZ_SECONDS ?= 60
-# profdata.h's struct devtask puts a record with a flexible name[] before its
-# own name[64] on purpose: a GNU extension gcc accepts silently.
-FUZZ_CFLAGS := $(SAN_FLAGS) -Wno-gnu-variable-sized-type-not-at-end
+FUZZ_CFLAGS := $(SAN_FLAGS)
 
 $(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC-FUZZ,$@)

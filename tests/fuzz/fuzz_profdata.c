@@ -85,7 +85,7 @@ static void check_loaded(const struct profdata *p)
 {
 	size_t i;
 
-	if (!memchr(p->comm, '\0', sizeof(p->comm)))
+	if (!memchr(p->meta.comm, '\0', sizeof(p->meta.comm)))
 		abort();
 	for (i = 0; i < MSPROF_MAX_APIS; i++) {
 		const struct api_desc *d = &p->apis_desc[i];
@@ -98,20 +98,23 @@ static void check_loaded(const struct profdata *p)
 			if (d->args[j])
 				(void)strlen(d->args[j]);
 	}
-	for (i = 0; i < p->ntasks; i++)
-		if (!memchr(p->tasks[i].name, '\0', sizeof(p->tasks[i].name)))
+	for (i = 0; i < p->ntasks; i++) {
+		if (p->tasks[i].name >= p->names.n)
 			abort();
-	for (i = 0; i < p->napis; i++) {
-		const struct msprof_api_event *e = &p->apis[i], *at;
+		(void)strlen(strtab_str(&p->names, p->tasks[i].name));
+		if (p->tasks[i].conn > p->ncalls)
+			abort();
+	}
+	for (i = 0; i < p->ncalls; i++) {
+		const struct profcall *c = &p->calls[i], *at;
 
-		if (i && (e[-1].ns_tid > e->ns_tid ||
-			  (e[-1].ns_tid == e->ns_tid &&
-			   e[-1].start_ns > e->start_ns)))
+		if (i && (c[-1].ns_tid > c->ns_tid ||
+			  (c[-1].ns_tid == c->ns_tid &&
+			   c[-1].start_ns > c->start_ns)))
 			abort();	/* not sorted */
-		at = profdata_call_at(p, e->ns_tid, e->start_ns);
-		if (at && (at < p->apis || at >= p->apis + p->napis ||
-			   at->ns_tid != e->ns_tid ||
-			   at->start_ns > e->start_ns || at->end_ns < e->start_ns))
+		at = profdata_call(p, profdata_conn_at(p, c->ns_tid, c->start_ns));
+		if (at && (at->ns_tid != c->ns_tid ||
+			   at->start_ns > c->start_ns || at->end_ns < c->start_ns))
 			abort();
 	}
 }

@@ -77,15 +77,16 @@ static void test_complete(void)
 	struct window w;
 
 	make_window(&w, INFO_DONE, 4);
+	put_text(&w, "end_info", "{\"collectionTimeEnd\": \"1\", \"clockMonotonic\": \"90000\"}\n");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT_EQUAL(p.pid, 4242);
-	CU_ASSERT_STRING_EQUAL(p.comm, "train");
-	CU_ASSERT_EQUAL(p.lost_events, 3);
+	CU_ASSERT_EQUAL(p.meta.pid, 4242);
+	CU_ASSERT_STRING_EQUAL(p.meta.comm, "train");
+	CU_ASSERT_EQUAL(p.meta.lost_events, 3);
 	CU_ASSERT_EQUAL(p.end_mono_ns, 90000);
-	CU_ASSERT_EQUAL(p.napis, 4);
+	CU_ASSERT_EQUAL(p.ncalls, 4);
 	CU_ASSERT_EQUAL(p.ntasks, 1);
-	CU_ASSERT_STRING_EQUAL(p.tasks[0].name, "kernel");
-	CU_ASSERT_FALSE(p.incomplete);
+	CU_ASSERT_STRING_EQUAL(strtab_str(&p.names, p.tasks[0].name), "kernel");
+	CU_ASSERT_FALSE(p.meta.incomplete);
 	CU_ASSERT_EQUAL(p.nproblems, 0);
 	profdata_free(&p);
 	remove_window(&w);
@@ -99,37 +100,37 @@ static void test_incomplete(void)
 
 	make_window(&w, "{\"state\": \"collecting\", \"comm\": \"train\"}", 3);
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT(p.incomplete);
-	CU_ASSERT_EQUAL(p.pid, 77);
-	CU_ASSERT_STRING_EQUAL(p.comm, "train");
-	CU_ASSERT_STRING_EQUAL(p.incomplete_reason, "the controller ended before stop");
+	CU_ASSERT(p.meta.incomplete);
+	CU_ASSERT_EQUAL(p.meta.pid, 77);
+	CU_ASSERT_STRING_EQUAL(p.meta.comm, "train");
+	CU_ASSERT_STRING_EQUAL(p.meta.incomplete_reason, "the controller ended before stop");
 	CU_ASSERT_EQUAL(p.end_mono_ns, 5500);
-	CU_ASSERT_EQUAL(p.napis, 3);
+	CU_ASSERT_EQUAL(p.ncalls, 3);
 	profdata_free(&p);
 
 	put_text(&w, PROFDIR_INFO, "{\"state\": \"incomplete\", \"incomplete_reason\": \"disk full\", \"pid\": 1}");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT(p.incomplete);
-	CU_ASSERT_STRING_EQUAL(p.incomplete_reason, "disk full");
+	CU_ASSERT(p.meta.incomplete);
+	CU_ASSERT_STRING_EQUAL(p.meta.incomplete_reason, "disk full");
 	profdata_free(&p);
 
 	put_text(&w, PROFDIR_INFO, "{\"state\": \"complete\", \"pid\": 1}");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT_FALSE(p.incomplete);
+	CU_ASSERT_FALSE(p.meta.incomplete);
 	profdata_free(&p);
 
 	/* An older crash: start_info and data, no info.json. */
 	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_INFO)), 0);
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT(p.incomplete);
-	CU_ASSERT_EQUAL(p.pid, 77);
+	CU_ASSERT(p.meta.incomplete);
+	CU_ASSERT_EQUAL(p.meta.pid, 77);
 	CU_ASSERT_EQUAL(p.end_mono_ns, 5500);
 	profdata_free(&p);
 
 	/* Neither: not a window. */
 	CU_ASSERT_EQUAL(unlink(at(&w, "start_info")), 0);
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -ENOENT);
-	CU_ASSERT_EQUAL(p.napis, 0);
+	CU_ASSERT_EQUAL(p.ncalls, 0);
 	remove_window(&w);
 }
 
@@ -146,7 +147,7 @@ static void test_bad_data_files(void)
 	CU_ASSERT_EQUAL(stat(at(&w, PROFDIR_HOST_FILE), &st), 0);
 	CU_ASSERT_EQUAL(truncate(w.path, st.st_size - 1), 0);
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT_EQUAL(p.napis, 9);
+	CU_ASSERT_EQUAL(p.ncalls, 9);
 	CU_ASSERT_EQUAL(p.ntasks, 0);
 	CU_ASSERT_EQUAL_FATAL(p.nproblems, 2);
 	CU_ASSERT_STRING_EQUAL(p.problems[0].file, PROFDIR_HOST_FILE);
@@ -168,7 +169,7 @@ static void test_bad_data_files(void)
 	CU_ASSERT_EQUAL(mkdir(at(&w, "device_1/" PROFDIR_DEVICE_FILE), 0700), 0);
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
 	alarm(0);
-	CU_ASSERT_EQUAL(p.napis, 0);
+	CU_ASSERT_EQUAL(p.ncalls, 0);
 	CU_ASSERT_EQUAL_FATAL(p.nproblems, 3);
 	CU_ASSERT_EQUAL(p.problems[0].err, -ELOOP);
 	/* device_0 and device_1 in either order. */
@@ -209,7 +210,7 @@ static void test_bad_info(void)
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -EFBIG);
 	put_text(&w, PROFDIR_INFO, "{\"comm\": \"x\"}");
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -EPROTO);
-	CU_ASSERT_EQUAL(p.napis, 0);
+	CU_ASSERT_EQUAL(p.ncalls, 0);
 	/* A link in place of the window itself. */
 	CU_ASSERT_EQUAL(symlink(w.dir, at(&w, "link")), 0);
 	CU_ASSERT_NOT_EQUAL(profdata_load(&p, w.path), 0);

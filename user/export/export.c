@@ -172,9 +172,9 @@ static void report_losses(const char *label, const struct profdata *p)
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
 		fprintf(stderr, "msprof: %s: %u more data files read in part\n",
 			label, p->nproblems - PROFDATA_MAX_PROBLEMS);
-	if (p->incomplete)
+	if (p->meta.incomplete)
 		fprintf(stderr, "msprof: %s: incomplete window (%s): exported what was recorded\n",
-			label, p->incomplete_reason);
+			label, p->meta.incomplete_reason);
 }
 
 /* 0: exported whole; 1: exported, less than the window held; or -errno. */
@@ -194,7 +194,7 @@ static int export_one(int dirfd, const char *label)
 	report_losses(label, &p);
 	err = write_timeline(dirfd, label, &p);
 	if (!err)
-		err = p.nproblems || p.incomplete;
+		err = p.nproblems || p.meta.incomplete;
 	profdata_free(&p);
 	return err;
 }

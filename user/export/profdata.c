@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Reading a PROF_ directory's raw data back. */
+/* Reading a PROF_ directory's raw data back: an index, then walks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "msprof/protocol.h"
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
@@ -57,18 +56,67 @@ static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
 
 static void latest(struct profdata *p, uint64_t ns)
 {
-	if (ns > p->last_ns)
-		p->last_ns = ns;
+	if (ns > p->end_mono_ns)
+		p->end_mono_ns = ns;
+}
+
+/* Threads come in runs in a file: the last one seen is checked first. */
+static int note_tid(struct profdata *p, uint32_t tid)
+{
+	uint32_t *slot;
+
+	if (p->ntids && p->tids[p->ntids - 1] == tid)
+		return 0;
+	slot = push((void **)&p->tids, &p->ntids, &p->cap_tids, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	*slot = tid;
+	return 0;
+}
+
+static int add_call(struct profdata *p, const struct msprof_api_event *e)
+{
+	struct profcall *c = push((void **)&p->calls, &p->ncalls, &p->cap_calls,
+				  sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->start_ns = e->start_ns;
+	c->end_ns = e->end_ns;
+	c->ns_tid = e->ns_tid;
+	c->api_id = (uint16_t)(e->api_id < MSPROF_MAX_APIS ? e->api_id : UINT16_MAX);
+	c->depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX);
+	latest(p, e->end_ns);
+	if (!p->meta.pid)	/* a window cut before info.json said it */
+		p->meta.pid = (int)e->tgid;
+	return note_tid(p, e->tid);
+}
+
+static int add_task(struct profdata *p, const struct msprof_devtask_rec *r,
+		    size_t len)
+{
+	struct devtask *t = push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
+				 sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	*t = (struct devtask){
+		.device = r->device, .stream = r->stream, .task_id = r->task_id,
+		.block_dim = r->block_dim, .host_tid = r->host_tid,
+		.submit_ns = r->submit_ns, .start_ns = r->start_ns,
+		.end_ns = r->end_ns,
+	};
+	latest(p, r->end_ns);
+	return strtab_intern(&p->names, r->name, strnlen(r->name, len),
+			     &t->name);
 }
 
 /* recfile_read_fd() passes only lengths a record of its type can have. */
-static int visit(uint16_t type, const void *body, size_t len, void *ctx)
+static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 {
-	struct profdata *p = ctx;
+	const struct msprof_ioctl_event *io = body;
 	const struct msprof_name_rec *nr = body;
-	const struct msprof_devtask_rec *dt = body;
-	struct devtask *task;
-	void *slot;
+	struct profdata *p = ctx;
 
 	switch (type) {
 	case MSPROF_REC_NAME:
@@ -76,41 +124,22 @@ static int visit(uint16_t type, const void *body, size_t len, void *ctx)
 			return 0;
 		return describe_api(&p->apis_desc[nr->id], nr, len - sizeof(*nr));
 	case MSPROF_REC_API:
-		slot = push((void **)&p->apis, &p->napis, &p->cap_apis,
-			    sizeof(*p->apis));
-		if (!slot)
-			return -ENOMEM;
-		memcpy(slot, body, sizeof(*p->apis));	/* the reader checked len */
-		latest(p, p->apis[p->napis - 1].end_ns);
-		return 0;
+		return add_call(p, body);
 	case MSPROF_REC_IOCTL:
-		slot = push((void **)&p->ioctls, &p->nioctls, &p->cap_ioctls,
-			    sizeof(*p->ioctls));
-		if (!slot)
-			return -ENOMEM;
-		/* A record without payload reads as payload_len 0. */
-		memset(slot, 0, sizeof(*p->ioctls));
-		memcpy(slot, body, len < sizeof(*p->ioctls) ? len : sizeof(*p->ioctls));
-		latest(p, p->ioctls[p->nioctls - 1].io.end_ns);
-		return 0;
+		p->nioctls++;
+		latest(p, io->end_ns);
+		if (!p->meta.pid)
+			p->meta.pid = (int)io->tgid;
+		return note_tid(p, io->tid);
 	case MSPROF_REC_DEVTASK:
-		task = push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
-			    sizeof(*p->tasks));
-		if (!task)
-			return -ENOMEM;
-		task->rec = *dt;
-		snprintf(task->name, sizeof(task->name), "%.*s",
-			 (int)(len - sizeof(*dt)), dt->name);
-		latest(p, dt->end_ns);
-		return 0;
+		return add_task(p, body, len - sizeof(struct msprof_devtask_rec));
 	}
 	return 0;	/* a newer record type: skip it */
 }
 
-/* By the task's own tid, which device records name, then by start. */
 static int by_tid_start(const void *a, const void *b)
 {
-	const struct msprof_api_event *x = a, *y = b;
+	const struct profcall *x = a, *y = b;
 
 	if (x->ns_tid != y->ns_tid)
 		return x->ns_tid < y->ns_tid ? -1 : 1;
@@ -119,138 +148,35 @@ static int by_tid_start(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-/* The number after key in info.json (which msprof writes), 0 if absent. */
-static unsigned long long json_number(const char *text, const char *key)
+static int by_device_start(const void *a, const void *b)
 {
-	const char *at = strstr(text, key);
+	const struct devtask *x = a, *y = b;
 
-	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-#define START_INFO "start_info"
-
-/* info.json is small: a bigger one is not ours. */
-#define INFO_MAX 65536
-
-static int read_small(int dirfd, const char *name, char *text, size_t cap)
+static int by_value(const void *a, const void *b)
 {
-	struct stat st;
-	size_t n = 0;
-	int err = 0, fd = open_file_beneath(dirfd, name, &st);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (fd < 0)
-		return fd;
-	if ((uint64_t)st.st_size >= cap)
-		err = -EFBIG;
-	while (!err && n < (size_t)st.st_size) {
-		ssize_t got = read(fd, text + n, (size_t)st.st_size - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			err = got ? -errno : -EPROTO;
-		else
-			n += (size_t)got;
-	}
-	close(fd);
-	text[n] = '\0';
-	return err;
-}
-
-static void set_incomplete(struct profdata *p, const char *reason)
-{
-	p->incomplete = true;
-	snprintf(p->incomplete_reason, sizeof(p->incomplete_reason), "%s",
-		 reason);
-}
-
-/* A window msprof never stopped; where its device data went, if known. */
-static void set_unstopped(struct profdata *p, const char *device)
-{
-	p->incomplete = true;
-	snprintf(p->incomplete_reason, sizeof(p->incomplete_reason),
-		 "the controller ended before stop%s%s", device ? "; device data " : "",
-		 device ? device : "");
-}
-
-/* The state the writer gave the window; none (older windows): complete. */
-static void read_state(struct profdata *p, const char *text)
-{
-	char state[32], reason[384];
-	int err = msprof_json_get_str(text, "state", state, sizeof(state));
-
-	if (err == -ENOENT || (!err && !strcmp(state, "complete")))
-		return;
-	if (!err && !strcmp(state, "collecting"))
-		set_unstopped(p, !msprof_json_get_str(text, "device_status",
-						      reason, sizeof(reason)) ?
-			      reason : NULL);
-	else if (!err && !strcmp(state, "incomplete") &&
-		 !msprof_json_get_str(text, "incomplete_reason", reason,
-				      sizeof(reason)))
-		set_incomplete(p, reason);
-	else
-		set_incomplete(p, "state unknown");
-}
-
-static int read_info(struct profdata *p, int dirfd)
-{
-	const char *pid;
-	char *text;
-	int err;
-
-	text = malloc(INFO_MAX);
-	if (!text)
-		return -ENOMEM;
-	err = read_small(dirfd, PROFDIR_INFO, text, INFO_MAX);
-	if (err)
-		goto out;
-	read_state(p, text);
-	/* An unfinished one may not know it yet: the records will say. */
-	pid = strstr(text, "\"pid\":");
-	if (!pid && !p->incomplete) {
-		err = -EPROTO;
-		goto out;
-	}
-	p->pid = pid ? atoi(pid + 6) : 0;
-	p->lost_events = json_number(text, "\"lost_events\":");
-	p->end_mono_ns = json_number(text, "\"end\": {\"mono_ns\":");
-	if (msprof_json_get_str(text, "comm", p->comm, sizeof(p->comm)))
-		snprintf(p->comm, sizeof(p->comm), "task");
-out:
-	free(text);
-	return err;
-}
-
-/*
- * A crash before stop leaves start_info but no info.json: the data still
- * loads, with what the records say of the task.
- */
-static int read_start_only(struct profdata *p, int dirfd)
-{
-	struct stat st;
-	int fd = open_file_beneath(dirfd, START_INFO, &st);
-
-	if (fd < 0)
-		return fd == -ENOENT ? fd : -ENODATA;
-	close(fd);
-	snprintf(p->comm, sizeof(p->comm), "task");
-	set_incomplete(p, "no info.json: the controller ended before stop");
-	return 0;
+	return x < y ? -1 : x > y;
 }
 
 /* Reads one data file; only running out of memory stops the load. */
-static int load_file(struct profdata *p, int dirfd, const char *name)
+static int load_file(struct profdata *p, const char *name)
 {
 	struct profdata_problem *pb;
 	struct recfile_stop stop = { 0 };
 	struct stat st;
-	int err, fd;
+	int err, fd = open_file_beneath(p->dirfd, name, &st);
 
-	fd = open_file_beneath(dirfd, name, &st);
 	if (fd == -ENOENT)
 		return 0;
-	err = fd < 0 ? fd : recfile_read_fd(fd, NULL, visit, p, &stop);
+	err = fd < 0 ? fd : recfile_read_fd(fd, NULL, index_rec, p, &stop);
 	if (fd >= 0)
 		close(fd);
 	if (!err || err == -ENOMEM)
@@ -269,10 +195,34 @@ static int load_device(int dirfd, const char *entry, void *ctx)
 {
 	char name[NAME_MAX + sizeof(PROFDIR_DEVICE_FILE) + 1];
 
+	(void)dirfd;
 	if (strncmp(entry, "device_", 7))
 		return 0;
 	snprintf(name, sizeof(name), "%s/%s", entry, PROFDIR_DEVICE_FILE);
-	return load_file(ctx, dirfd, name);
+	return load_file(ctx, name);
+}
+
+/* Threads repeat across runs: sorted, once each. */
+static void unique_tids(struct profdata *p)
+{
+	size_t i, n = 0;
+
+	if (!p->ntids)
+		return;
+	qsort(p->tids, p->ntids, sizeof(*p->tids), by_value);
+	for (i = 0; i < p->ntids; i++)
+		if (!n || p->tids[n - 1] != p->tids[i])
+			p->tids[n++] = p->tids[i];
+	p->ntids = n;
+}
+
+static void link_tasks(struct profdata *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntasks; i++)
+		p->tasks[i].conn = profdata_conn_at(p, p->tasks[i].host_tid,
+						    p->tasks[i].submit_ns);
 }
 
 int profdata_load_at(struct profdata *p, int dirfd)
@@ -280,25 +230,29 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = read_info(p, dirfd);
-	if (err == -ENOENT)
-		err = read_start_only(p, dirfd);
-	if (!err)
-		err = load_file(p, dirfd, PROFDIR_HOST_FILE);
+	p->dirfd = -1;
+	err = profmeta_read(&p->meta, dirfd);
+	if (err)
+		return err;
+	p->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (p->dirfd < 0)
+		return -errno;
+	err = load_file(p, PROFDIR_HOST_FILE);
 	if (!err)
 		err = dir_for_each(dirfd, load_device, p);
 	if (err) {
 		profdata_free(p);
 		return err;
 	}
-	if (!p->pid && p->napis)
-		p->pid = (int)p->apis[0].tgid;
-	else if (!p->pid && p->nioctls)
-		p->pid = (int)p->ioctls[0].io.tgid;
-	if (!p->end_mono_ns)	/* the window never closed */
-		p->end_mono_ns = p->last_ns;
-	if (p->napis)	/* qsort() wants an array, even of nothing */
-		qsort(p->apis, p->napis, sizeof(*p->apis), by_tid_start);
+	if (p->meta.end.mono_ns)	/* else the window never closed */
+		p->end_mono_ns = p->meta.end.mono_ns;
+	/* qsort() wants an array, even of nothing. */
+	if (p->ncalls)
+		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
+	if (p->ntasks)
+		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), by_device_start);
+	unique_tids(p);
+	link_tasks(p);
 	return 0;
 }
 
@@ -308,6 +262,7 @@ int profdata_load(struct profdata *p, const char *dir)
 
 	if (fd < 0) {
 		memset(p, 0, sizeof(*p));
+		p->dirfd = -1;
 		return -errno;
 	}
 	err = profdata_load_at(p, fd);
@@ -317,25 +272,7 @@ int profdata_load(struct profdata *p, const char *dir)
 
 void profdata_strerror(char *buf, size_t len, int err)
 {
-	switch (err) {
-	case -ENOENT:
-		snprintf(buf, len, "not a msprof window (no info.json or start_info)");
-		break;
-	case -ENODATA:
-		snprintf(buf, len, "no info.json, and start_info is not a regular file");
-		break;
-	case -EPROTO:
-		snprintf(buf, len, "info.json: not one msprof wrote (no pid)");
-		break;
-	case -EFBIG:
-		snprintf(buf, len, "info.json: too large to be msprof's");
-		break;
-	case -ENOMEM:
-		snprintf(buf, len, "%s", strerror(-err));
-		break;
-	default:
-		snprintf(buf, len, "info.json: %s", open_file_strerror(err));
-	}
+	profmeta_strerror(buf, len, err);
 }
 
 void profdata_free(struct profdata *p)
@@ -344,37 +281,103 @@ void profdata_free(struct profdata *p)
 
 	for (i = 0; i < MSPROF_MAX_APIS; i++)
 		free(p->apis_desc[i].name);
-	free(p->apis);
-	free(p->ioctls);
+	free(p->calls);
+	free(p->tids);
 	free(p->tasks);
+	strtab_free(&p->names);
+	if (p->dirfd >= 0)
+		close(p->dirfd);
 	memset(p, 0, sizeof(*p));
+	p->dirfd = -1;
 }
 
-const struct msprof_api_event *profdata_call_at(const struct profdata *p,
-						uint32_t tid, uint64_t ns)
+const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id)
 {
-	size_t lo = 0, hi = p->napis;
+	return api_id < MSPROF_MAX_APIS && p->apis_desc[api_id].name ?
+	       &p->apis_desc[api_id] : NULL;
+}
+
+const struct profcall *profdata_call(const struct profdata *p, uint64_t conn)
+{
+	return conn && conn <= p->ncalls ? &p->calls[conn - 1] : NULL;
+}
+
+uint64_t profdata_conn_at(const struct profdata *p, uint32_t tid, uint64_t ns)
+{
+	size_t lo = 0, hi = p->ncalls;
 
 	/* The first call on tid that starts after ns... */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct msprof_api_event *e = &p->apis[mid];
+		const struct profcall *c = &p->calls[mid];
 
-		if (e->ns_tid < tid || (e->ns_tid == tid && e->start_ns <= ns))
+		if (c->ns_tid < tid || (c->ns_tid == tid && c->start_ns <= ns))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* ...then back to the latest-starting one that still holds ns. */
 	while (lo-- > 0) {
-		const struct msprof_api_event *e = &p->apis[lo];
+		const struct profcall *c = &p->calls[lo];
 
-		if (e->ns_tid != tid)
+		if (c->ns_tid != tid)
 			break;
-		if (e->end_ns >= ns)
-			return e;
-		if (!e->depth)
+		if (c->end_ns >= ns)
+			return lo + 1;
+		if (!c->depth)
 			break;	/* an outermost call that ended: none holds ns */
 	}
-	return NULL;
+	return 0;
+}
+
+/* The connection id of a walked call: its place in the index. */
+static uint64_t conn_of(const struct profdata *p,
+			const struct msprof_api_event *e)
+{
+	struct profcall key = {
+		.start_ns = e->start_ns, .ns_tid = e->ns_tid,
+		.depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX),
+	};
+	const struct profcall *c = p->ncalls ?
+		bsearch(&key, p->calls, p->ncalls, sizeof(*c), by_tid_start) : NULL;
+
+	return c ? (uint64_t)(c - p->calls) + 1 : 0;
+}
+
+struct walk {
+	const struct profdata *p;
+	profdata_api_fn api;
+	profdata_ioctl_fn ioctl;
+	void *ctx;
+};
+
+static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
+{
+	struct msprof_ioctl_payload_event io;
+	struct walk *w = ctx;
+
+	if (type == MSPROF_REC_API && w->api)
+		return w->api(body, conn_of(w->p, body), w->ctx);
+	if (type != MSPROF_REC_IOCTL || !w->ioctl)
+		return 0;
+	/* A record without payload reads as payload_len 0. */
+	memset(&io, 0, sizeof(io));
+	memcpy(&io, body, len < sizeof(io) ? len : sizeof(io));
+	return w->ioctl(&io, w->ctx);
+}
+
+int profdata_each_host(const struct profdata *p, profdata_api_fn api,
+		       profdata_ioctl_fn ioctl, void *ctx)
+{
+	struct walk w = { .p = p, .api = api, .ioctl = ioctl, .ctx = ctx };
+	int err, fd = open_file_beneath(p->dirfd, PROFDIR_HOST_FILE,
+					&(struct stat){ 0 });
+
+	/* The load named a file it could not open, once, as a problem. */
+	if (fd < 0)
+		return 0;
+	err = recfile_read_fd(fd, NULL, walk_rec, &w, NULL);
+	close(fd);
+	/* What the load found cut short was said once, as a problem. */
+	return err == -EBADMSG || err == -EILSEQ || err == -EPROTO ? 0 : err;
 }

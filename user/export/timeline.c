@@ -75,21 +75,17 @@ static void write_names(struct writer *w, const struct profdata *p)
 {
 	uint64_t seen[256];
 	size_t i, nseen = 0;
-	uint32_t last_tid = 0;
 	char name[128];
 
-	snprintf(name, sizeof(name), "Host %s (pid %d)", p->comm, p->pid);
-	meta(w, "process", p->pid, 0, name, 0);
-	for (i = 0; i < p->napis; i++) {
-		if (p->apis[i].tid == last_tid)
-			continue;
-		last_tid = p->apis[i].tid;
-		snprintf(name, sizeof(name), "Thread %u", last_tid);
-		meta(w, "thread", p->pid, last_tid, name, last_tid);
+	snprintf(name, sizeof(name), "Host %s (pid %d)", p->meta.comm, p->meta.pid);
+	meta(w, "process", p->meta.pid, 0, name, 0);
+	for (i = 0; i < p->ntids; i++) {
+		snprintf(name, sizeof(name), "Thread %u", p->tids[i]);
+		meta(w, "thread", p->meta.pid, p->tids[i], name, p->tids[i]);
 	}
 	for (i = 0; i < p->ntasks; i++)
-		name_device_track(w, seen, &nseen, 256, p->tasks[i].rec.device,
-				  p->tasks[i].rec.stream);
+		name_device_track(w, seen, &nseen, 256, p->tasks[i].device,
+				  p->tasks[i].stream);
 }
 
 static void write_args(FILE *fp, const struct api_desc *d,
@@ -116,82 +112,80 @@ static void write_args(FILE *fp, const struct api_desc *d,
 	}
 }
 
-static void write_apis(struct writer *w, const struct profdata *p)
+struct host_walk {
+	struct writer *w;
+	const struct profdata *p;
+};
+
+static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
-	size_t i;
+	struct host_walk *hw = ctx;
+	const struct api_desc *d = profdata_desc(hw->p, e->api_id);
+	FILE *fp = ev(hw->w);
 
-	for (i = 0; i < p->napis; i++) {
-		const struct msprof_api_event *e = &p->apis[i];
-		const struct api_desc *d = e->api_id < MSPROF_MAX_APIS &&
-					   p->apis_desc[e->api_id].name ?
-					   &p->apis_desc[e->api_id] : NULL;
-		FILE *fp = ev(w);
-
-		fputs("{\"ph\":\"X\",\"cat\":", fp);
-		json_put_str(fp, d ? msprof_layer_name(d->layer) : "Unknown");
-		fputs(",\"name\":", fp);
-		json_put_str(fp, d ? d->name : "unknown_api");
-		fprintf(fp, ",\"pid\":%d,\"tid\":%u,", p->pid, e->tid);
-		us(fp, "ts", e->start_ns);
-		fputc(',', fp);
-		us(fp, "dur", e->end_ns - e->start_ns);
-		fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u",
-			(long long)e->ret, e->depth);
-		write_args(fp, d, e);
-		fputs("}}", fp);
-	}
+	(void)conn;
+	fputs("{\"ph\":\"X\",\"cat\":", fp);
+	json_put_str(fp, d ? msprof_layer_name(d->layer) : "Unknown");
+	fputs(",\"name\":", fp);
+	json_put_str(fp, d ? d->name : "unknown_api");
+	fprintf(fp, ",\"pid\":%d,\"tid\":%u,", hw->p->meta.pid, e->tid);
+	us(fp, "ts", e->start_ns);
+	fputc(',', fp);
+	us(fp, "dur", e->end_ns - e->start_ns);
+	fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u",
+		(long long)e->ret, e->depth);
+	write_args(fp, d, e);
+	fputs("}}", fp);
+	return 0;
 }
 
-static void write_ioctls(struct writer *w, const struct profdata *p)
+static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 {
-	size_t i;
+	struct host_walk *hw = ctx;
+	const struct msprof_ioctl_event *e = &pe->io;
+	FILE *fp = ev(hw->w);
+	uint32_t j;
 
-	for (i = 0; i < p->nioctls; i++) {
-		const struct msprof_ioctl_payload_event *pe = &p->ioctls[i];
-		const struct msprof_ioctl_event *e = &pe->io;
-		FILE *fp = ev(w);
-		uint32_t j;
-
-		fprintf(fp, "{\"ph\":\"X\",\"cat\":\"driver\",\"name\":\"ioctl\",\"pid\":%d,\"tid\":%u,",
-			p->pid, e->tid);
-		us(fp, "ts", e->start_ns);
-		fputc(',', fp);
-		us(fp, "dur", e->end_ns - e->start_ns);
-		fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld",
-			e->fd, e->cmd, _IOC_DIR(e->cmd), _IOC_TYPE(e->cmd),
-			_IOC_NR(e->cmd), _IOC_SIZE(e->cmd), e->dev >> 20,
-			e->dev & 0xfffff, (long long)e->ret);
-		if (pe->payload_len) {
-			fputs(",\"payload\":\"", fp);
-			for (j = 0; j < pe->payload_len && j < MSPROF_IOCTL_PAYLOAD; j++)
-				fprintf(fp, "%02x", pe->payload[j]);
-			fputc('"', fp);
-		}
-		fputs("}}", fp);
+	fprintf(fp, "{\"ph\":\"X\",\"cat\":\"driver\",\"name\":\"ioctl\",\"pid\":%d,\"tid\":%u,",
+		hw->p->meta.pid, e->tid);
+	us(fp, "ts", e->start_ns);
+	fputc(',', fp);
+	us(fp, "dur", e->end_ns - e->start_ns);
+	fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld",
+		e->fd, e->cmd, _IOC_DIR(e->cmd), _IOC_TYPE(e->cmd),
+		_IOC_NR(e->cmd), _IOC_SIZE(e->cmd), e->dev >> 20,
+		e->dev & 0xfffff, (long long)e->ret);
+	if (pe->payload_len) {
+		fputs(",\"payload\":\"", fp);
+		for (j = 0; j < pe->payload_len && j < MSPROF_IOCTL_PAYLOAD; j++)
+			fprintf(fp, "%02x", pe->payload[j]);
+		fputc('"', fp);
 	}
+	fputs("}}", fp);
+	return 0;
 }
 
 /* A device task slice and, when its launch is known, the flow from it. */
 static void write_task(struct writer *w, const struct profdata *p,
 		       const struct devtask *t, size_t flow_id)
 {
-	const struct msprof_devtask_rec *r = &t->rec;
+	const struct devtask *r = t;
 	long dpid = DEVICE_PID_BASE + (long)r->device;
 	FILE *fp = ev(w);
 
 	fputs("{\"ph\":\"X\",\"cat\":\"device\",\"name\":", fp);
-	json_put_str(fp, t->name);
+	json_put_str(fp, strtab_str(&p->names, t->name));
 	fprintf(fp, ",\"pid\":%ld,\"tid\":%u,", dpid, r->stream);
 	us(fp, "ts", r->start_ns);
 	fputc(',', fp);
 	us(fp, "dur", r->end_ns - r->start_ns);
 	fprintf(fp, ",\"args\":{\"task_id\":%u,\"stream_id\":%u,\"block_dim\":%u,\"host_tid\":%u}}",
 		r->task_id, r->stream, r->block_dim, r->host_tid);
-	if (!profdata_call_at(p, r->host_tid, r->submit_ns))
+	if (!t->conn)
 		return;
 	fp = ev(w);
 	fprintf(fp, "{\"ph\":\"s\",\"cat\":\"HostToDevice\",\"name\":\"acl_to_npu\",\"id\":%zu,\"pid\":%d,\"tid\":%u,",
-		flow_id, p->pid, r->host_tid);
+		flow_id, p->meta.pid, r->host_tid);
 	us(fp, "ts", r->submit_ns);
 	fputc('}', fp);
 	fp = ev(w);
@@ -208,7 +202,7 @@ static FILE *mark(struct writer *w, const struct profdata *p, const char *what)
 
 	fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":", fp);
 	json_put_str(fp, what);
-	fprintf(fp, ",\"pid\":%d,\"tid\":0,", p->pid);
+	fprintf(fp, ",\"pid\":%d,\"tid\":0,", p->meta.pid);
 	us(fp, "ts", p->end_mono_ns);
 	fputs(",\"args\":{", fp);
 	return fp;
@@ -221,10 +215,10 @@ static void write_losses(struct writer *w, const struct profdata *p)
 	unsigned int i;
 	FILE *fp;
 
-	if (p->lost_events) {
+	if (p->meta.lost_events) {
 		snprintf(what, sizeof(what), "msprof: %llu host events lost (ring buffer full)",
-			 p->lost_events);
-		fprintf(mark(w, p, what), "\"lost_events\":%llu}}", p->lost_events);
+			 p->meta.lost_events);
+		fprintf(mark(w, p, what), "\"lost_events\":%llu}}", p->meta.lost_events);
 	}
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
@@ -244,17 +238,17 @@ static void write_losses(struct writer *w, const struct profdata *p)
 			 p->nproblems - PROFDATA_MAX_PROBLEMS);
 		fputs("}}", mark(w, p, what));
 	}
-	if (!p->incomplete)
+	if (!p->meta.incomplete)
 		return;
 	snprintf(what, sizeof(what), "msprof: incomplete window (%s)",
-		 p->incomplete_reason);
+		 p->meta.incomplete_reason);
 	fp = mark(w, p, what);
 	fputs("\"state\":\"incomplete\",\"incomplete_reason\":", fp);
-	json_put_str(fp, p->incomplete_reason);
+	json_put_str(fp, p->meta.incomplete_reason);
 	fputs("}}", fp);
 	fp = ev(w);
 	fprintf(fp, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%d,\"tid\":0,\"args\":{\"labels\":",
-		p->pid);
+		p->meta.pid);
 	json_put_str(fp, what + strlen("msprof: "));
 	fputs("}}", fp);
 }
@@ -262,12 +256,15 @@ static void write_losses(struct writer *w, const struct profdata *p)
 int timeline_write(FILE *fp, const struct profdata *p)
 {
 	struct writer w = { .fp = fp, .first = true };
+	struct host_walk hw = { .w = &w, .p = p };
 	size_t i;
+	int err;
 
 	fputc('[', fp);
 	write_names(&w, p);
-	write_apis(&w, p);
-	write_ioctls(&w, p);
+	err = profdata_each_host(p, write_api, write_ioctl, &hw);
+	if (err)
+		return err;
 	for (i = 0; i < p->ntasks; i++)
 		write_task(&w, p, &p->tasks[i], i + 1);
 	write_losses(&w, p);

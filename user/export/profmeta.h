@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_PROFMETA_H
+#define MSPROF_PROFMETA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+/* What a PROF_ directory says of its window, apart from the records. */
+struct profmeta {
+	int pid;		/* the task, as msprof saw it (0: unknown yet) */
+	int ns_pid;		/* the task as it sees itself */
+	char comm[64];
+	int rank_id;		/* RANK_ID, else RANK, of the task; -1: none */
+	char hostname[256];
+	char host_uid[64];	/* hostUid: tells hosts apart when merging */
+	unsigned int window;	/* 1 for the first window of a session */
+	struct clock_pair start;	/* taken as the gate opened */
+	struct clock_pair end;		/* as it closed; all 0: never stopped */
+	unsigned long long lost_events;	/* dropped by the kernel side */
+	unsigned long long unfinished;	/* calls in flight at stop */
+	bool incomplete;		/* not closed by a stop */
+	char incomplete_reason[448];
+};
+
+/*
+ * Reads the metadata of the PROF_ directory open as dirfd.  -ENOENT: not a
+ * window (none of its metadata files); a window cut short before its end
+ * reads as incomplete.  Other errors name a metadata file the reader could
+ * not take (profmeta_strerror).
+ */
+int profmeta_read(struct profmeta *m, int dirfd);
+void profmeta_strerror(char *buf, size_t len, int err);
+
+/*
+ * A CLOCK_MONOTONIC time of the window on msprof's scale: epoch ns as the
+ * readers derive it from start_info (collectionTimeBegin and
+ * clockMonotonicRaw), the monotonic clock's slew against the raw one
+ * taken from the start and end pairs.
+ */
+uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns);
+
+#endif
