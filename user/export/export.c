@@ -96,11 +96,28 @@ static int create_temp(int ofd, const char *name, char *tmp, size_t len)
 	return err ?: fd;
 }
 
-/* Writes under a temporary name, so a failed export leaves no JSON. */
-static int write_json(int ofd, const char *name, const struct profdata *p)
+/*
+ * The files an export writes into mindstudio_profiler_output/: a name,
+ * stamped with the export's time unless it is fixed, and its writer.
+ */
+struct output_file {
+	const char *base;
+	const char *ext;
+	bool stamped;
+	int (*write)(FILE *fp, const struct profdata *p);
+};
+
+static const struct output_file outputs[] = {
+	{ "msprof", "json", true, timeline_write },
+};
+
+#define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
+
+/* Writes one output under a temporary name; tmp receives that name. */
+static int write_temp(int ofd, const struct output_file *o, const char *name,
+		      char *tmp, size_t len, const struct profdata *p)
 {
-	char tmp[NAME_MAX + 1];
-	int err, fd = create_temp(ofd, name, tmp, sizeof(tmp));
+	int err, fd = create_temp(ofd, name, tmp, len);
 	FILE *fp;
 
 	if (fd < 0)
@@ -109,50 +126,149 @@ static int write_json(int ofd, const char *name, const struct profdata *p)
 	if (!fp) {
 		err = -errno;
 		close(fd);
-		goto out;
+		unlinkat(ofd, tmp, 0);
+		return err;
 	}
-	err = timeline_write(fp, p);
+	err = o->write(fp, p);
+	if (!err && fflush(fp))	/* the reason, ENOSPC often, while errno holds it */
+		err = -errno;
+	if (!err && ferror(fp))
+		err = -EIO;
 	if (!err && fsync(fileno(fp)))
 		err = -errno;
 	if (fclose(fp) && !err)
 		err = -errno;
-	testpoint("export-before-rename");
-	if (!err && renameat(ofd, tmp, ofd, name))
-		err = -errno;
-out:
 	if (err)
 		unlinkat(ofd, tmp, 0);
 	return err;
 }
 
-static int write_timeline(int dirfd, const char *label, const struct profdata *p)
+/* "<base>_<stamp>.<ext>" or "<base>.<ext>". */
+static void output_name(char *buf, size_t len, const struct output_file *o,
+			const char *stamp)
 {
-	char name[64], stamp[16];
+	if (o->stamped)
+		snprintf(buf, len, "%s_%s.%s", o->base, stamp, o->ext);
+	else
+		snprintf(buf, len, "%s.%s", o->base, o->ext);
+}
+
+/*
+ * What an earlier export wrote: "<base>_<14 digits>.<ext>" or a slice of
+ * one, "<base>_slice_<n>_<14 digits>.<ext>", of one of our outputs.
+ */
+static bool is_old_output(const char *entry)
+{
+	size_t i, n;
+
+	for (i = 0; i < NOUTPUTS; i++) {
+		const struct output_file *o = &outputs[i];
+		const char *at = entry;
+
+		n = strlen(o->base);
+		if (!o->stamped || strncmp(at, o->base, n) || at[n] != '_')
+			continue;
+		at += n + 1;
+		if (!strncmp(at, "slice_", 6)) {
+			at += 6;
+			n = strspn(at, "0123456789");
+			if (!n || at[n] != '_')
+				continue;
+			at += n + 1;
+		}
+		if (strspn(at, "0123456789") == 14 && at[14] == '.' &&
+		    !strcmp(at + 15, o->ext))
+			return true;
+	}
+	return false;
+}
+
+struct stale {
+	char (*keep)[NAME_MAX + 1];
+	size_t nkeep;
+};
+
+static int remove_stale(int ofd, const char *entry, void *ctx)
+{
+	const struct stale *st = ctx;
+	size_t i;
+
+	if (!is_old_output(entry))
+		return 0;
+	for (i = 0; i < st->nkeep; i++)
+		if (!strcmp(entry, st->keep[i]))
+			return 0;
+	/* A directory of ours (open_output): nothing here is followed. */
+	if (unlinkat(ofd, entry, 0) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Every output under a temporary name first, then all renamed in: a
+ * failed export leaves none of its files, and what an earlier export
+ * wrote is replaced, not left beside for readers to count twice.
+ */
+static int write_outputs(int ofd, const char *label, const struct profdata *p)
+{
+	char names[NOUTPUTS][NAME_MAX + 1], tmps[NOUTPUTS][NAME_MAX + 1];
+	struct stale st = { .keep = names, .nkeep = NOUTPUTS };
 	time_t now = time(NULL);
+	char stamp[16];
 	struct tm tm;
-	bool made;
-	int err, ofd;
+	size_t i, n;
+	int err = 0;
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	snprintf(name, sizeof(name), "msprof_%s.json", stamp);
+	for (n = 0; n < NOUTPUTS && !err; n++) {
+		output_name(names[n], sizeof(names[n]), &outputs[n], stamp);
+		err = write_temp(ofd, &outputs[n], names[n], tmps[n],
+				 sizeof(tmps[n]), p);
+	}
+	if (err) {
+		n--;
+		fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
+			label, PROFDIR_OUTPUT, names[n], strerror(-err));
+	}
+	testpoint("export-before-rename");
+	for (i = 0; i < n && !err; i++)
+		if (renameat(ofd, tmps[i], ofd, names[i])) {
+			err = -errno;
+			fprintf(stderr, "msprof: %s: not exported: cannot rename into %s/%s: %s\n",
+				label, PROFDIR_OUTPUT, names[i], strerror(-err));
+		}
+	if (err) {
+		/* The renamed ones too: all of an export or none of it. */
+		while (n--)
+			unlinkat(ofd, n < i ? names[n] : tmps[n], 0);
+		return err;
+	}
+	for (i = 0; i < NOUTPUTS; i++)
+		printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, names[i]);
+	err = dir_for_each(ofd, remove_stale, &st);
+	if (err)
+		fprintf(stderr, "msprof: %s: an earlier export's files are left in %s: %s\n",
+			label, PROFDIR_OUTPUT, strerror(-err));
+	return 0;
+}
+
+static int export_files(int dirfd, const char *label, const struct profdata *p)
+{
+	bool made;
+	int err, ofd;
+
 	ofd = open_output(dirfd, &made);
 	if (ofd < 0) {
 		fprintf(stderr, "msprof: %s: not exported: %s\n", label,
 			output_strerror(ofd));
 		return ofd;
 	}
-	err = write_json(ofd, name, p);
+	err = write_outputs(ofd, label, p);
 	close(ofd);
-	if (err) {
-		if (made)
-			unlinkat(dirfd, PROFDIR_OUTPUT, AT_REMOVEDIR);
-		fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
-			label, PROFDIR_OUTPUT, name, strerror(-err));
-		return err;
-	}
-	printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, name);
-	return 0;
+	if (err && made)
+		unlinkat(dirfd, PROFDIR_OUTPUT, AT_REMOVEDIR);
+	return err;
 }
 
 /* Lost data is never silent: one line per data file read in part. */
@@ -192,7 +308,7 @@ static int export_one(int dirfd, const char *label)
 	}
 	testpoint("export-after-load");
 	report_losses(label, &p);
-	err = write_timeline(dirfd, label, &p);
+	err = export_files(dirfd, label, &p);
 	if (!err)
 		err = p.nproblems || p.meta.incomplete;
 	profdata_free(&p);
