@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_NAMING_H
+#define MSPROF_NAMING_H
+
+#include <stdint.h>
+
+#include "profdata.h"
+
+/*
+ * How msprof's files name an API layer: the prefix of its timeline slices
+ * ("AscendCL@aclrtLaunchKernel"), the level api_statistic shows, and the
+ * level number the timeline's args and the db's CANN_API.type carry
+ * (ENUM_API_TYPE).  CUDA's layers take the numbers of the CANN layers
+ * they stand where (application API 20000, runtime below it 5000) under
+ * names of their own.
+ */
+struct layer_naming {
+	const char *prefix;
+	const char *level;
+	uint32_t level_id;
+};
+
+const struct layer_naming *layer_naming(uint32_t layer);
+
+/* A device task's "Task Type": MEMCPY_ASYNC, MEMSET, KERNEL (CUDA), AI_CORE. */
+const char *devtask_type(const struct profdata *p, const struct devtask *t);
+
+#endif
