@@ -209,6 +209,12 @@ $(BUILD)/tests/%: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -ldl
 
+# make bench's synthetic window: PROF_ files as a stop writes them.
+$(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/profdir.c $(COMMON_SRC))
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
+
 $(BUILD)/tests/cuda_sample: tests/cuda/cuda_sample.cu
 	$(call msg,NVCC,$@)
 	@mkdir -p $(@D)
@@ -309,8 +315,9 @@ demo: deps
 	$(Q)tools/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window
 	$(Q)tools/bench.sh
+	$(Q)tools/bench_export.sh
 
 clean:
 	$(Q)rm -rf $(BUILD)
