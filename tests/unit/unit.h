@@ -9,6 +9,7 @@ int register_options_tests(void);
 int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
 int register_profdata_tests(unsigned int *skipped);
+int register_outbuf_tests(void);
 int register_protocol_tests(void);
 int register_elfsym_tests(void);
 int register_agent_tests(void);

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/* The exporters' text appenders and string interning. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/outbuf.h"
+#include "export/strtab.h"
+#include "unit.h"
+
+/* What the appenders in fill() wrote, through a memory stream. */
+static char *format(void (*fill)(struct outbuf *b))
+{
+	struct outbuf *b = malloc(sizeof(*b));
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	ob_init(b, fp);
+	fill(b);
+	CU_ASSERT_EQUAL(ob_flush(b), 0);
+	CU_ASSERT_EQUAL(fclose(fp), 0);
+	free(b);
+	return text;
+}
+
+static void numbers(struct outbuf *b)
+{
+	ob_us3(b, 0);
+	ob_char(b, ' ');
+	ob_us3(b, 1234567);
+	ob_char(b, ' ');
+	ob_us3(b, 5);
+	ob_char(b, ' ');
+	ob_us3(b, UINT64_MAX);
+	ob_char(b, ' ');
+	ob_i64(b, INT64_MIN);
+	ob_char(b, ' ');
+	ob_u64(b, 0);
+	ob_char(b, ' ');
+	ob_hex(b, 0xc0104e01);
+}
+
+static void test_numbers(void)
+{
+	char *t = format(numbers);
+
+	CU_ASSERT_STRING_EQUAL(t, "0.000 1234.567 0.005 18446744073709551.615 "
+			       "-9223372036854775808 0 c0104e01");
+	free(t);
+}
+
+static void strings(struct outbuf *b)
+{
+	ob_json_str(b, "a\"b\\c\n\x01\x7f");
+}
+
+static void test_json_str(void)
+{
+	char *t = format(strings);
+
+	CU_ASSERT_STRING_EQUAL(t, "\"a\\\"b\\\\c\\u000a\\u0001\\u007f\"");
+	free(t);
+}
+
+/* More than the buffer holds, in pieces of every size. */
+static void bulk(struct outbuf *b)
+{
+	static char piece[OUTBUF_SIZE + 7];
+	size_t i;
+
+	memset(piece, 'x', sizeof(piece));
+	for (i = 0; i < 3; i++)
+		ob_strn(b, piece, sizeof(piece) - i);
+	for (i = 0; i < OUTBUF_SIZE; i++)
+		ob_json_str(b, "y");
+}
+
+static void test_bulk(void)
+{
+	char *t = format(bulk);
+	size_t n = 3 * (OUTBUF_SIZE + 7) - 3;
+
+	CU_ASSERT_EQUAL(strspn(t, "x"), n);
+	CU_ASSERT_EQUAL(strlen(t + n), 3 * (size_t)OUTBUF_SIZE);
+	free(t);
+}
+
+static void test_strtab(void)
+{
+	struct strtab t = { 0 };
+	char name[16];
+	uint32_t id, i;
+
+	CU_ASSERT_EQUAL(strtab_intern(&t, "matmul", 6, &id), 0);
+	CU_ASSERT_EQUAL(id, 0);
+	CU_ASSERT_EQUAL(strtab_intern(&t, "relu!", 4, &id), 0);
+	CU_ASSERT_EQUAL(id, 1);
+	CU_ASSERT_STRING_EQUAL(strtab_str(&t, 1), "relu");
+	/* A prefix of a known name is a name of its own. */
+	CU_ASSERT_EQUAL(strtab_intern(&t, "mat", 3, &id), 0);
+	CU_ASSERT_EQUAL(id, 2);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "k%u", i % 500);
+		CU_ASSERT_EQUAL(strtab_intern(&t, name, strlen(name), &id), 0);
+		CU_ASSERT_EQUAL(id, 3 + i % 500);
+	}
+	CU_ASSERT_EQUAL(strtab_intern(&t, "matmul", 6, &id), 0);
+	CU_ASSERT_EQUAL(id, 0);
+	CU_ASSERT_EQUAL(t.n, 503);
+	strtab_free(&t);
+}
+
+int register_outbuf_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "numbers are formatted as printf would", test_numbers },
+		{ "JSON strings are escaped", test_json_str },
+		{ "text larger than the buffer arrives whole", test_bulk },
+		{ "strings are interned once, in order", test_strtab },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("outbuf", tests);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_OUTBUF_H
+#define MSPROF_OUTBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Formatting millions of events: text is built in a buffer by these small
+ * appenders and handed to stdio in large pieces, since printf's format
+ * parsing is most of an export's time otherwise.
+ */
+#define OUTBUF_SIZE	65536
+/* Most bytes one appender adds, but for ob_strn's own length. */
+#define OUTBUF_SLACK	64
+
+struct outbuf {
+	FILE *fp;
+	size_t len;
+	char buf[OUTBUF_SIZE];
+};
+
+void ob_init(struct outbuf *b, FILE *fp);
+/*
+ * Hands what is buffered to stdio; 0, or -errno.  The appenders flush
+ * when full and ignore the result: a failed write stays in the stream's
+ * error flag, which the caller checks at the end (ferror).
+ */
+int ob_flush(struct outbuf *b);
+
+/* Room for OUTBUF_SLACK more bytes. */
+static inline void ob_room(struct outbuf *b)
+{
+	if (b->len > OUTBUF_SIZE - OUTBUF_SLACK)
+		ob_flush(b);
+}
+
+void ob_strn(struct outbuf *b, const char *s, size_t n);
+void ob_str(struct outbuf *b, const char *s);
+void ob_char(struct outbuf *b, char c);
+void ob_u64(struct outbuf *b, uint64_t v);
+void ob_i64(struct outbuf *b, int64_t v);
+void ob_hex(struct outbuf *b, uint64_t v);	/* lower case, no 0x */
+/* ns as µs with exactly 3 decimals: 1234567 -> "1234.567". */
+void ob_us3(struct outbuf *b, uint64_t ns);
+/* A JSON string literal, quotes included, escaped as JSON needs. */
+void ob_json_str(struct outbuf *b, const char *s);
+
+#endif
