@@ -1,274 +1,729 @@
 // SPDX-License-Identifier: MIT
-/* The timeline: host API and ioctl slices, device tasks, and flows. */
+/*
+ * The timeline, msprof_<ts>.json, as msprof writes it (spec §4): one JSON
+ * array; processes numbered (pid << 10 | sort index << 5 | device), each
+ * named by three metadata events; times on msprof's epoch scale, ts a
+ * string of µs with 3 decimals; keys in msprof's order, since some readers
+ * compare text.  Host records are written as the file is walked, never
+ * held: a window of millions of calls exports in little memory.
+ */
 #include <errno.h>
-#include <inttypes.h>
 #include <linux/ioctl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "msprof/probe_packs.h"
+#include "naming.h"
+#include "outbuf.h"
+#include "overlap.h"
 #include "timeline.h"
 
-/* Devices get trace pids of their own, far from real ones. */
-#define DEVICE_PID_BASE 2000000000
-
-struct writer {
-	FILE *fp;
-	bool first;
+/* msprof's process sort indexes (meta_data_event.h), the pid's middle. */
+enum {
+	SORT_CANN = 7,
+	SORT_OSRT = 13,
+	SORT_HARDWARE = 14,
+	SORT_OVERLAP = 31,
 };
 
-/* Starts the next event of the array. */
-static FILE *ev(struct writer *w)
+#define HOST_DEVICE	31	/* the pid's device field for host processes */
+#define NO_ID		4294967295U	/* msprof's "none": a task with no model, subtask */
+
+/* A growing sorted set of ids (threads, streams): a few, looked up often. */
+struct idset {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* What a MEMCPY_ASYNC task's launching call said, by connection id. */
+struct copy_info {
+	uint64_t conn;
+	uint64_t bytes;
+	uint32_t kind;
+	bool known;
+};
+
+/* Where, in text, the parts of an API's events that never change lie. */
+struct span {
+	size_t off, len;
+};
+
+struct api_text {
+	struct span head;	/* {"name":"AscendCL@x","pid":N,"tid": */
+	struct span mid;	/* ,"Mode":..,"connection_id": */
+	struct span key[MSPROF_PROBE_ARGS];	/* ,"count": ; len 0: not kept */
+};
+
+struct tl {
+	struct outbuf ob;
+	const struct profdata *p;
+	uint64_t pid;		/* info.json's */
+	bool first;
+	char *text;		/* the api_text spans' bytes */
+	size_t text_len;
+	struct api_text api[MSPROF_MAX_APIS];
+	struct idset io_tids;	/* threads with ioctls */
+	struct copy_info *copies;	/* by conn */
+	size_t ncopies;
+};
+
+static int idset_add(struct idset *s, uint32_t id)
 {
-	fputs(w->first ? "\n" : ",\n", w->fp);
-	w->first = false;
-	return w->fp;
-}
+	size_t lo = 0, hi = s->n;
 
-static void us(FILE *fp, const char *key, uint64_t ns)
-{
-	fprintf(fp, "\"%s\":%" PRIu64 ".%03" PRIu64, key, ns / 1000, ns % 1000);
-}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
 
-static void meta(struct writer *w, const char *what, long pid, long tid,
-		 const char *name, long sort)
-{
-	FILE *fp = ev(w);
-
-	fprintf(fp, "{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":",
-		what, pid, tid);
-	json_put_str(fp, name);
-	fputs("}}", fp);
-	fprintf(ev(w), "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"sort_index\":%ld}}",
-		what, pid, tid, sort);
-}
-
-/* Names each device and stream once; seen holds the tracks named. */
-static void name_device_track(struct writer *w, uint64_t *seen, size_t *nseen,
-			      size_t cap, uint32_t device, uint32_t stream)
-{
-	uint64_t dev_key = (uint64_t)device << 32 | UINT32_MAX;
-	uint64_t key = (uint64_t)device << 32 | stream;
-	long dpid = DEVICE_PID_BASE + (long)device;
-	bool dev_seen = false;
-	char name[64];
-	size_t i;
-
-	for (i = 0; i < *nseen; i++) {
-		if (seen[i] == key)
-			return;
-		dev_seen |= seen[i] == dev_key;
+		if (s->v[mid] == id)
+			return 0;
+		if (s->v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (*nseen + 2 > cap)
-		return;
-	if (!dev_seen) {
-		seen[(*nseen)++] = dev_key;
-		snprintf(name, sizeof(name), "NPU %u", device);
-		meta(w, "process", dpid, 0, name, 1 + device);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		uint32_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
 	}
-	seen[(*nseen)++] = key;
-	snprintf(name, sizeof(name), "Stream %u", stream);
-	meta(w, "thread", dpid, stream, name, stream);
+	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
+	s->v[lo] = id;
+	s->n++;
+	return 0;
 }
 
-static void write_names(struct writer *w, const struct profdata *p)
+static uint64_t track_pid(const struct tl *t, unsigned int sort, uint32_t dev)
 {
-	uint64_t seen[256];
-	size_t i, nseen = 0;
-	char name[128];
-
-	snprintf(name, sizeof(name), "Host %s (pid %d)", p->meta.comm, p->meta.pid);
-	meta(w, "process", p->meta.pid, 0, name, 0);
-	for (i = 0; i < p->ntids; i++) {
-		snprintf(name, sizeof(name), "Thread %u", p->tids[i]);
-		meta(w, "thread", p->meta.pid, p->tids[i], name, p->tids[i]);
-	}
-	for (i = 0; i < p->ntasks; i++)
-		name_device_track(w, seen, &nseen, 256, p->tasks[i].device,
-				  p->tasks[i].stream);
+	/* Five bits of device: msprof's layout, 31 being the host. */
+	return t->pid << 10 | (uint64_t)sort << 5 | (dev & 31);
 }
 
-static void write_args(FILE *fp, const struct api_desc *d,
-		       const struct msprof_api_event *e)
+/*
+ * info.json's pid: the task as it sees itself (helper L writes that view
+ * there), else, for windows read without it, the pid msprof saw.
+ */
+static uint64_t info_pid(const struct profdata *p)
 {
+	return (uint64_t)(p->meta.ns_pid > 0 ? p->meta.ns_pid :
+			  p->meta.pid > 0 ? p->meta.pid : 0);
+}
+
+/* {"name":<name>,"pid":P,"tid":T  — every event starts so. */
+static void head(struct tl *t, const char *name, uint64_t pid, uint64_t tid)
+{
+	ob_str(&t->ob, t->first ? "\n{\"name\":" : ",\n{\"name\":");
+	t->first = false;
+	ob_json_str(&t->ob, name);
+	ob_str(&t->ob, ",\"pid\":");
+	ob_u64(&t->ob, pid);
+	ob_str(&t->ob, ",\"tid\":");
+	ob_u64(&t->ob, tid);
+}
+
+static void ts(struct tl *t, uint64_t mono_ns)
+{
+	ob_str(&t->ob, ",\"ts\":\"");
+	ob_us3(&t->ob, profmeta_epoch_ns(&t->p->meta, mono_ns));
+	ob_char(&t->ob, '"');
+}
+
+/* ,"ts":"..","dur":..,"ph":"X","args":{ */
+static void span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns)
+{
+	ts(t, start_ns);
+	ob_str(&t->ob, ",\"dur\":");
+	ob_us3(&t->ob, end_ns > start_ns ? end_ns - start_ns : 0);
+	ob_str(&t->ob, ",\"ph\":\"X\",\"args\":{");
+}
+
+static void meta_str(struct tl *t, const char *what, uint64_t pid,
+		     uint64_t tid, const char *key, const char *val)
+{
+	head(t, what, pid, tid);
+	ob_str(&t->ob, ",\"ph\":\"M\",\"args\":{\"");
+	ob_str(&t->ob, key);
+	ob_str(&t->ob, "\":");
+	ob_json_str(&t->ob, val);
+	ob_str(&t->ob, "}}");
+}
+
+static void meta_sort(struct tl *t, const char *what, uint64_t pid,
+		      uint64_t tid, uint64_t sort)
+{
+	head(t, what, pid, tid);
+	ob_str(&t->ob, ",\"ph\":\"M\",\"args\":{\"sort_index\":");
+	ob_u64(&t->ob, sort);
+	ob_str(&t->ob, "}}");
+}
+
+static void process(struct tl *t, const char *name, const char *label,
+		    unsigned int sort, uint32_t dev)
+{
+	uint64_t pid = track_pid(t, sort, dev);
+
+	meta_str(t, "process_name", pid, 0, "name", name);
+	meta_str(t, "process_labels", pid, 0, "labels", label);
+	meta_sort(t, "process_sort_index", pid, 0, sort);
+}
+
+static void thread(struct tl *t, uint64_t pid, uint32_t tid, const char *name,
+		   uint64_t sort)
+{
+	meta_str(t, "thread_name", pid, tid, "name", name);
+	meta_sort(t, "thread_sort_index", pid, tid, sort);
+}
+
+static void numbered_thread(struct tl *t, uint64_t pid, const char *what,
+			    uint32_t tid)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s %u", what, tid);
+	thread(t, pid, tid, name, tid);
+}
+
+/* msprof's Mode of an AscendCL call, from its family; other layers' level. */
+static const char *api_mode(const struct api_desc *d)
+{
+	if (d->layer != MSPROF_LAYER_ACL)
+		return layer_naming(d->layer)->level;
+	if (!strncmp(d->name, "aclrt", 5))
+		return "ACL_RTS";
+	if (!strncmp(d->name, "aclop", 5))
+		return "ACL_OP";
+	if (!strncmp(d->name, "aclmdl", 6))
+		return "ACL_MODEL";
+	return "ACL_OTHERS";
+}
+
+/* What was rendered since *pos: flushed to the memory stream, measured. */
+static struct span mark_span(struct outbuf *b, FILE *fp, size_t *pos)
+{
+	struct span s = { *pos, 0 };
+	long at;
+
+	ob_flush(b);
+	fflush(fp);
+	at = ftell(fp);
+	if (at > (long)*pos)
+		s.len = (size_t)at - *pos;
+	*pos += s.len;
+	return s;
+}
+
+/* The text of one API's events that is the same for each of its calls. */
+static void api_text(struct tl *t, struct outbuf *b, FILE *fp, size_t *pos,
+		     uint32_t id, const struct api_desc *d)
+{
+	const struct layer_naming *ln = layer_naming(d->layer);
+	struct api_text *a = &t->api[id];
+	char name[256];
 	int i;
 
-	for (i = 0; d && i < MSPROF_PROBE_ARGS; i++) {
-		if (!d->args[i] || !*d->args[i])
-			continue;
-		fputc(',', fp);
-		json_put_str(fp, d->args[i]);
-		switch (d->kinds[i]) {
-		case MSPROF_ARG_UINT:
-			fprintf(fp, ":%llu", (unsigned long long)e->args[i]);
-			break;
-		case MSPROF_ARG_INT:
-			fprintf(fp, ":%lld", (long long)(int32_t)e->args[i]);
-			break;
-		default:
-			fprintf(fp, ":\"0x%llx\"", (unsigned long long)e->args[i]);
-			break;
+	snprintf(name, sizeof(name), "%s%s", ln->prefix, d->name);
+	ob_json_str(b, name);
+	ob_str(b, ",\"pid\":");
+	ob_u64(b, track_pid(t, SORT_CANN, HOST_DEVICE));
+	ob_str(b, ",\"tid\":");
+	a->head = mark_span(b, fp, pos);
+	ob_str(b, ",\"Mode\":");
+	ob_json_str(b, api_mode(d));
+	ob_str(b, ",\"level\":");
+	ob_json_str(b, ln->level);
+	ob_str(b, ",\"id\":");
+	ob_json_str(b, d->name);
+	ob_str(b, ",\"item_id\":\"0\",\"connection_id\":");
+	a->mid = mark_span(b, fp, pos);
+	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
+		if (d->args[i] && *d->args[i]) {
+			ob_char(b, ',');
+			ob_json_str(b, d->args[i]);
+			ob_char(b, ':');
 		}
+		a->key[i] = mark_span(b, fp, pos);
 	}
 }
 
-struct host_walk {
-	struct writer *w;
-	const struct profdata *p;
-};
+/* Renders every named API's constant text once, into t->text. */
+static int api_texts(struct tl *t)
+{
+	struct outbuf *b = malloc(sizeof(*b));
+	FILE *fp = open_memstream(&t->text, &t->text_len);
+	size_t pos = 0;
+	uint32_t id;
+	int err = 0;
+
+	if (!b || !fp) {
+		free(b);
+		if (fp)
+			fclose(fp);
+		return -ENOMEM;
+	}
+	ob_init(b, fp);
+	for (id = 0; id < MSPROF_MAX_APIS; id++) {
+		const struct api_desc *d = profdata_desc(t->p, id);
+
+		if (d)
+			api_text(t, b, fp, &pos, id, d);
+	}
+	ob_flush(b);
+	if (ferror(fp))
+		err = -ENOMEM;
+	if (fclose(fp))
+		err = -ENOMEM;
+	free(b);
+	return err;
+}
+
+static void put_span(struct tl *t, struct span s)
+{
+	ob_strn(&t->ob, t->text + s.off, s.len);
+}
+
+static int by_conn(const void *a, const void *b)
+{
+	const struct copy_info *x = a, *y = b;
+
+	return x->conn < y->conn ? -1 : x->conn > y->conn;
+}
+
+static struct copy_info *copy_of(const struct tl *t, uint64_t conn)
+{
+	struct copy_info key = { .conn = conn };
+
+	return t->ncopies ? bsearch(&key, t->copies, t->ncopies,
+				    sizeof(key), by_conn) : NULL;
+}
+
+/* The copies whose size and direction their launching calls will tell. */
+static int find_copies(struct tl *t)
+{
+	const struct profdata *p = t->p;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->ntasks; i++)
+		n += p->tasks[i].conn &&
+		     !strcmp(devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC");
+	if (!n)
+		return 0;
+	t->copies = calloc(n, sizeof(*t->copies));
+	if (!t->copies)
+		return -ENOMEM;
+	for (i = 0; i < p->ntasks; i++)
+		if (p->tasks[i].conn &&
+		    !strcmp(devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC"))
+			t->copies[t->ncopies++].conn = p->tasks[i].conn;
+	qsort(t->copies, t->ncopies, sizeof(*t->copies), by_conn);
+	return 0;
+}
+
+/* A copy's launching call: its "count" and "kind" arguments, if kept. */
+static void note_copy(struct tl *t, const struct api_desc *d,
+		      const struct msprof_api_event *e, uint64_t conn)
+{
+	struct copy_info *c = copy_of(t, conn);
+	int i, found = 0;
+
+	if (!c)
+		return;
+	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
+		if (!d->args[i])
+			continue;
+		if (!strcmp(d->args[i], "count")) {
+			c->bytes = e->args[i];
+			found |= 1;
+		} else if (!strcmp(d->args[i], "kind")) {
+			c->kind = (uint32_t)e->args[i];
+			found |= 2;
+		}
+	}
+	c->known = found == 3;
+}
+
+static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
+{
+	switch (d->kinds[i]) {
+	case MSPROF_ARG_UINT:
+		ob_u64(&t->ob, v);
+		break;
+	case MSPROF_ARG_INT:
+		ob_i64(&t->ob, (int32_t)v);
+		break;
+	default:
+		ob_str(&t->ob, "\"0x");
+		ob_hex(&t->ob, v);
+		ob_char(&t->ob, '"');
+		break;
+	}
+}
 
 static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
-	struct host_walk *hw = ctx;
-	const struct api_desc *d = profdata_desc(hw->p, e->api_id);
-	FILE *fp = ev(hw->w);
+	struct tl *t = ctx;
+	const struct api_desc *d = profdata_desc(t->p, e->api_id);
+	const struct api_text *a;
+	int i;
 
-	(void)conn;
-	fputs("{\"ph\":\"X\",\"cat\":", fp);
-	json_put_str(fp, d ? msprof_layer_name(d->layer) : "Unknown");
-	fputs(",\"name\":", fp);
-	json_put_str(fp, d ? d->name : "unknown_api");
-	fprintf(fp, ",\"pid\":%d,\"tid\":%u,", hw->p->meta.pid, e->tid);
-	us(fp, "ts", e->start_ns);
-	fputc(',', fp);
-	us(fp, "dur", e->end_ns - e->start_ns);
-	fprintf(fp, ",\"args\":{\"return\":%lld,\"depth\":%u",
-		(long long)e->ret, e->depth);
-	write_args(fp, d, e);
-	fputs("}}", fp);
+	if (!d) {
+		/* A record no name record described: shown, as what it is. */
+		head(t, "Api@unknown_api", track_pid(t, SORT_CANN, HOST_DEVICE),
+		     e->ns_tid);
+		span_args(t, e->start_ns, e->end_ns);
+		ob_str(&t->ob, "\"Thread Id\":");
+		ob_u64(&t->ob, e->ns_tid);
+		ob_str(&t->ob, ",\"api_id\":");
+		ob_u64(&t->ob, e->api_id);
+		ob_str(&t->ob, ",\"connection_id\":");
+		ob_u64(&t->ob, conn);
+		ob_str(&t->ob, "}}");
+		return 0;
+	}
+	a = &t->api[e->api_id];
+	ob_str(&t->ob, t->first ? "\n{\"name\":" : ",\n{\"name\":");
+	t->first = false;
+	put_span(t, a->head);
+	ob_u64(&t->ob, e->ns_tid);
+	span_args(t, e->start_ns, e->end_ns);
+	ob_str(&t->ob, "\"Thread Id\":");
+	ob_u64(&t->ob, e->ns_tid);
+	put_span(t, a->mid);
+	ob_u64(&t->ob, conn);
+	ob_str(&t->ob, ",\"return\":");
+	ob_i64(&t->ob, e->ret);
+	ob_str(&t->ob, ",\"depth\":");
+	ob_u64(&t->ob, e->depth);
+	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
+		if (!a->key[i].len)
+			continue;
+		put_span(t, a->key[i]);
+		api_arg(t, d, e->args[i], i);
+	}
+	ob_str(&t->ob, "}}");
+	if (t->ncopies)
+		note_copy(t, d, e, conn);
 	return 0;
+}
+
+static void hex_bytes(struct outbuf *b, const uint8_t *v, size_t n)
+{
+	static const char digit[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ob_char(b, digit[v[i] >> 4]);
+		ob_char(b, digit[v[i] & 15]);
+	}
 }
 
 static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 {
-	struct host_walk *hw = ctx;
 	const struct msprof_ioctl_event *e = &pe->io;
-	FILE *fp = ev(hw->w);
-	uint32_t j;
+	struct tl *t = ctx;
+	struct outbuf *b = &t->ob;
 
-	fprintf(fp, "{\"ph\":\"X\",\"cat\":\"driver\",\"name\":\"ioctl\",\"pid\":%d,\"tid\":%u,",
-		hw->p->meta.pid, e->tid);
-	us(fp, "ts", e->start_ns);
-	fputc(',', fp);
-	us(fp, "dur", e->end_ns - e->start_ns);
-	fprintf(fp, ",\"args\":{\"fd\":%u,\"cmd\":\"0x%08x\",\"dir\":%u,\"type\":%u,\"nr\":%u,\"size\":%u,\"dev\":\"%u:%u\",\"return\":%lld",
-		e->fd, e->cmd, _IOC_DIR(e->cmd), _IOC_TYPE(e->cmd),
-		_IOC_NR(e->cmd), _IOC_SIZE(e->cmd), e->dev >> 20,
-		e->dev & 0xfffff, (long long)e->ret);
+	head(t, "ioctl", track_pid(t, SORT_OSRT, HOST_DEVICE), e->tid);
+	span_args(t, e->start_ns, e->end_ns);
+	ob_str(b, "\"fd\":");
+	ob_u64(b, e->fd);
+	ob_str(b, ",\"cmd\":\"0x");
+	ob_hex(b, e->cmd);
+	ob_str(b, "\",\"dir\":");
+	ob_u64(b, _IOC_DIR(e->cmd));
+	ob_str(b, ",\"type\":");
+	ob_u64(b, _IOC_TYPE(e->cmd));
+	ob_str(b, ",\"nr\":");
+	ob_u64(b, _IOC_NR(e->cmd));
+	ob_str(b, ",\"size\":");
+	ob_u64(b, _IOC_SIZE(e->cmd));
+	ob_str(b, ",\"dev\":\"");
+	ob_u64(b, e->dev >> 20);
+	ob_char(b, ':');
+	ob_u64(b, e->dev & 0xfffff);
+	ob_str(b, "\",\"return\":");
+	ob_i64(b, e->ret);
 	if (pe->payload_len) {
-		fputs(",\"payload\":\"", fp);
-		for (j = 0; j < pe->payload_len && j < MSPROF_IOCTL_PAYLOAD; j++)
-			fprintf(fp, "%02x", pe->payload[j]);
-		fputc('"', fp);
+		ob_str(b, ",\"payload\":\"");
+		hex_bytes(b, pe->payload, pe->payload_len < MSPROF_IOCTL_PAYLOAD ?
+			  pe->payload_len : MSPROF_IOCTL_PAYLOAD);
+		ob_char(b, '"');
 	}
-	fputs("}}", fp);
+	ob_str(b, "}}");
+	return idset_add(&t->io_tids, e->tid);
+}
+
+/* The CANN process and its threads: those of the index of calls. */
+static void write_cann_names(struct tl *t)
+{
+	uint64_t pid = track_pid(t, SORT_CANN, HOST_DEVICE);
+	const struct profdata *p = t->p;
+	size_t i;
+
+	process(t, "CANN", "CPU", SORT_CANN, HOST_DEVICE);
+	for (i = 0; i < p->ncalls; i++)	/* by ns_tid */
+		if (!i || p->calls[i].ns_tid != p->calls[i - 1].ns_tid)
+			numbered_thread(t, pid, "Thread", p->calls[i].ns_tid);
+}
+
+static void write_osrt_names(struct tl *t)
+{
+	uint64_t pid = track_pid(t, SORT_OSRT, HOST_DEVICE);
+	size_t i;
+
+	if (!t->io_tids.n)
+		return;
+	process(t, "OS Runtime API", "CPU", SORT_OSRT, HOST_DEVICE);
+	for (i = 0; i < t->io_tids.n; i++)
+		numbered_thread(t, pid, "Thread", t->io_tids.v[i]);
+}
+
+/* One device's processes: its hardware, by stream, and its overlap. */
+static int write_device_names(struct tl *t, size_t from, size_t to)
+{
+	const struct profdata *p = t->p;
+	uint32_t dev = p->tasks[from].device;
+	uint64_t pid = track_pid(t, SORT_HARDWARE, dev);
+	struct idset streams = { 0 };
+	char label[32];
+	size_t i;
+	int k;
+
+	snprintf(label, sizeof(label), "NPU %u", dev);
+	process(t, "Ascend Hardware", label, SORT_HARDWARE, dev);
+	for (i = from; i < to; i++)
+		if (idset_add(&streams, p->tasks[i].stream)) {
+			free(streams.v);
+			return -ENOMEM;
+		}
+	for (i = 0; i < streams.n; i++)
+		numbered_thread(t, pid, "Stream", streams.v[i]);
+	free(streams.v);
+	process(t, "Overlap Analysis", label, SORT_OVERLAP, dev);
+	pid = track_pid(t, SORT_OVERLAP, dev);
+	for (k = OVERLAP_COMPUTE; k <= OVERLAP_FREE; k++)
+		thread(t, pid, (uint32_t)k, overlap_name((enum overlap_kind)k),
+		       (uint64_t)k);
 	return 0;
 }
 
-/* A device task slice and, when its launch is known, the flow from it. */
-static void write_task(struct writer *w, const struct profdata *p,
-		       const struct devtask *t, size_t flow_id)
+static int write_devices_names(struct tl *t)
 {
-	const struct devtask *r = t;
-	long dpid = DEVICE_PID_BASE + (long)r->device;
-	FILE *fp = ev(w);
+	const struct profdata *p = t->p;
+	size_t from, to;
+	int err;
 
-	fputs("{\"ph\":\"X\",\"cat\":\"device\",\"name\":", fp);
-	json_put_str(fp, strtab_str(&p->names, t->name));
-	fprintf(fp, ",\"pid\":%ld,\"tid\":%u,", dpid, r->stream);
-	us(fp, "ts", r->start_ns);
-	fputc(',', fp);
-	us(fp, "dur", r->end_ns - r->start_ns);
-	fprintf(fp, ",\"args\":{\"task_id\":%u,\"stream_id\":%u,\"block_dim\":%u,\"host_tid\":%u}}",
-		r->task_id, r->stream, r->block_dim, r->host_tid);
-	if (!t->conn)
+	for (from = 0; from < p->ntasks; from = to) {
+		for (to = from + 1; to < p->ntasks &&
+		     p->tasks[to].device == p->tasks[from].device; to++)
+			;
+		err = write_device_names(t, from, to);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* msprof's names of a copy's direction (MEMCPY_OPERATIONS), by kind. */
+static const char *copy_operation(uint32_t kind)
+{
+	static const char *const ops[] = {
+		"host to host", "host to device", "device to host",
+		"device to device",
+	};
+
+	return kind < sizeof(ops) / sizeof(ops[0]) ? ops[kind] : "other";
+}
+
+static void copy_args(struct tl *t, const struct devtask *d)
+{
+	const struct copy_info *c = copy_of(t, d->conn);
+	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+
+	if (!c || !c->known)
 		return;
-	fp = ev(w);
-	fprintf(fp, "{\"ph\":\"s\",\"cat\":\"HostToDevice\",\"name\":\"acl_to_npu\",\"id\":%zu,\"pid\":%d,\"tid\":%u,",
-		flow_id, p->meta.pid, r->host_tid);
-	us(fp, "ts", r->submit_ns);
-	fputc('}', fp);
-	fp = ev(w);
-	fprintf(fp, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"HostToDevice\",\"name\":\"acl_to_npu\",\"id\":%zu,\"pid\":%ld,\"tid\":%u,",
-		flow_id, dpid, r->stream);
-	us(fp, "ts", r->start_ns);
-	fputc('}', fp);
+	ob_str(&t->ob, ",\"size(B)\":");
+	ob_u64(&t->ob, c->bytes);
+	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
+	ob_str(&t->ob, ",\"bandwidth(GB/s)\":");
+	ob_us3(&t->ob, dur ? c->bytes * 1000 / dur : 0);
+	ob_str(&t->ob, ",\"operation\":");
+	ob_json_str(&t->ob, copy_operation(c->kind));
 }
 
-/* A global marker at the window's end, with what it says in args. */
-static FILE *mark(struct writer *w, const struct profdata *p, const char *what)
+/* "HostToDevice<id>" and its id, conn << 32 as msprof numbers flows. */
+static void flow(struct tl *t, uint64_t conn, uint64_t pid, uint32_t tid,
+		 const char *ph, uint64_t at_ns)
 {
-	FILE *fp = ev(w);
+	char name[48];
 
-	fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":", fp);
-	json_put_str(fp, what);
-	fprintf(fp, ",\"pid\":%d,\"tid\":0,", p->meta.pid);
-	us(fp, "ts", p->end_mono_ns);
-	fputs(",\"args\":{", fp);
-	return fp;
+	snprintf(name, sizeof(name), "HostToDevice%llu",
+		 (unsigned long long)(conn << 32));
+	head(t, name, pid, tid);
+	ob_str(&t->ob, ",\"ph\":\"");
+	ob_str(&t->ob, ph);
+	ob_str(&t->ob, "\",\"cat\":\"HostToDevice\",\"id\":\"");
+	ob_u64(&t->ob, conn << 32);
+	ob_char(&t->ob, '"');
+	ts(t, at_ns);
+	ob_str(&t->ob, *ph == 'f' ? ",\"bp\":\"e\"}" : "}");
 }
 
-/* Lost data is never silent: markers, and a label on the host process. */
-static void write_losses(struct writer *w, const struct profdata *p)
+/* A device task slice and, when its launch is known, the flow from it. */
+static void write_task(struct tl *t, const struct devtask *d)
 {
-	char what[512];
+	const struct profdata *p = t->p;
+	const struct profcall *c = profdata_call(p, d->conn);
+	uint64_t pid = track_pid(t, SORT_HARDWARE, d->device);
+
+	head(t, strtab_str(&p->names, d->name), pid, d->stream);
+	span_args(t, d->start_ns, d->end_ns);
+	ob_str(&t->ob, "\"Model Id\":");
+	ob_u64(&t->ob, NO_ID);
+	ob_str(&t->ob, ",\"Task Type\":");
+	ob_json_str(&t->ob, devtask_type(p, d));
+	ob_str(&t->ob, ",\"Physic Stream Id\":");
+	ob_u64(&t->ob, d->stream);
+	ob_str(&t->ob, ",\"Task Id\":");
+	ob_u64(&t->ob, d->task_id);
+	ob_str(&t->ob, ",\"Batch Id\":0,\"Subtask Id\":");
+	ob_u64(&t->ob, NO_ID);
+	ob_str(&t->ob, ",\"connection_id\":");
+	ob_u64(&t->ob, d->conn);
+	copy_args(t, d);
+	ob_str(&t->ob, ",\"block_dim\":");
+	ob_u64(&t->ob, d->block_dim);
+	ob_str(&t->ob, ",\"host_tid\":");
+	ob_u64(&t->ob, d->host_tid);
+	ob_str(&t->ob, "}}");
+	if (!c)
+		return;
+	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, "s",
+	     c->start_ns);
+	flow(t, d->conn, pid, d->stream, "f", d->start_ns);
+}
+
+static int write_overlap(uint32_t dev, enum overlap_kind kind,
+			 uint64_t start_ns, uint64_t end_ns, void *ctx)
+{
+	struct tl *t = ctx;
+
+	head(t, overlap_name(kind), track_pid(t, SORT_OVERLAP, dev), kind);
+	span_args(t, start_ns, end_ns);
+	ob_str(&t->ob, "}}");
+	return 0;
+}
+
+/*
+ * A marker of lost data: an instant event on the CANN process's thread 0,
+ * at the window's end, with what it says in args.  Readers that take
+ * slices (ph X) pass over it; viewers show it across the timeline.
+ */
+static void mark(struct tl *t, const char *what)
+{
+	head(t, what, track_pid(t, SORT_CANN, HOST_DEVICE), 0);
+	ts(t, t->p->end_mono_ns);
+	ob_str(&t->ob, ",\"ph\":\"i\",\"s\":\"g\",\"args\":{");
+}
+
+/* Lost data is never silent: a marker for each kind of loss. */
+static bool write_losses(struct tl *t)
+{
+	const struct profdata *p = t->p;
+	char what[512], why[256];
+	bool any = false;
 	unsigned int i;
-	FILE *fp;
 
 	if (p->meta.lost_events) {
 		snprintf(what, sizeof(what), "msprof: %llu host events lost (ring buffer full)",
 			 p->meta.lost_events);
-		fprintf(mark(w, p, what), "\"lost_events\":%llu}}", p->meta.lost_events);
+		mark(t, what);
+		ob_str(&t->ob, "\"lost_events\":");
+		ob_u64(&t->ob, p->meta.lost_events);
+		ob_str(&t->ob, "}}");
+		any = true;
 	}
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
-		char why[256];
 
 		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
 		snprintf(what, sizeof(what), "msprof: %s: %s", pb->file, why);
-		fp = mark(w, p, what);
-		fputs("\"file\":", fp);
-		json_put_str(fp, pb->file);
-		fputs(",\"problem\":", fp);
-		json_put_str(fp, why);
-		fputs("}}", fp);
+		mark(t, what);
+		ob_str(&t->ob, "\"file\":");
+		ob_json_str(&t->ob, pb->file);
+		ob_str(&t->ob, ",\"problem\":");
+		ob_json_str(&t->ob, why);
+		ob_str(&t->ob, "}}");
+		any = true;
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS) {
 		snprintf(what, sizeof(what), "msprof: %u more data files read in part",
 			 p->nproblems - PROFDATA_MAX_PROBLEMS);
-		fputs("}}", mark(w, p, what));
+		mark(t, what);
+		ob_str(&t->ob, "}}");
 	}
-	if (!p->meta.incomplete)
-		return;
-	snprintf(what, sizeof(what), "msprof: incomplete window (%s)",
-		 p->meta.incomplete_reason);
-	fp = mark(w, p, what);
-	fputs("\"state\":\"incomplete\",\"incomplete_reason\":", fp);
-	json_put_str(fp, p->meta.incomplete_reason);
-	fputs("}}", fp);
-	fp = ev(w);
-	fprintf(fp, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%d,\"tid\":0,\"args\":{\"labels\":",
-		p->meta.pid);
-	json_put_str(fp, what + strlen("msprof: "));
-	fputs("}}", fp);
+	if (p->meta.incomplete) {
+		snprintf(what, sizeof(what), "msprof: incomplete window (%s)",
+			 p->meta.incomplete_reason);
+		mark(t, what);
+		ob_str(&t->ob, "\"state\":\"incomplete\",\"incomplete_reason\":");
+		ob_json_str(&t->ob, p->meta.incomplete_reason);
+		ob_str(&t->ob, "}}");
+		any = true;
+	}
+	return any;
+}
+
+static int write_all(struct tl *t)
+{
+	const struct profdata *p = t->p;
+	size_t i;
+	int err;
+
+	ob_char(&t->ob, '[');
+	write_cann_names(t);
+	err = write_devices_names(t);
+	if (!err)
+		err = profdata_each_host(p, write_api, write_ioctl, t);
+	if (err)
+		return err;
+	write_osrt_names(t);
+	for (i = 0; i < p->ntasks; i++)
+		write_task(t, &p->tasks[i]);
+	err = overlap_each(p, write_overlap, t);
+	if (err)
+		return err;
+	if (write_losses(t))
+		thread(t, track_pid(t, SORT_CANN, HOST_DEVICE), 0, "msprof", 0);
+	ob_str(&t->ob, "\n]\n");
+	return ob_flush(&t->ob);
 }
 
 int timeline_write(FILE *fp, const struct profdata *p)
 {
-	struct writer w = { .fp = fp, .first = true };
-	struct host_walk hw = { .w = &w, .p = p };
-	size_t i;
+	struct tl *t = calloc(1, sizeof(*t));
 	int err;
 
-	fputc('[', fp);
-	write_names(&w, p);
-	err = profdata_each_host(p, write_api, write_ioctl, &hw);
+	if (!t)
+		return -ENOMEM;
+	ob_init(&t->ob, fp);
+	t->p = p;
+	t->pid = info_pid(p);
+	t->first = true;
+	err = api_texts(t);
+	if (!err)
+		err = find_copies(t);
+	if (!err)
+		err = write_all(t);
+	free(t->text);
+	free(t->copies);
+	free(t->io_tids.v);
+	free(t);
 	if (err)
 		return err;
-	for (i = 0; i < p->ntasks; i++)
-		write_task(&w, p, &p->tasks[i], i + 1);
-	write_losses(&w, p);
-	fputs("\n]\n", fp);
 	if (fflush(fp))		/* the reason, ENOSPC often, while errno holds it */
 		return -errno;
 	return ferror(fp) ? -EIO : 0;
