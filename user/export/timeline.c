@@ -125,19 +125,31 @@ static void head(struct tl *t, const char *name, uint64_t pid, uint64_t tid)
 	ob_u64(&t->ob, tid);
 }
 
-static void ts(struct tl *t, uint64_t mono_ns)
+static void ts_at(struct tl *t, uint64_t epoch_ns)
 {
 	ob_str(&t->ob, ",\"ts\":\"");
-	ob_us3(&t->ob, profmeta_epoch_ns(&t->p->meta, mono_ns));
+	ob_us3(&t->ob, epoch_ns);
 	ob_char(&t->ob, '"');
 }
 
-/* ,"ts":"..","dur":..,"ph":"X","args":{ */
+static void ts(struct tl *t, uint64_t mono_ns)
+{
+	ts_at(t, profmeta_epoch_ns(&t->p->meta, mono_ns));
+}
+
+/*
+ * ,"ts":"..","dur":..,"ph":"X","args":{ — dur on the same scale as ts, so
+ * that ts + dur is where the slice ends and slices that tile a span (the
+ * Overlap Analysis) add up to it exactly.
+ */
 static void span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns)
 {
-	ts(t, start_ns);
+	uint64_t start = profmeta_epoch_ns(&t->p->meta, start_ns);
+	uint64_t end = profmeta_epoch_ns(&t->p->meta, end_ns);
+
+	ts_at(t, start);
 	ob_str(&t->ob, ",\"dur\":");
-	ob_us3(&t->ob, end_ns > start_ns ? end_ns - start_ns : 0);
+	ob_us3(&t->ob, end > start ? end - start : 0);
 	ob_str(&t->ob, ",\"ph\":\"X\",\"args\":{");
 }
 
