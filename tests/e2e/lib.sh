@@ -185,12 +185,12 @@ check_exact_counts() {
 		   aclrtDestroyStream aclrtFree aclrtResetDevice aclFinalize; do
 		want=$(sed -En "s/^(.*\) )?calls $api //p" "$out")
 		[ $api = aclrtLaunchKernel ] && launches=$want
-		got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .name==$n)] | length')
+		got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .args.id==$n)] | length')
 		check "exactly $want $api calls in the window (got $got)" [ "$got" = "$want" ]
 	done
 	check "3 launches a step" [ "$launches" = $((3 * steps)) ]
 	# Every successful driver-reaching call issued one ioctl (npusim_ioctl.h).
-	want=$(timeline "$d" '[.[] | select(.ph=="X" and .args.return==0 and (.name |
+	want=$(timeline "$d" '[.[] | select(.ph=="X" and .args.return==0 and (.args.id // "" |
 		IN("aclrtSetDevice","aclrtResetDevice","aclrtMalloc","aclrtFree","aclrtMemcpy",
 		   "aclrtLaunchKernel","aclrtMemcpyAsync","aclrtSynchronizeStream",
 		   "aclrtSynchronizeDevice")))] | length')
@@ -199,7 +199,7 @@ check_exact_counts() {
 	check "ioctls decoded as npusim's ('Y' = 89)" [ "$(timeline "$d" '[.[] | select(.name=="ioctl") | .args.type] | unique')" = "$(printf '[\n  89\n]')" ]
 	# The agent flushed as the task exited: every launch and async copy ran
 	# as one device task.
-	got=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+	got=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"])] | length')
 	check "exactly $((4 * steps)) device tasks (got $got)" [ "$got" = $((4 * steps)) ]
 	got=$(timeline "$d" '[.[] | select(.ph=="s")] | length')
 	check "each linked to its launch (got $got)" [ "$got" = $((4 * steps)) ]

@@ -47,20 +47,20 @@ check "nothing lost" [ "$(jq .host.lost_events "$d/info.json")" = 0 ]
 "$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
 check "export exits 0" [ $? -eq 0 ]
 check "export prints one JSON per PROF_ directory" [ "$(grep -c '\.json$' "$WORK/export.log")" -eq 2 ]
-n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="AscendCL")] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")))] | length')
 check "timeline holds every API call of info.json ($n)" [ "$n" = "$api" ]
 n=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
 check "timeline holds every ioctl of info.json ($n)" [ "$n" = "$io" ]
-n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"])] | length')
 check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
-n=$(timeline "$d" '[.[] | select(.ph=="s" and .name=="acl_to_npu")] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="s" and .cat=="HostToDevice")] | length')
 check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
 check "launch flows start on a launch call" [ "$(timeline "$d" -r '
-	[.[] | select(.ph=="X" and .cat=="AscendCL")] as $api |
+	[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")))] as $api |
 	[.[] | select(.ph=="s") as $f | $api[] |
-	 select(.tid==$f.tid and .ts<=$f.ts and .ts+.dur>=$f.ts) | .name] |
+	 select(.pid==$f.pid and .tid==$f.tid and .ts==$f.ts) | .args.id] |
 	unique | join(",")')" = "aclrtLaunchKernel,aclrtMemcpyAsync" ]
-check "process names for host and device" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | .args.name] | join(",")')" = "Host npu_sample (pid $TASK_PID),NPU 0" ]
+check "processes of host and device, numbered from the task's pid" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | "\(.args.name) \(.pid / 1024 | floor)"] | join(",")')" = "CANN $TASK_PID,Ascend Hardware $TASK_PID,Overlap Analysis $TASK_PID,OS Runtime API $TASK_PID" ]
 
 kill -TERM "$TASK_PID"
 wait_pid "$TASK_PID"

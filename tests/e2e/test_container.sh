@@ -107,9 +107,9 @@ check "task still running after quit" kill -0 "$TASK_PID"
 
 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1
 check "export exits 0" [ $? -eq 0 ]
-n=$(timeline "$d" '[.[] | select(.ph=="X" and .cat=="device")] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"])] | length')
 check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
-n=$(timeline "$d" '[.[] | select(.ph=="s" and .name=="acl_to_npu")] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="s" and .cat=="HostToDevice")] | length')
 check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
 
 # --- from inside the namespaces, by the pid the task sees ----------------------

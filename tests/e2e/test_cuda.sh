@@ -32,12 +32,12 @@ show "$WORK/cuda.out" "$WORK/msprof.log"
 d=$(prof_dirs "$WORK/out")
 "$MSPROF" --export=on --output="$d" >/dev/null
 for api in cudaMalloc cudaMemcpy cudaLaunchKernel cudaFree; do
-	got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .name==$n)] | length')
+	got=$(timeline "$d" --arg n "$api" '[.[] | select(.ph=="X" and .args.id==$n)] | length')
 	check "exactly $K $api calls (got $got)" [ "$got" = $K ]
 done
-check "the calls are on the CUDA Runtime layer" [ "$(timeline "$d" -r '[.[] | select(.ph=="X" and (.name | startswith("cuda"))) | .cat] | unique | join(",")')" = "CUDA Runtime" ]
-check "cudaMalloc's size argument is kept" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.size] | unique')" = "$(printf '[\n  1024\n]')" ]
-check "the failures are recorded (cudaErrorInsufficientDriver = 35)" [ "$(timeline "$d" '[.[] | select(.name=="cudaMalloc") | .args.return] | unique')" = "$(printf '[\n  35\n]')" ]
+check "the calls are on the CUDA Runtime layer" [ "$(timeline "$d" -r '[.[] | select(.ph=="X" and (.args.id // "" | startswith("cuda"))) | "\(.name | split("@")[0]) \(.args.level)"] | unique | join(",")')" = "CUDA cuda" ]
+check "cudaMalloc's size argument is kept" [ "$(timeline "$d" '[.[] | select(.args.id=="cudaMalloc") | .args.size] | unique')" = "$(printf '[\n  1024\n]')" ]
+check "the failures are recorded (cudaErrorInsufficientDriver = 35)" [ "$(timeline "$d" '[.[] | select(.args.id=="cudaMalloc") | .args.return] | unique')" = "$(printf '[\n  35\n]')" ]
 
 # Launch mode: libcudart carries no agent, so msprof preloads one, which
 # serves because the task maps the CUDA runtime.

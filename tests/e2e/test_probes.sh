@@ -13,16 +13,19 @@ feed start "sleep 1" stop quit |
 check "--uprobe: exit 0" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/nest")
 "$MSPROF" --export=on --output="$d" >/dev/null
-inner=$(timeline "$d" '[.[] | select(.name=="npusim_drv_ioctl")] | length')
+inner=$(timeline "$d" '[.[] | select(.args.id=="npusim_drv_ioctl")] | length')
 check "--uprobe probes an internal function ($inner calls)" [ "$inner" -gt 20 ]
 # The window may open in the middle of an acl call: then its inner call is
 # the outermost the probes saw.  One thread, so at most one such call.
-check "it is on the Custom layer" [ "$(timeline "$d" -c '[.[] | select(.name=="npusim_drv_ioctl") | .cat] | unique')" = '["Custom"]' ]
-check "one level down (but for a call the window cut)" [ "$(timeline "$d" '[.[] | select(.name=="npusim_drv_ioctl" and .args.depth != 1)] | length')" -le 1 ]
+check "it is on the Custom layer" [ "$(timeline "$d" -c '[.[] | select(.args.id=="npusim_drv_ioctl") | .name] | unique')" = '["Api@npusim_drv_ioctl"]' ]
+check "one level down (but for a call the window cut)" [ "$(timeline "$d" '[.[] | select(.args.id=="npusim_drv_ioctl" and .args.depth != 1)] | length')" -le 1 ]
 check "every nested call lies inside an acl call on its thread" [ "$(timeline "$d" '
+	([.[] | select(.ph=="X") | .ts | split(".")[0] | tonumber] | min) as $b |
+	def ns: (.ts | split(".")) as $p | (($p[0] | tonumber) - $b) * 1000 + ($p[1] | tonumber);
+	def stop: ns + (.dur * 1000 | round);
 	[.[] | select(.ph=="X" and .args.depth==0)] as $outer |
-	[.[] | select(.name=="npusim_drv_ioctl" and .args.depth==1) as $c |
-	 select([$outer[] | select(.tid==$c.tid and .ts<=$c.ts and .ts+.dur>=$c.ts+$c.dur)] | length == 0)] | length')" = 0 ]
+	[.[] | select(.args.id=="npusim_drv_ioctl" and .args.depth==1) as $c |
+	 select([$outer[] | select(.tid==$c.tid and ns<=($c|ns) and stop>=($c|stop))] | length == 0)] | length')" = 0 ]
 # Each edge of the window may cut one pair (one thread): the wrapper entered
 # before the gate opened, or its ioctl came after the gate closed.
 io=$(timeline "$d" '[.[] | select(.name=="ioctl")] | length')
@@ -105,7 +108,7 @@ first=$(ls -d "$WORK"/late/PROF_000001_*)
 second=$(ls -d "$WORK"/late/PROF_000002_*)
 check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/info.json")" = 0 ]
 "$MSPROF" --export=on --output="$second" >/dev/null
-check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.name=="aclrtSetDevice")] | length')" = 17 ]
+check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.args.id=="aclrtSetDevice")] | length')" = 17 ]
 
 # A call still running at stop is not in the window, and the window says so.
 /usr/bin/python3 -c '

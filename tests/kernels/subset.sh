@@ -104,12 +104,16 @@ timeline() {
 	[ -n "$d" ] && "$MSPROF" --export=on --output="$d" 2>>"$1.export.err"
 }
 
-# events JSON KIND [NAME]: trace events of one kind ("X" slices of a
-# category, "s" flow starts); the export writes one event a line.
+# events JSON KIND [NAME]: trace events of one kind: "s" flow starts,
+# "device" task slices, "driver" ioctl slices, else API slices of a layer
+# ("AscendCL"), of one API if NAME is given; the export writes one event a
+# line, keys in msprof's order (docs/output/timeline.md).
 events() {
 	case $2 in
-	s) grep -c '^{"ph":"s"' "$1" ;;
-	*) grep -c "^{\"ph\":\"X\",\"cat\":\"$2\"${3:+,\"name\":\"$3\"}" "$1" ;;
+	s) grep -c '^{"name":"HostToDevice[0-9]*","pid":[0-9]*,"tid":[0-9]*,"ph":"s"' "$1" ;;
+	device) grep -c '"ph":"X","args":{"Model Id":' "$1" ;;
+	driver) grep -c '^{"name":"ioctl",.*"ph":"X"' "$1" ;;
+	*) grep -c "^{\"name\":\"$2@${3:-[^\"]*}\"," "$1" ;;
 	esac
 }
 
@@ -119,8 +123,8 @@ calls() { sed -n "s/^calls $2 //p" "$1"; }
 # driver_calls JSON: the successful API calls that reach the driver, each
 # one ioctl (npusim_ioctl.h).
 driver_calls() {
-	grep '^{"ph":"X","cat":"AscendCL"' "$1" | grep '"return":0[,}]' |
-		grep -cE '"name":"aclrt(SetDevice|ResetDevice|Malloc|Free|Memcpy|LaunchKernel|MemcpyAsync|SynchronizeStream|SynchronizeDevice)"'
+	grep '^{"name":"AscendCL@' "$1" | grep '"return":0[,}]' |
+		grep -cE '"name":"AscendCL@aclrt(SetDevice|ResetDevice|Malloc|Free|Memcpy|LaunchKernel|MemcpyAsync|SynchronizeStream|SynchronizeDevice)"'
 }
 
 # check_api JSON TASKOUT DIR: the per-step and teardown calls, each exactly
@@ -137,10 +141,10 @@ check_api() {
 		[ "$want" = "$got" ] || expect "$api" "$want" "$got"
 	done
 	expect ioctls "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
-	grep '"name":"aclrtLaunchKernel"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
+	grep '"name":"AscendCL@aclrtLaunchKernel"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
 		sort -u >"$3/streams"
 	want=$(events "$j" AscendCL aclrtMemcpyAsync)
-	got=$(grep '"name":"aclrtMemcpyAsync"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
+	got=$(grep '"name":"AscendCL@aclrtMemcpyAsync"' "$j" | grep -o '"stream":"0x[0-9a-f]*"' |
 		grep -cxFf "$3/streams")
 	expect "6th args" "$want" "$got"
 }

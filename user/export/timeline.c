@@ -30,6 +30,22 @@ enum {
 #define HOST_DEVICE	31	/* the pid's device field for host processes */
 #define NO_ID		4294967295U	/* msprof's "none": a task with no model, subtask */
 
+/*
+ * A literal's bytes, copied inline when they fit (most appends are short
+ * constant keys: a call to ob_str and its strlen cost more than the copy).
+ */
+#define LIT(b, s) lit(b, s, sizeof(s) - 1)
+
+static inline void lit(struct outbuf *b, const char *s, size_t n)
+{
+	if (b->len + n <= OUTBUF_SIZE) {
+		memcpy(b->buf + b->len, s, n);
+		b->len += n;
+	} else {
+		ob_strn(b, s, n);
+	}
+}
+
 /* A growing sorted set of ids (threads, streams): a few, looked up often. */
 struct idset {
 	uint32_t *v;
@@ -113,21 +129,35 @@ static uint64_t info_pid(const struct profdata *p)
 			  p->meta.pid > 0 ? p->meta.pid : 0);
 }
 
+/* Opens the next event of the array, up to its name's value. */
+static void start(struct tl *t)
+{
+	if (t->first)
+		LIT(&t->ob, "\n{\"name\":");
+	else
+		LIT(&t->ob, ",\n{\"name\":");
+	t->first = false;
+}
+
+static void pid_tid(struct tl *t, uint64_t pid, uint64_t tid)
+{
+	LIT(&t->ob, ",\"pid\":");
+	ob_u64(&t->ob, pid);
+	LIT(&t->ob, ",\"tid\":");
+	ob_u64(&t->ob, tid);
+}
+
 /* {"name":<name>,"pid":P,"tid":T  — every event starts so. */
 static void head(struct tl *t, const char *name, uint64_t pid, uint64_t tid)
 {
-	ob_str(&t->ob, t->first ? "\n{\"name\":" : ",\n{\"name\":");
-	t->first = false;
+	start(t);
 	ob_json_str(&t->ob, name);
-	ob_str(&t->ob, ",\"pid\":");
-	ob_u64(&t->ob, pid);
-	ob_str(&t->ob, ",\"tid\":");
-	ob_u64(&t->ob, tid);
+	pid_tid(t, pid, tid);
 }
 
 static void ts_at(struct tl *t, uint64_t epoch_ns)
 {
-	ob_str(&t->ob, ",\"ts\":\"");
+	LIT(&t->ob, ",\"ts\":\"");
 	ob_us3(&t->ob, epoch_ns);
 	ob_char(&t->ob, '"');
 }
@@ -148,29 +178,29 @@ static void span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns)
 	uint64_t end = profmeta_epoch_ns(&t->p->meta, end_ns);
 
 	ts_at(t, start);
-	ob_str(&t->ob, ",\"dur\":");
+	LIT(&t->ob, ",\"dur\":");
 	ob_us3(&t->ob, end > start ? end - start : 0);
-	ob_str(&t->ob, ",\"ph\":\"X\",\"args\":{");
+	LIT(&t->ob, ",\"ph\":\"X\",\"args\":{");
 }
 
 static void meta_str(struct tl *t, const char *what, uint64_t pid,
 		     uint64_t tid, const char *key, const char *val)
 {
 	head(t, what, pid, tid);
-	ob_str(&t->ob, ",\"ph\":\"M\",\"args\":{\"");
+	LIT(&t->ob, ",\"ph\":\"M\",\"args\":{\"");
 	ob_str(&t->ob, key);
-	ob_str(&t->ob, "\":");
+	LIT(&t->ob, "\":");
 	ob_json_str(&t->ob, val);
-	ob_str(&t->ob, "}}");
+	LIT(&t->ob, "}}");
 }
 
 static void meta_sort(struct tl *t, const char *what, uint64_t pid,
 		      uint64_t tid, uint64_t sort)
 {
 	head(t, what, pid, tid);
-	ob_str(&t->ob, ",\"ph\":\"M\",\"args\":{\"sort_index\":");
+	LIT(&t->ob, ",\"ph\":\"M\",\"args\":{\"sort_index\":");
 	ob_u64(&t->ob, sort);
-	ob_str(&t->ob, "}}");
+	LIT(&t->ob, "}}");
 }
 
 static void process(struct tl *t, const char *name, const char *label,
@@ -239,17 +269,17 @@ static void api_text(struct tl *t, struct outbuf *b, FILE *fp, size_t *pos,
 
 	snprintf(name, sizeof(name), "%s%s", ln->prefix, d->name);
 	ob_json_str(b, name);
-	ob_str(b, ",\"pid\":");
+	LIT(b, ",\"pid\":");
 	ob_u64(b, track_pid(t, SORT_CANN, HOST_DEVICE));
-	ob_str(b, ",\"tid\":");
+	LIT(b, ",\"tid\":");
 	a->head = mark_span(b, fp, pos);
-	ob_str(b, ",\"Mode\":");
+	LIT(b, ",\"Mode\":");
 	ob_json_str(b, api_mode(d));
-	ob_str(b, ",\"level\":");
+	LIT(b, ",\"level\":");
 	ob_json_str(b, ln->level);
-	ob_str(b, ",\"id\":");
+	LIT(b, ",\"id\":");
 	ob_json_str(b, d->name);
-	ob_str(b, ",\"item_id\":\"0\",\"connection_id\":");
+	LIT(b, ",\"item_id\":\"0\",\"connection_id\":");
 	a->mid = mark_span(b, fp, pos);
 	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
 		if (d->args[i] && *d->args[i]) {
@@ -367,7 +397,7 @@ static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
 		ob_i64(&t->ob, (int32_t)v);
 		break;
 	default:
-		ob_str(&t->ob, "\"0x");
+		LIT(&t->ob, "\"0x");
 		ob_hex(&t->ob, v);
 		ob_char(&t->ob, '"');
 		break;
@@ -386,28 +416,27 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 		head(t, "Api@unknown_api", track_pid(t, SORT_CANN, HOST_DEVICE),
 		     e->ns_tid);
 		span_args(t, e->start_ns, e->end_ns);
-		ob_str(&t->ob, "\"Thread Id\":");
+		LIT(&t->ob, "\"Thread Id\":");
 		ob_u64(&t->ob, e->ns_tid);
-		ob_str(&t->ob, ",\"api_id\":");
+		LIT(&t->ob, ",\"api_id\":");
 		ob_u64(&t->ob, e->api_id);
-		ob_str(&t->ob, ",\"connection_id\":");
+		LIT(&t->ob, ",\"connection_id\":");
 		ob_u64(&t->ob, conn);
-		ob_str(&t->ob, "}}");
+		LIT(&t->ob, "}}");
 		return 0;
 	}
 	a = &t->api[e->api_id];
-	ob_str(&t->ob, t->first ? "\n{\"name\":" : ",\n{\"name\":");
-	t->first = false;
+	start(t);
 	put_span(t, a->head);
 	ob_u64(&t->ob, e->ns_tid);
 	span_args(t, e->start_ns, e->end_ns);
-	ob_str(&t->ob, "\"Thread Id\":");
+	LIT(&t->ob, "\"Thread Id\":");
 	ob_u64(&t->ob, e->ns_tid);
 	put_span(t, a->mid);
 	ob_u64(&t->ob, conn);
-	ob_str(&t->ob, ",\"return\":");
+	LIT(&t->ob, ",\"return\":");
 	ob_i64(&t->ob, e->ret);
-	ob_str(&t->ob, ",\"depth\":");
+	LIT(&t->ob, ",\"depth\":");
 	ob_u64(&t->ob, e->depth);
 	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
 		if (!a->key[i].len)
@@ -415,7 +444,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 		put_span(t, a->key[i]);
 		api_arg(t, d, e->args[i], i);
 	}
-	ob_str(&t->ob, "}}");
+	LIT(&t->ob, "}}");
 	if (t->ncopies)
 		note_copy(t, d, e, conn);
 	return 0;
@@ -440,31 +469,31 @@ static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 
 	head(t, "ioctl", track_pid(t, SORT_OSRT, HOST_DEVICE), e->tid);
 	span_args(t, e->start_ns, e->end_ns);
-	ob_str(b, "\"fd\":");
+	LIT(b, "\"fd\":");
 	ob_u64(b, e->fd);
-	ob_str(b, ",\"cmd\":\"0x");
+	LIT(b, ",\"cmd\":\"0x");
 	ob_hex(b, e->cmd);
-	ob_str(b, "\",\"dir\":");
+	LIT(b, "\",\"dir\":");
 	ob_u64(b, _IOC_DIR(e->cmd));
-	ob_str(b, ",\"type\":");
+	LIT(b, ",\"type\":");
 	ob_u64(b, _IOC_TYPE(e->cmd));
-	ob_str(b, ",\"nr\":");
+	LIT(b, ",\"nr\":");
 	ob_u64(b, _IOC_NR(e->cmd));
-	ob_str(b, ",\"size\":");
+	LIT(b, ",\"size\":");
 	ob_u64(b, _IOC_SIZE(e->cmd));
-	ob_str(b, ",\"dev\":\"");
+	LIT(b, ",\"dev\":\"");
 	ob_u64(b, e->dev >> 20);
 	ob_char(b, ':');
 	ob_u64(b, e->dev & 0xfffff);
-	ob_str(b, "\",\"return\":");
+	LIT(b, "\",\"return\":");
 	ob_i64(b, e->ret);
 	if (pe->payload_len) {
-		ob_str(b, ",\"payload\":\"");
+		LIT(b, ",\"payload\":\"");
 		hex_bytes(b, pe->payload, pe->payload_len < MSPROF_IOCTL_PAYLOAD ?
 			  pe->payload_len : MSPROF_IOCTL_PAYLOAD);
 		ob_char(b, '"');
 	}
-	ob_str(b, "}}");
+	LIT(b, "}}");
 	return idset_add(&t->io_tids, e->tid);
 }
 
@@ -557,31 +586,35 @@ static void copy_args(struct tl *t, const struct devtask *d)
 
 	if (!c || !c->known)
 		return;
-	ob_str(&t->ob, ",\"size(B)\":");
+	LIT(&t->ob, ",\"size(B)\":");
 	ob_u64(&t->ob, c->bytes);
 	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
-	ob_str(&t->ob, ",\"bandwidth(GB/s)\":");
+	LIT(&t->ob, ",\"bandwidth(GB/s)\":");
 	ob_us3(&t->ob, dur ? c->bytes * 1000 / dur : 0);
-	ob_str(&t->ob, ",\"operation\":");
+	LIT(&t->ob, ",\"operation\":");
 	ob_json_str(&t->ob, copy_operation(c->kind));
 }
 
-/* "HostToDevice<id>" and its id, conn << 32 as msprof numbers flows. */
+/* One end of a flow: "HostToDevice<id>", id conn << 32 as msprof's. */
 static void flow(struct tl *t, uint64_t conn, uint64_t pid, uint32_t tid,
-		 const char *ph, uint64_t at_ns)
+		 bool finish, uint64_t at_ns)
 {
-	char name[48];
-
-	snprintf(name, sizeof(name), "HostToDevice%llu",
-		 (unsigned long long)(conn << 32));
-	head(t, name, pid, tid);
-	ob_str(&t->ob, ",\"ph\":\"");
-	ob_str(&t->ob, ph);
-	ob_str(&t->ob, "\",\"cat\":\"HostToDevice\",\"id\":\"");
+	start(t);
+	LIT(&t->ob, "\"HostToDevice");
+	ob_u64(&t->ob, conn << 32);
+	ob_char(&t->ob, '"');
+	pid_tid(t, pid, tid);
+	if (finish)
+		LIT(&t->ob, ",\"ph\":\"f\",\"cat\":\"HostToDevice\",\"id\":\"");
+	else
+		LIT(&t->ob, ",\"ph\":\"s\",\"cat\":\"HostToDevice\",\"id\":\"");
 	ob_u64(&t->ob, conn << 32);
 	ob_char(&t->ob, '"');
 	ts(t, at_ns);
-	ob_str(&t->ob, *ph == 'f' ? ",\"bp\":\"e\"}" : "}");
+	if (finish)
+		LIT(&t->ob, ",\"bp\":\"e\"}");
+	else
+		ob_char(&t->ob, '}');
 }
 
 /* A device task slice and, when its launch is known, the flow from it. */
@@ -593,29 +626,29 @@ static void write_task(struct tl *t, const struct devtask *d)
 
 	head(t, strtab_str(&p->names, d->name), pid, d->stream);
 	span_args(t, d->start_ns, d->end_ns);
-	ob_str(&t->ob, "\"Model Id\":");
+	LIT(&t->ob, "\"Model Id\":");
 	ob_u64(&t->ob, NO_ID);
-	ob_str(&t->ob, ",\"Task Type\":");
+	LIT(&t->ob, ",\"Task Type\":");
 	ob_json_str(&t->ob, devtask_type(p, d));
-	ob_str(&t->ob, ",\"Physic Stream Id\":");
+	LIT(&t->ob, ",\"Physic Stream Id\":");
 	ob_u64(&t->ob, d->stream);
-	ob_str(&t->ob, ",\"Task Id\":");
+	LIT(&t->ob, ",\"Task Id\":");
 	ob_u64(&t->ob, d->task_id);
-	ob_str(&t->ob, ",\"Batch Id\":0,\"Subtask Id\":");
+	LIT(&t->ob, ",\"Batch Id\":0,\"Subtask Id\":");
 	ob_u64(&t->ob, NO_ID);
-	ob_str(&t->ob, ",\"connection_id\":");
+	LIT(&t->ob, ",\"connection_id\":");
 	ob_u64(&t->ob, d->conn);
 	copy_args(t, d);
-	ob_str(&t->ob, ",\"block_dim\":");
+	LIT(&t->ob, ",\"block_dim\":");
 	ob_u64(&t->ob, d->block_dim);
-	ob_str(&t->ob, ",\"host_tid\":");
+	LIT(&t->ob, ",\"host_tid\":");
 	ob_u64(&t->ob, d->host_tid);
-	ob_str(&t->ob, "}}");
+	LIT(&t->ob, "}}");
 	if (!c)
 		return;
-	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, "s",
+	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, false,
 	     c->start_ns);
-	flow(t, d->conn, pid, d->stream, "f", d->start_ns);
+	flow(t, d->conn, pid, d->stream, true, d->start_ns);
 }
 
 static int write_overlap(uint32_t dev, enum overlap_kind kind,
@@ -625,7 +658,7 @@ static int write_overlap(uint32_t dev, enum overlap_kind kind,
 
 	head(t, overlap_name(kind), track_pid(t, SORT_OVERLAP, dev), kind);
 	span_args(t, start_ns, end_ns);
-	ob_str(&t->ob, "}}");
+	LIT(&t->ob, "}}");
 	return 0;
 }
 
@@ -638,7 +671,7 @@ static void mark(struct tl *t, const char *what)
 {
 	head(t, what, track_pid(t, SORT_CANN, HOST_DEVICE), 0);
 	ts(t, t->p->end_mono_ns);
-	ob_str(&t->ob, ",\"ph\":\"i\",\"s\":\"g\",\"args\":{");
+	LIT(&t->ob, ",\"ph\":\"i\",\"s\":\"g\",\"args\":{");
 }
 
 /* Lost data is never silent: a marker for each kind of loss. */
@@ -653,9 +686,9 @@ static bool write_losses(struct tl *t)
 		snprintf(what, sizeof(what), "msprof: %llu host events lost (ring buffer full)",
 			 p->meta.lost_events);
 		mark(t, what);
-		ob_str(&t->ob, "\"lost_events\":");
+		LIT(&t->ob, "\"lost_events\":");
 		ob_u64(&t->ob, p->meta.lost_events);
-		ob_str(&t->ob, "}}");
+		LIT(&t->ob, "}}");
 		any = true;
 	}
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
@@ -664,26 +697,26 @@ static bool write_losses(struct tl *t)
 		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
 		snprintf(what, sizeof(what), "msprof: %s: %s", pb->file, why);
 		mark(t, what);
-		ob_str(&t->ob, "\"file\":");
+		LIT(&t->ob, "\"file\":");
 		ob_json_str(&t->ob, pb->file);
-		ob_str(&t->ob, ",\"problem\":");
+		LIT(&t->ob, ",\"problem\":");
 		ob_json_str(&t->ob, why);
-		ob_str(&t->ob, "}}");
+		LIT(&t->ob, "}}");
 		any = true;
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS) {
 		snprintf(what, sizeof(what), "msprof: %u more data files read in part",
 			 p->nproblems - PROFDATA_MAX_PROBLEMS);
 		mark(t, what);
-		ob_str(&t->ob, "}}");
+		LIT(&t->ob, "}}");
 	}
 	if (p->meta.incomplete) {
 		snprintf(what, sizeof(what), "msprof: incomplete window (%s)",
 			 p->meta.incomplete_reason);
 		mark(t, what);
-		ob_str(&t->ob, "\"state\":\"incomplete\",\"incomplete_reason\":");
+		LIT(&t->ob, "\"state\":\"incomplete\",\"incomplete_reason\":");
 		ob_json_str(&t->ob, p->meta.incomplete_reason);
-		ob_str(&t->ob, "}}");
+		LIT(&t->ob, "}}");
 		any = true;
 	}
 	return any;
@@ -710,7 +743,7 @@ static int write_all(struct tl *t)
 		return err;
 	if (write_losses(t))
 		thread(t, track_pid(t, SORT_CANN, HOST_DEVICE), 0, "msprof", 0);
-	ob_str(&t->ob, "\n]\n");
+	LIT(&t->ob, "\n]\n");
 	return ob_flush(&t->ob);
 }
 
