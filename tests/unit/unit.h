@@ -10,6 +10,7 @@ int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
 int register_profdata_tests(unsigned int *skipped);
 int register_outbuf_tests(void);
+int register_timeline_tests(void);
 int register_protocol_tests(void);
 int register_elfsym_tests(void);
 int register_agent_tests(void);
