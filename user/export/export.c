@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,8 +45,7 @@ static int open_dir(int fd, const char *name)
  */
 static int open_output(int dirfd, bool *made)
 {
-	struct stat st;
-	int fd;
+	int fd, err;
 
 	*made = !mkdirat(dirfd, PROFDIR_OUTPUT, 0750);
 	if (!*made && errno != EEXIST)
@@ -55,15 +53,10 @@ static int open_output(int dirfd, bool *made)
 	fd = open_dir(dirfd, PROFDIR_OUTPUT);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st)) {
+	err = dir_check_ours(fd);
+	if (err) {
 		close(fd);
-		return -errno;
-	}
-	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (st.st_mode & S_IWOTH) ||
-	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid() && st.st_gid != 0)) {
-		close(fd);
-		return -EPERM;
+		return err;
 	}
 	return fd;
 }
@@ -79,21 +72,6 @@ static const char *output_strerror(int err)
 		return PROFDIR_OUTPUT " belongs to another user or others can write it: refused";
 	}
 	return strerror(-err);
-}
-
-/* A new file of an unpredictable name, so nothing planted can be met. */
-static int create_temp(int ofd, const char *name, char *tmp, size_t len)
-{
-	unsigned long long rnd;
-	int i, fd, err = -EEXIST;
-
-	for (i = 0; i < 8 && err == -EEXIST; i++) {
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-			return -errno;
-		snprintf(tmp, len, ".%s.%016llx.tmp", name, rnd);
-		err = create_at(ofd, tmp, &fd);
-	}
-	return err ?: fd;
 }
 
 /*
@@ -117,7 +95,7 @@ static const struct output_file outputs[] = {
 static int write_temp(int ofd, const struct output_file *o, const char *name,
 		      char *tmp, size_t len, const struct profdata *p)
 {
-	int err, fd = create_temp(ofd, name, tmp, len);
+	int err, fd = create_temp_at(ofd, name, tmp, len);
 	FILE *fp;
 
 	if (fd < 0)
