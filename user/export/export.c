@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "export.h"
 #include "fsutil.h"
 #include "profdata.h"
@@ -272,7 +273,7 @@ static void report_losses(const char *label, const struct profdata *p)
 }
 
 /* 0: exported whole; 1: exported, less than the window held; or -errno. */
-static int export_one(int dirfd, const char *label)
+static int export_one(int dirfd, const char *label, bool db)
 {
 	struct profdata p;
 	char why[256];
@@ -287,6 +288,11 @@ static int export_one(int dirfd, const char *label)
 	testpoint("export-after-load");
 	report_losses(label, &p);
 	err = export_files(dirfd, label, &p);
+	if (!err && db)
+		err = db_export(dirfd, label, &p);
+	else if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
+		fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
+			label);
 	if (!err)
 		err = p.nproblems || p.meta.incomplete;
 	profdata_free(&p);
@@ -314,7 +320,7 @@ static int is_prof_entry(const struct dirent *de)
 }
 
 /* Every PROF_ entry is exported or named with why not. */
-static int export_all(int fd, const char *dir)
+static int export_all(int fd, const char *dir, bool db)
 {
 	int i, n, sub, err, ok = 0, part = 0, failed = 0;
 	struct dirent **list;
@@ -335,7 +341,7 @@ static int export_all(int fd, const char *dir)
 				open_file_strerror(sub));
 			failed++;
 		} else {
-			err = export_one(sub, label);
+			err = export_one(sub, label, db);
 			close(sub);
 			ok += !err;
 			part += err > 0;
@@ -355,7 +361,7 @@ static int export_all(int fd, const char *dir)
 	return failed ? -EIO : -EBADMSG;
 }
 
-int export_run(const char *dir)
+int export_run(const char *dir, bool db)
 {
 	int err, fd = open_dir(AT_FDCWD, dir);
 
@@ -366,11 +372,11 @@ int export_run(const char *dir)
 		return fd;
 	}
 	if (is_window(fd, dir)) {
-		err = export_one(fd, dir);
+		err = export_one(fd, dir, db);
 		if (err > 0)
 			err = -EBADMSG;
 	} else {
-		err = export_all(fd, dir);
+		err = export_all(fd, dir, db);
 	}
 	close(fd);
 	return err;
