@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -159,6 +160,17 @@ static const char *base_name(const char *dir, char *buf, size_t len)
 	return strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
 }
 
+/* Why name could not be opened as a directory: O_NOFOLLOW says ENOTDIR of a link. */
+static const char *link_or(int fd, const char *name, int err)
+{
+	struct stat st;
+
+	if (err == ENOTDIR && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode))
+		return "a symbolic link (not followed)";
+	return strerror(err);
+}
+
 /* Every PROF_ entry of the directory open as fd. */
 static int query_all(int fd, const char *dir, struct qrow **rows, size_t *nrows)
 {
@@ -178,7 +190,7 @@ static int query_all(int fd, const char *dir, struct qrow **rows, size_t *nrows)
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
 			fprintf(stderr, "msprof: %s: not queried: %s\n", label,
-				strerror(errno));
+				link_or(fd, list[i]->d_name, errno));
 			failed++;
 		} else if (*rows) {
 			if (query_one(sub, label, list[i]->d_name,
