@@ -464,13 +464,18 @@ static int write_strings(struct dbw *w)
 	return err;
 }
 
-/* Every table, in one transaction. */
+/*
+ * Every table, in one transaction.  No file but the db itself: the
+ * journal and sorts stay in memory (a failed db is removed whole, not
+ * rolled back), and db_export's fsync makes it durable before the rename.
+ */
 static int fill(struct dbw *w)
 {
 	int err;
 
 	err = exec(w, "PRAGMA journal_mode=MEMORY") ?:
 	      exec(w, "PRAGMA synchronous=OFF") ?:
+	      exec(w, "PRAGMA temp_store=MEMORY") ?:
 	      exec(w, "BEGIN") ?:
 	      create_tables(w) ?:
 	      write_enums(w) ?:
@@ -514,7 +519,8 @@ static int write_db(int dirfd, const char *tmp, const struct profdata *p)
 		return db_err(rc);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, tmp);
 	rc = sqlite3_open_v2(path, &w.db, SQLITE_OPEN_READWRITE |
-			     SQLITE_OPEN_NOFOLLOW, vfs.zName);
+			     SQLITE_OPEN_NOFOLLOW |
+			     SQLITE_OPEN_NOMUTEX, vfs.zName);
 	err = rc == SQLITE_OK ? fill(&w) : db_err(rc);
 	for (i = 0; i < NTABLES; i++)
 		sqlite3_finalize(w.st[i]);
