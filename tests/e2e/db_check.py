@@ -178,18 +178,25 @@ if ovl:
         say(abs(want - got) <= 0.001 * (1 + len(ovl)),
             "OVERLAP_ANALYSIS %s = the timeline's (%.3f us)" % (name, want))
 
-# What msprof-analyze's db recipes select (step time, op statistics).
+# What msprof-analyze's db recipes select (cluster step time, host info,
+# advisor's op summary join), as they write them.
 try:
-    r = q("""SELECT s.value, t.startNs, t.endNs FROM TASK t
-             JOIN COMPUTE_TASK_INFO c ON t.globalTaskId = c.globalTaskId
-             JOIN STRING_IDS s ON c.name = s.id
-             LEFT JOIN STRING_IDS tt ON t.taskType = tt.id""")
-    say(len(r) == ncomp and all(isinstance(x[0], str) for x in r),
-        "msprof-analyze's TASK x COMPUTE_TASK_INFO x STRING_IDS join works")
-    q("""SELECT c.opName, c.startNs, c.endNs, s.value FROM COMMUNICATION_OP c
-         JOIN STRING_IDS s ON c.opName = s.id""")
-    q("SELECT rankId, deviceId FROM RANK_DEVICE_MAP")
-    q("SELECT hostUid, hostName FROM HOST_INFO")
-    say(True, "msprof-analyze's COMMUNICATION_OP, RANK_DEVICE_MAP, HOST_INFO selects work")
+    q("select id, value from STRING_IDS")
+    r = q("""select TASK.startNs, TASK.endNs from COMPUTE_TASK_INFO JOIN TASK
+             on TASK.globalTaskId = COMPUTE_TASK_INFO.globalTaskId""")
+    say(len(r) == ncomp and all(a < b for a, b in r),
+        "msprof-analyze's step-time COMPUTE_TASK_INFO x TASK select: every op")
+    say(q("select opName, startNs, endNs from COMMUNICATION_OP") == [],
+        "msprof-analyze's COMMUNICATION_OP select works (empty)")
+    say(len(q("select * from HOST_INFO")) == 1 and
+        len(q("select * from RANK_DEVICE_MAP")) == one("SELECT count(DISTINCT deviceId) FROM TASK"),
+        "msprof-analyze's HOST_INFO and RANK_DEVICE_MAP selects: one host, a row per device")
+    r = q("""SELECT n.value, o.value, t.value, TASK.startNs, TASK.endNs, TASK.deviceId,
+             TASK.modelId, TASK.streamId, TASK.contextId, c.blockNum, c.blockDim, s.value
+             FROM COMPUTE_TASK_INFO c JOIN TASK ON TASK.globalTaskId = c.globalTaskId
+             JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = c.opType
+             JOIN STRING_IDS t ON t.id = c.taskType JOIN STRING_IDS s ON s.id = c.opState""")
+    say(len(r) == ncomp and all(x[2] == "AI_CORE" and x[11] == "N/A" for x in r),
+        "an op summary join over STRING_IDS names every op (AI_CORE, state N/A)")
 except sqlite3.Error as err:
     say(False, "msprof-analyze's selects work (%s)" % err)

@@ -51,6 +51,25 @@ check "a PROF_ directory others can write: one line saying so" \
 check "a PROF_ directory others can write: no db, no temporary file" [ -z "$(dbs)" ]
 chmod o-w "$d"
 
+# A full disk: no db and no temporary file left, one line saying why.
+json=$(du -sk "$d/mindstudio_profiler_output" | cut -f1)
+if mkdir -p "$WORK/tiny" && mount -t tmpfs -o size=$(( $(du -sk --exclude=mindstudio_profiler_output "$d" | cut -f1) + json + 48 ))k tmpfs "$WORK/tiny" 2>/dev/null; then
+	CLEANUP_CMDS=("umount $WORK/tiny" "${CLEANUP_CMDS[@]}")
+	full=$WORK/tiny/PROF_full
+	cp -a "$d" "$full"
+	rm -rf "$full/mindstudio_profiler_output"
+	timeout 60 "$MSPROF" --export=on --type=db --output="$full" >"$WORK/out.log" 2>"$WORK/err"
+	rc=$?
+	show "$WORK/err"
+	check "a full disk: exit non-zero" [ $rc -ne 0 -a $rc -ne 124 ]
+	check "a full disk: one line saying why" \
+		[ "$(grep -c "PROF_full: cannot write msprof_[0-9]*\.db: No space left on device" "$WORK/err")" = 1 ]
+	check "a full disk: no db, no temporary file" [ -z "$(find "$full" -maxdepth 1 -name '*.db*')" ]
+	umount "$WORK/tiny"
+else
+	skip "a full disk" "cannot mount a small tmpfs"
+fi
+
 # Bad --type values: one line naming the option, exit non-zero.
 for bad in csv "" DB; do
 	"$MSPROF" --export=on --type="$bad" --output="$d" >"$WORK/out.log" 2>"$WORK/err"
