@@ -80,7 +80,7 @@ void opts_usage(FILE *fp)
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
 	      "  --type=text|db          with --export=on: db also writes PROF_*/msprof_<ts>.db\n"
 	      "                          (msprof's SQLite tables; default text)\n"
-	      "  --query=on|off          list the PROF_ directories: job, device, dir, time, rank\n"
+	      "  --query=on|off          list PROF_ directories: job, devices, dir, time, rank\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --follow-children=on|off  processes a target starts become targets\n"
