@@ -33,6 +33,25 @@ while read -r status what; do
 	check "$what" [ "$status" = PASS ]
 done < <(python3 tests/e2e/db_check.py "$d/$db" "$tl" 2>&1 || echo "FAIL db_check.py ran to its end")
 
+# HOST_INFO and RANK_DEVICE_MAP say what the metadata says (msprof-analyze
+# merges ranks by them and skips a host without a name).
+host=$(python3 -c 'import json, sys
+for f in sys.argv[1:]:
+    try:
+        h = json.loads(open(f).readline()).get("hostname")
+    except (ValueError, OSError, AttributeError):
+        continue
+    if h:
+        print(h)
+        break' $(find "$d" -maxdepth 2 -name 'info.json*' ! -name '*.done'))
+dbq() { python3 -c 'import sqlite3, sys; print("|".join(str(r[0]) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$d/$db" "$1"; }
+if [ -n "$host" ]; then
+	check "HOST_INFO names the host the metadata names ($host)" [ "$(dbq 'SELECT hostName FROM HOST_INFO')" = "$host" ]
+else
+	skip "HOST_INFO names the host" "this tree's metadata records no hostname yet"
+fi
+check "RANK_DEVICE_MAP: rank -1 (no RANK_ID) for devices 0 and 1" [ "$(dbq 'SELECT rankId || ":" || deviceId FROM RANK_DEVICE_MAP')" = "-1:0|-1:1" ]
+
 # A re-export replaces the db; a text export removes it (readers prefer one).
 sleep 1.1
 export_db --type=db
