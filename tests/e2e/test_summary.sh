@@ -46,7 +46,12 @@ HEADERS = {
     'op_summary': 'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,'
                   'Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,'
                   'HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,'
-                  'Output Data Types,Output Formats,Context ID',
+                  'Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,'
+                  'aic_mac_time(us),aic_mac_ratio,aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),'
+                  'aic_mte1_ratio,aic_mte2_time(us),aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,'
+                  'aic_icache_miss_rate,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,'
+                  'aiv_scalar_time(us),aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),'
+                  'aiv_mte3_ratio,aiv_icache_miss_rate,cube_utilization(%)',
     'op_statistic': 'Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),'
                     'Max Time(us),Ratio(%)',
     'task_time': 'Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),'
@@ -137,6 +142,11 @@ check("op_summary: starts are epoch us of the last minutes",
       all(now - 600e6 < s / 1000 < now + 60e6 for _, s in order))
 check("op_summary: task types", {r['Task Type'] for r in ops} <= {'AI_CORE', 'MEMCPY_ASYNC', 'MEMSET', 'KERNEL'}
       and 'AI_CORE' in {r['Task Type'] for r in ops})
+check("op_summary: OP State static for kernels, N/A for copies",
+      all(r['OP State'] == ('N/A' if r['Task Type'] in ('MEMCPY_ASYNC', 'MEMSET') else 'static') for r in ops))
+pmu = HEADERS['op_summary'].split(',')[21:]
+check("op_summary: no PMU on npusim: N/A in its %d columns" % len(pmu),
+      len(pmu) == 25 and all(r[c] == 'N/A' for r in ops for c in pmu))
 check("op_summary: durations are the timeline's",
       sorted(r['Task Duration(us)'] for r in ops) == sorted('%.3f' % float(e['dur']) for e in tasks))
 bad = []

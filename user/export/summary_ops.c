@@ -61,24 +61,68 @@ static void wait_time(FILE *fp, const struct profdata *p,
 }
 
 /*
- * The header of a STARS chip (Ascend910B, the platform_version "5" our
- * info.json declares), which keeps Mix Block Num and Context ID; with no
- * AI Core metrics collected msprof adds no PMU columns.
+ * The PMU columns msprof writes on that chip with its default AI Core
+ * metrics (PipeUtilization), aic_ and aiv_ halves; a task without PMU
+ * samples gets N/A in each, as msprof gives one it cannot match.  npusim
+ * has no PMU, so every row is such a task.  msprof-analyze's advisor
+ * looks for these columns by name (its fusible-operator checker).
  */
-#define OP_SUMMARY_HEADER \
-	"Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State," \
-	"Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us)," \
-	"Block Num,Mix Block Num,HF32 Eligible,Input Shapes,Input Data Types," \
-	"Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID\n"
+static const char *const pmu_columns[] = {
+	"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio",
+	"aic_scalar_time(us)", "aic_scalar_ratio", "aic_mte1_time(us)",
+	"aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
+	"aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aic_icache_miss_rate",
+	"aiv_time(us)", "aiv_total_cycles", "aiv_vec_time(us)", "aiv_vec_ratio",
+	"aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
+	"aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio",
+	"aiv_icache_miss_rate", "cube_utilization(%)",
+};
 
-int summary_op_summary(FILE *fp, const struct profdata *p)
+#define NPMU (sizeof(pmu_columns) / sizeof(pmu_columns[0]))
+
+/*
+ * The header of a STARS chip (Ascend910B, the platform_version "5" our
+ * info.json declares), which keeps Mix Block Num, Context ID and the aiv_
+ * columns.
+ */
+static void op_summary_header(FILE *fp)
 {
 	size_t i;
 
-	fputs(OP_SUMMARY_HEADER, fp);
+	fputs("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,"
+	      "Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),"
+	      "Block Num,Mix Block Num,HF32 Eligible,Input Shapes,Input Data Types,"
+	      "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID",
+	      fp);
+	for (i = 0; i < NPMU; i++) {
+		fputc(',', fp);
+		fputs(pmu_columns[i], fp);
+	}
+	fputc('\n', fp);
+}
+
+/*
+ * "static" for a kernel: a precompiled binary launched as it is, with its
+ * block dim fixed at launch; no graph engine compiled it for the shapes it
+ * met, which is what msprof's "dynamic" means.  Copies and sets are no ops.
+ * (msprof-analyze's advisor takes a window without one static op for a
+ * dynamic-shape one, and then skips its block-dim and bound checks.)
+ */
+static const char *op_state(const char *type)
+{
+	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") ?
+	       "static" : NA;
+}
+
+int summary_op_summary(FILE *fp, const struct profdata *p)
+{
+	size_t i, j;
+
+	op_summary_header(fp);
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
 		const char *name = strtab_str(&p->names, t->name);
+		const char *type = devtask_type(p, t);
 
 		csv_u64(fp, t->device);
 		fputs("," NO_MODEL, fp);
@@ -87,15 +131,18 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 		sep_text(fp, name);
 		/* An npusim kernel's name is its op type too. */
 		sep_text(fp, name);
-		fputs("," NA, fp);
-		sep_text(fp, devtask_type(p, t));
+		sep_text(fp, op_state(type));
+		sep_text(fp, type);
 		sep_us(fp, profmeta_epoch_ns(&p->meta, t->start_ns));
 		csv_time_end(fp);
 		sep_us(fp, duration(t));
 		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
 		sep_u64(fp, t->block_dim);
 		/* Mix Block Num 0, HF32 Eligible to Output Formats and Context ID unknown. */
-		fputs(",0," NA "," NA "," NA "," NA "," NA "," NA "," NA "," NA "\n", fp);
+		fputs(",0," NA "," NA "," NA "," NA "," NA "," NA "," NA "," NA, fp);
+		for (j = 0; j < NPMU; j++)
+			fputs("," NA, fp);
+		fputc('\n', fp);
 	}
 	return ferror(fp) ? -EIO : 0;
 }
