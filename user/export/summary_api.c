@@ -74,20 +74,13 @@ static void write_row(FILE *fp, const struct api_row *r)
 
 	fputs("host,", fp);
 	csv_text(fp, r->level->level);
-	fputc(',', fp);
-	csv_text(fp, r->name);
-	fputc(',', fp);
-	csv_milli(fp, a->sum);
-	fputc(',', fp);
-	csv_u64(fp, a->count);
-	fputc(',', fp);
-	csv_milli(fp, csv_div_round(a->sum, a->count));
-	fputc(',', fp);
-	csv_milli(fp, a->min);
-	fputc(',', fp);
-	csv_milli(fp, a->max);
-	fputc(',', fp);
-	csv_milli(fp, csv_variance_milli(a->count, a->sum, a->sumsq));
+	csv_next_text(fp, r->name);
+	csv_next_milli(fp, a->sum);
+	csv_next_u64(fp, a->count);
+	csv_next_milli(fp, csv_div_round(a->sum, a->count));
+	csv_next_milli(fp, a->min);
+	csv_next_milli(fp, a->max);
+	csv_next_milli(fp, csv_variance_milli(a->count, a->sum, a->sumsq));
 	fputc('\n', fp);
 }
 

@@ -110,6 +110,30 @@ void csv_text(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+void csv_next_us(FILE *fp, uint64_t ns)
+{
+	fputc(',', fp);
+	csv_us(fp, ns);
+}
+
+void csv_next_milli(FILE *fp, u128 milli)
+{
+	fputc(',', fp);
+	csv_milli(fp, milli);
+}
+
+void csv_next_u64(FILE *fp, uint64_t v)
+{
+	fputc(',', fp);
+	csv_u64(fp, v);
+}
+
+void csv_next_text(FILE *fp, const char *s)
+{
+	fputc(',', fp);
+	csv_text(fp, s);
+}
+
 void csv_time_end(FILE *fp)
 {
 	fputc('\t', fp);

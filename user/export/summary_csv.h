@@ -41,6 +41,11 @@ void csv_u64(FILE *fp, uint64_t v);
  * cell alone is quoted as RFC 4180 says, which every CSV reader takes.
  */
 void csv_text(FILE *fp, const char *s);
+/* The same cells after a comma: the next cell of a row. */
+void csv_next_us(FILE *fp, uint64_t ns);
+void csv_next_milli(FILE *fp, u128 milli);
+void csv_next_u64(FILE *fp, uint64_t v);
+void csv_next_text(FILE *fp, const char *s);
 /* The end of a start or stop time cell: msprof's TAB keeps spreadsheets from rounding it. */
 void csv_time_end(FILE *fp);
 

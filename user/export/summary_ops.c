@@ -21,24 +21,6 @@ static uint64_t duration(const struct devtask *t)
 	return t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
 }
 
-static void sep_us(FILE *fp, uint64_t ns)
-{
-	fputc(',', fp);
-	csv_us(fp, ns);
-}
-
-static void sep_u64(FILE *fp, uint64_t v)
-{
-	fputc(',', fp);
-	csv_u64(fp, v);
-}
-
-static void sep_text(FILE *fp, const char *s)
-{
-	fputc(',', fp);
-	csv_text(fp, s);
-}
-
 /*
  * The gap since the device's previous task ended, or 0 for its first, from
  * the cells as printed (epoch starts, durations), as msprof computes it;
@@ -126,18 +108,18 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 
 		csv_u64(fp, t->device);
 		fputs("," NO_MODEL, fp);
-		sep_u64(fp, t->task_id);
-		sep_u64(fp, t->stream);
-		sep_text(fp, name);
+		csv_next_u64(fp, t->task_id);
+		csv_next_u64(fp, t->stream);
+		csv_next_text(fp, name);
 		/* An npusim kernel's name is its op type too. */
-		sep_text(fp, name);
-		sep_text(fp, op_state(type));
-		sep_text(fp, type);
-		sep_us(fp, profmeta_epoch_ns(&p->meta, t->start_ns));
+		csv_next_text(fp, name);
+		csv_next_text(fp, op_state(type));
+		csv_next_text(fp, type);
+		csv_next_us(fp, profmeta_epoch_ns(&p->meta, t->start_ns));
 		csv_time_end(fp);
-		sep_us(fp, duration(t));
+		csv_next_us(fp, duration(t));
 		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
-		sep_u64(fp, t->block_dim);
+		csv_next_u64(fp, t->block_dim);
 		/* Mix Block Num 0, HF32 Eligible to Output Formats and Context ID unknown. */
 		fputs(",0," NA "," NA "," NA "," NA "," NA "," NA "," NA "," NA, fp);
 		for (j = 0; j < NPMU; j++)
@@ -158,14 +140,14 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
 
 		csv_u64(fp, t->device);
-		sep_text(fp, strtab_str(&p->names, t->name));
-		sep_text(fp, devtask_type(p, t));
-		sep_u64(fp, t->stream);
-		sep_u64(fp, t->task_id);
-		sep_us(fp, duration(t));
-		sep_us(fp, start);
+		csv_next_text(fp, strtab_str(&p->names, t->name));
+		csv_next_text(fp, devtask_type(p, t));
+		csv_next_u64(fp, t->stream);
+		csv_next_u64(fp, t->task_id);
+		csv_next_us(fp, duration(t));
+		csv_next_us(fp, start);
 		csv_time_end(fp);
-		sep_us(fp, start + duration(t));
+		csv_next_us(fp, start + duration(t));
 		csv_time_end(fp);
 		fputc('\n', fp);
 	}
@@ -286,20 +268,15 @@ static void write_op_row(FILE *fp, const struct op_row *r,
 			 const struct strtab *names)
 {
 	csv_u64(fp, r->device);
-	sep_text(fp, strtab_str(names, r->name));
-	sep_text(fp, r->type);
-	sep_u64(fp, r->count);
-	fputc(',', fp);
-	csv_milli(fp, r->total);
-	fputc(',', fp);
-	csv_milli(fp, r->min);
-	fputc(',', fp);
-	csv_milli(fp, csv_div_round(r->total, r->count));
-	fputc(',', fp);
-	csv_milli(fp, r->max);
-	fputc(',', fp);
+	csv_next_text(fp, strtab_str(names, r->name));
+	csv_next_text(fp, r->type);
+	csv_next_u64(fp, r->count);
+	csv_next_milli(fp, r->total);
+	csv_next_milli(fp, r->min);
+	csv_next_milli(fp, csv_div_round(r->total, r->count));
+	csv_next_milli(fp, r->max);
 	/* Percent in thousandths: total · 100 · 1000 / the device's total. */
-	csv_milli(fp, r->device_total ?
+	csv_next_milli(fp, r->device_total ?
 		  csv_div_round((u128)r->total * 100000, r->device_total) : 0);
 	fputc('\n', fp);
 }
