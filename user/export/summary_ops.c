@@ -9,8 +9,8 @@
 #include "summary_csv.h"
 
 /*
- * What our device records cannot tell (no graph engine reports shapes,
- * formats or op states): msprof's own word for an unknown cell.
+ * What our device records cannot tell (no graph engine reports shapes or
+ * formats, no PMU counts cycles): msprof's own word for an unknown cell.
  */
 #define NA "N/A"
 /* The Model ID of a task launched outside any model (UINT32_MAX). */
@@ -43,7 +43,7 @@ static void wait_time(FILE *fp, const struct profdata *p,
 }
 
 /*
- * The PMU columns msprof writes on that chip with its default AI Core
+ * The PMU columns msprof writes on Ascend910B with its default AI Core
  * metrics (PipeUtilization), aic_ and aiv_ halves; a task without PMU
  * samples gets N/A in each, as msprof gives one it cannot match.  npusim
  * has no PMU, so every row is such a task.  msprof-analyze's advisor
