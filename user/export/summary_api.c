@@ -27,13 +27,21 @@ struct api_row {
 /* Ids past the table and ids never named share the last slot. */
 #define UNNAMED_SLOT MSPROF_MAX_APIS
 
+struct api_walk {
+	const struct profdata *p;
+	struct api_agg *agg;	/* by API id */
+};
+
 static int add_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
-	struct api_agg *a = ctx;
-	uint64_t d = e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0;
+	const struct api_walk *w = ctx;
+	const struct profmeta *m = &w->p->meta;
+	struct api_agg *a = &w->agg[e->api_id < MSPROF_MAX_APIS ? e->api_id : UNNAMED_SLOT];
+	/* On the epoch scale, as msprof takes a call's end and start, and as the timeline's dur is. */
+	uint64_t d = e->end_ns > e->start_ns ?
+		     profmeta_epoch_ns(m, e->end_ns) - profmeta_epoch_ns(m, e->start_ns) : 0;
 
 	(void)conn;
-	a = &a[e->api_id < MSPROF_MAX_APIS ? e->api_id : UNNAMED_SLOT];
 	if (!a->count || d < a->min)
 		a->min = d;
 	if (d > a->max)
@@ -88,12 +96,13 @@ int summary_api_statistic(FILE *fp, const struct profdata *p)
 {
 	struct api_agg *agg = calloc(UNNAMED_SLOT + 1, sizeof(*agg));
 	struct api_row *rows = calloc(UNNAMED_SLOT + 1, sizeof(*rows));
+	struct api_walk w = { .p = p, .agg = agg };
 	size_t i, n = 0, out;
 	int err = -ENOMEM;
 
 	if (!agg || !rows)
 		goto out;
-	err = profdata_each_host(p, add_call, NULL, agg);
+	err = profdata_each_host(p, add_call, NULL, &w);
 	if (err)
 		goto out;
 	for (i = 0; i <= UNNAMED_SLOT; i++) {

@@ -16,9 +16,15 @@
 /* The Model ID of a task launched outside any model (UINT32_MAX). */
 #define NO_MODEL "4294967295"
 
-static uint64_t duration(const struct devtask *t)
+static uint64_t epoch(const struct profdata *p, uint64_t mono_ns)
 {
-	return t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
+	return profmeta_epoch_ns(&p->meta, mono_ns);
+}
+
+/* On the epoch scale, as msprof takes a task's end and start, and as the timeline's dur is. */
+static uint64_t duration(const struct profdata *p, const struct devtask *t)
+{
+	return t->end_ns > t->start_ns ? epoch(p, t->end_ns) - epoch(p, t->start_ns) : 0;
 }
 
 /*
@@ -36,8 +42,8 @@ static void wait_time(FILE *fp, const struct profdata *p,
 		fputc('0', fp);
 		return;
 	}
-	start = profmeta_epoch_ns(&p->meta, t->start_ns);
-	prev_end = profmeta_epoch_ns(&p->meta, prev->start_ns) + duration(prev);
+	start = epoch(p, t->start_ns);
+	prev_end = epoch(p, prev->start_ns) + duration(p, prev);
 	csv_us(fp, start > prev_end ? start - prev_end : 0);
 	fputs("000", fp);
 }
@@ -115,9 +121,9 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 		csv_next_text(fp, name);
 		csv_next_text(fp, op_state(type));
 		csv_next_text(fp, type);
-		csv_next_us(fp, profmeta_epoch_ns(&p->meta, t->start_ns));
+		csv_next_us(fp, epoch(p, t->start_ns));
 		csv_time_end(fp);
-		csv_next_us(fp, duration(t));
+		csv_next_us(fp, duration(p, t));
 		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
 		csv_next_u64(fp, t->block_dim);
 		/* Mix Block Num 0, HF32 Eligible to Output Formats and Context ID unknown. */
@@ -137,17 +143,17 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 	      fp);
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
-		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
+		uint64_t start = epoch(p, t->start_ns);
 
 		csv_u64(fp, t->device);
 		csv_next_text(fp, strtab_str(&p->names, t->name));
 		csv_next_text(fp, devtask_type(p, t));
 		csv_next_u64(fp, t->stream);
 		csv_next_u64(fp, t->task_id);
-		csv_next_us(fp, duration(t));
+		csv_next_us(fp, duration(p, t));
 		csv_next_us(fp, start);
 		csv_time_end(fp);
-		csv_next_us(fp, start + duration(t));
+		csv_next_us(fp, start + duration(p, t));
 		csv_time_end(fp);
 		fputc('\n', fp);
 	}
@@ -219,7 +225,7 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		    const struct devtask *t)
 {
 	const char *type = devtask_type(p, t);
-	uint64_t d = duration(t);
+	uint64_t d = duration(p, t);
 	struct op_row *r;
 	size_t s;
 	int err;
