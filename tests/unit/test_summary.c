@@ -45,6 +45,13 @@ static void test_milli(void)
 	/* Past 64 bits: a variance of 10¹⁸ µs² in thousandths. */
 	csv_fmt_milli(buf, (u128)1000000000000000000ull * 1000);
 	CU_ASSERT_STRING_EQUAL(buf, "1000000000000000000");
+	/* Past 64 bits, the low 19 digits keep their zeros. */
+	csv_fmt_milli(buf, (u128)UINT64_MAX + 1);
+	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551.616");
+	csv_fmt_milli(buf, (u128)10000000000000000000ull * 5 + 7);
+	CU_ASSERT_STRING_EQUAL(buf, "50000000000000000.007");
+	csv_fmt_milli(buf, ~(u128)0);
+	CU_ASSERT_STRING_EQUAL(buf, "340282366920938463463374607431768211.455");
 }
 
 static void test_rounding(void)

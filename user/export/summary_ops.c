@@ -104,8 +104,18 @@ static const char *op_state(const char *type)
 
 int summary_op_summary(FILE *fp, const struct profdata *p)
 {
-	size_t i, j;
+	/*
+	 * The same tail on every row, N/A each: HF32 Eligible, the 6 shape,
+	 * type and format cells, Context ID, the PMU's; and the line end.
+	 */
+	enum { NTAIL = 8 + NPMU };
+	char unknown[NTAIL * (sizeof("," NA) - 1) + 2];
+	size_t i, nunknown = 0;
 
+	for (i = 0; i < NTAIL; i++)
+		nunknown += (size_t)snprintf(unknown + nunknown, sizeof(unknown) - nunknown,
+					     "," NA);
+	unknown[nunknown++] = '\n';
 	op_summary_header(fp);
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
@@ -126,11 +136,9 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 		csv_next_us(fp, duration(p, t));
 		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
 		csv_next_u64(fp, t->block_dim);
-		/* Mix Block Num 0, HF32 Eligible to Output Formats and Context ID unknown. */
-		fputs(",0," NA "," NA "," NA "," NA "," NA "," NA "," NA "," NA, fp);
-		for (j = 0; j < NPMU; j++)
-			fputs("," NA, fp);
-		fputc('\n', fp);
+		/* Mix Block Num 0, then unknowns: HF32 Eligible to Context ID, the PMU's. */
+		fputs(",0", fp);
+		fwrite(unknown, 1, nunknown, fp);
 	}
 	return ferror(fp) ? -EIO : 0;
 }
