@@ -18,6 +18,7 @@
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
+#include "summary.h"
 #include "testpoint.h"
 #include "timeline.h"
 
@@ -88,6 +89,11 @@ struct output_file {
 
 static const struct output_file outputs[] = {
 	{ "msprof", "json", true, timeline_write },
+	{ "api_statistic", "csv", true, summary_api_statistic },
+	{ "op_summary", "csv", true, summary_op_summary },
+	{ "op_statistic", "csv", true, summary_op_statistic },
+	{ "task_time", "csv", true, summary_task_time },
+	{ "README", "txt", false, summary_readme },
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
