@@ -64,6 +64,8 @@ GEN := $(BUILD)/gen
 COMMON_SRC := $(wildcard user/common/*.c)
 CTL_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) \
 	$(wildcard user/export/*.c) $(COMMON_SRC)
+# What the controller's objects link against (msprof, the unit tests, the fuzzers).
+CTL_LIBS := -lbpf -lelf -lz -ledit -lsqlite3
 AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)
 NPUSIM_SRC := $(wildcard tools/npusim/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -151,7 +153,7 @@ $(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 $(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CTL_LIBS)
 
 # nodelete: the server thread runs the agent's code until the process ends.
 $(LIB)/libmsprof_agent.so: $(call obj,$(AGENT_SRC)) user/agent/agent.map
@@ -177,7 +179,7 @@ $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim
 $(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $^ -o $@ -lcunit -lbpf -lelf -lz -ledit -pthread -ldl
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $^ -o $@ -lcunit $(CTL_LIBS) -pthread -ldl
 
 # libFuzzer targets: each tests/fuzz/fuzz_<name>.c with the unit tests' set
 # of objects, built by clang with the fuzzer's coverage and the sanitizers.
@@ -195,7 +197,7 @@ $(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 $(BUILD)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(CFLAGS) $(FUZZ_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ -lbpf -lelf -lz -ledit -pthread -ldl
+	$(Q)$(CLANG) $(CFLAGS) $(FUZZ_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ $(CTL_LIBS) -pthread -ldl
 
 # Small programs the end-to-end tests run.
 TEST_PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/%,$(wildcard tests/programs/*.c))
@@ -256,7 +258,7 @@ $(OBJ)/install/agent_path.o: user/agent_path.c $(INST)/agent_rel
 $(INST)/msprof: $(call obj,user/main.c $(filter-out user/agent_path.c,$(CTL_SRC))) \
 		$(OBJ)/install/agent_path.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz -ledit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CTL_LIBS)
 
 # Built with the rest, so that `make && sudo make install` only copies as root.
 all: $(INST)/msprof

@@ -7,13 +7,13 @@
 #   kernels: also make test-kernels' QEMU, busybox-static and cpio (its arm64
 #          VMs run a cross-built tree: give cross too).
 set -e
-pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev make gcc dpkg-dev man-db jq tmux python3 procps util-linux time"
+pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev libsqlite3-dev make gcc dpkg-dev man-db jq tmux python3 procps util-linux time"
 foreign=""
 for arg in "$@"; do
 	case $arg in
 	cross)
 		foreign=arm64
-		pkgs="$pkgs gcc-aarch64-linux-gnu qemu-user-static libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libedit-dev:arm64 libcunit1-dev:arm64" ;;
+		pkgs="$pkgs gcc-aarch64-linux-gnu qemu-user-static libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libedit-dev:arm64 libsqlite3-dev:arm64 libcunit1-dev:arm64" ;;
 	kernels)
 		pkgs="$pkgs qemu-system-x86 qemu-system-arm busybox-static cpio binutils" ;;
 	*)

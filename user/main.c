@@ -14,6 +14,7 @@
 
 #include "agent_path.h"
 #include "export/export.h"
+#include "export/query.h"
 #include "interactive.h"
 #include "kfeatures.h"
 #include "launch.h"
@@ -197,7 +198,12 @@ int main(int argc, char **argv)
 	}
 	if (o.mode == MSPROF_MODE_EXPORT) {
 		testpoint("export-begin");
-		err = export_run(o.output);
+		err = export_run(o.output, o.db);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
+	if (o.mode == MSPROF_MODE_QUERY) {
+		err = query_run(o.output);
 		opts_free(&o);
 		return err ? 1 : 0;
 	}

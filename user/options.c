@@ -22,6 +22,8 @@ enum {
 	OPT_BUFFER_SIZE,
 	OPT_IDLE_TIMEOUT,
 	OPT_UPROBE,
+	OPT_TYPE,
+	OPT_QUERY,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
@@ -55,6 +57,8 @@ static const struct option fixed_opts[] = {
 	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 };
@@ -65,7 +69,8 @@ void opts_usage(FILE *fp)
 {
 	fputs("usage: msprof --dynamic=on [options] <app> [args...]   (launch mode)\n"
 	      "       msprof --dynamic=on --pid=<pid>[,<pid>...] [options]  (attach mode)\n"
-	      "       msprof --export=on --output=<PROF dir or its parent>\n"
+	      "       msprof --export=on [--type=text|db] --output=<PROF dir or its parent>\n"
+	      "       msprof --query=on --output=<PROF dir or its parent>\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
 	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
@@ -73,6 +78,9 @@ void opts_usage(FILE *fp)
 	      "  --application=<app>     the app to launch (same as trailing arguments)\n"
 	      "  --output=<dir>          where PROF_ directories go (default: current directory)\n"
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
+	      "  --type=text|db          with --export=on: db also writes PROF_*/msprof_<ts>.db\n"
+	      "                          (msprof's SQLite tables; default text)\n"
+	      "  --query=on|off          list PROF_ directories: job, devices, dir, time, rank\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --follow-children=on|off  processes a target starts become targets\n"
@@ -268,7 +276,8 @@ static int split_application(struct msprof_opts *o, const char *val)
 
 /* What one option does; *seen collects the modes and conflicts. */
 struct seen {
-	bool dynamic, export, help, version;
+	bool dynamic, export, query, help, version;
+	const char *type;	/* --type, if given */
 	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
 };
@@ -290,6 +299,14 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		return parse_switch(name, val, &s->dynamic, err, len);
 	case OPT_EXPORT:
 		return parse_switch(name, val, &s->export, err, len);
+	case OPT_QUERY:
+		return parse_switch(name, val, &s->query, err, len);
+	case OPT_TYPE:
+		if (strcmp(val, "text") && strcmp(val, "db"))
+			return input_error(err, len, "--type takes text or db, not '%s'", val);
+		s->type = val;
+		o->db = !strcmp(val, "db");
+		return 0;
 	case OPT_PID:
 		return parse_pids(o, val, err, len);
 	case OPT_OUTPUT:
@@ -335,6 +352,14 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 	}
 	if (o->app_argv && !o->app_argv[0])
 		return input_error(err, len, "--application is empty");
+	if (s->type && !s->export)
+		return input_error(err, len, "--type=%s goes with --export=on", s->type);
+	if (s->query) {
+		if (s->export || s->dynamic || o->npids || o->app_argv)
+			return input_error(err, len, "--query=on cannot be combined with --export, --dynamic, --pid or an app");
+		o->mode = MSPROF_MODE_QUERY;
+		return 0;
+	}
 	if (s->export) {
 		if (s->dynamic || o->npids || o->app_argv)
 			return input_error(err, len, "--export=on cannot be combined with --dynamic, --pid or an app");
@@ -342,7 +367,7 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return 0;
 	}
 	if (!s->dynamic)
-		return input_error(err, len, "no mode given: use --dynamic=on with an app or --pid, or --export=on (try --help)");
+		return input_error(err, len, "no mode given: use --dynamic=on with an app or --pid, --export=on or --query=on (try --help)");
 	if (s->delayed)
 		return input_error(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
 	if (o->npids && o->app_argv)

@@ -15,6 +15,7 @@ enum msprof_mode {
 	MSPROF_MODE_LAUNCH,	/* --dynamic=on <app> */
 	MSPROF_MODE_ATTACH,	/* --dynamic=on --pid=... */
 	MSPROF_MODE_EXPORT,	/* --export=on */
+	MSPROF_MODE_QUERY,	/* --query=on */
 	MSPROF_MODE_HELP,
 	MSPROF_MODE_VERSION,
 };
@@ -32,6 +33,7 @@ struct msprof_opts {
 	bool ioctl_payload;		/* --ioctl-payload */
 	bool follow_children;		/* --follow-children (launch mode: on) */
 	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
+	bool db;			/* --type=db: export the SQLite db too */
 	/* msprof's collection switches */
 	bool ascendcl;
 	bool runtime_api;

@@ -39,8 +39,9 @@ d=$(copy PROF_whole)
 export_dir "$d"
 check "a whole window exports with exit 0" [ $rc -eq 0 -a ! -s "$WORK/err" ]
 check "its timeline holds every API call" [ "$(api_in "$d")" = "$api" ]
-check "only the JSON is left in the output directory" \
-	grep -Eqx 'msprof_[0-9]{14}\.json' <<<"$(outputs "$d")"
+check "only the timeline, the summaries and README.txt are left in the output directory" \
+	[ "$(outputs "$d" | sed -E 's/_[0-9]{14}\./_TS./' | LC_ALL=C sort | tr '\n' ' ')" = \
+	  "README.txt api_statistic_TS.csv msprof_TS.json op_statistic_TS.csv op_summary_TS.csv task_time_TS.csv " ]
 check "the output directory is root's, 0750" [ "$(stat -c %U:%a "$d/mindstudio_profiler_output")" = root:750 ]
 
 # A cut host file: exported up to its last whole record, and said.

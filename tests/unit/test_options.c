@@ -273,6 +273,54 @@ static void test_every_option_documented(void)
 	free(help);
 }
 
+static void test_type(void)
+{
+	char *db[] = { "--export=on", "--type=db", "--output=/tmp/x", NULL };
+	char *text[] = { "--export=on", "--type=text", NULL };
+	char *none[] = { "--export=on", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, db), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
+	CU_ASSERT(o.db);
+	CU_ASSERT_EQUAL(parse(&o, text), 0);
+	CU_ASSERT(!o.db);
+	CU_ASSERT_EQUAL(parse(&o, none), 0);
+	CU_ASSERT(!o.db);
+}
+
+static void test_type_errors(void)
+{
+	char *bad[] = { "--export=on", "--type=csv", NULL };
+	char *empty[] = { "--export=on", "--type=", NULL };
+	char *alone[] = { "--type=db", NULL };
+	char *dyn[] = { "--dynamic=on", "--pid=1", "--type=db", NULL };
+
+	expect_error(bad, "--type takes text or db, not 'csv'");
+	expect_error(empty, "--type takes text or db, not ''");
+	expect_error(alone, "--type=db goes with --export=on");
+	expect_error(dyn, "--type=db goes with --export=on");
+}
+
+static void test_query(void)
+{
+	char *q[] = { "--query=on", "--output=/tmp/x", NULL };
+	char *off[] = { "--query=off", "--export=on", NULL };
+	char *exp[] = { "--query=on", "--export=on", NULL };
+	char *pid[] = { "--query=on", "--dynamic=on", "--pid=3", NULL };
+	char *bad[] = { "--query=yes", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, q), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_QUERY);
+	CU_ASSERT_STRING_EQUAL(o.output, "/tmp/x");
+	CU_ASSERT_EQUAL(parse(&o, off), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
+	expect_error(exp, "--query=on cannot be combined with --export");
+	expect_error(pid, "--query=on cannot be combined");
+	expect_error(bad, "--query takes on or off, not 'yes'");
+}
+
 int register_options_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -286,6 +334,9 @@ int register_options_tests(void)
 		{ "ring buffer: a power of two of whole pages", test_ringbuf_pages },
 		{ "options that cannot go together", test_conflicts },
 		{ "every option in the man page and --help", test_every_option_documented },
+		{ "--type=db and --type=text", test_type },
+		{ "--type: bad values, without --export", test_type_errors },
+		{ "--query=on and what it cannot go with", test_query },
 		CU_TEST_INFO_NULL,
 	};
 

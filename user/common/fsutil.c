@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -180,4 +181,31 @@ int write_replace_at(int dir, const char *name, const void *buf, size_t len)
 		return err;
 	}
 	return fsync(dir) ? -errno : 0;
+}
+
+int create_temp_at(int dir, const char *name, char *tmp, size_t len)
+{
+	unsigned long long rnd;
+	int i, fd, err = -EEXIST;
+
+	for (i = 0; i < 8 && err == -EEXIST; i++) {
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+			return -errno;
+		snprintf(tmp, len, ".%s.%016llx.tmp", name, rnd);
+		err = create_at(dir, tmp, &fd);
+	}
+	return err ?: fd;
+}
+
+int dir_check_ours(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & S_IWOTH) ||
+	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid() && st.st_gid != 0))
+		return -EPERM;
+	return 0;
 }

@@ -41,4 +41,15 @@ int write_new_at(int dir, const char *name, const void *buf, size_t len);
  */
 int write_replace_at(int dir, const char *name, const void *buf, size_t len);
 
+/*
+ * Creates ".<name>.<16 random hex digits>.tmp" in dir as create_at() does,
+ * a name no one can have planted; tmp receives it.  The fd or -errno.
+ */
+int create_temp_at(int dir, const char *name, char *tmp, size_t len);
+/*
+ * 0 if the open directory fd is one only we (or root) can write: owned by
+ * us or root, not writable by others, nor by a group other than ours or
+ * root's.  -EPERM otherwise.
+ */
+int dir_check_ours(int fd);
 #endif

@@ -8,16 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "export.h"
 #include "fsutil.h"
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
+#include "summary.h"
 #include "testpoint.h"
 #include "timeline.h"
 
@@ -46,8 +47,7 @@ static int open_dir(int fd, const char *name)
  */
 static int open_output(int dirfd, bool *made)
 {
-	struct stat st;
-	int fd;
+	int fd, err;
 
 	*made = !mkdirat(dirfd, PROFDIR_OUTPUT, 0750);
 	if (!*made && errno != EEXIST)
@@ -55,15 +55,10 @@ static int open_output(int dirfd, bool *made)
 	fd = open_dir(dirfd, PROFDIR_OUTPUT);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st)) {
+	err = dir_check_ours(fd);
+	if (err) {
 		close(fd);
-		return -errno;
-	}
-	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (st.st_mode & S_IWOTH) ||
-	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid() && st.st_gid != 0)) {
-		close(fd);
-		return -EPERM;
+		return err;
 	}
 	return fd;
 }
@@ -81,21 +76,6 @@ static const char *output_strerror(int err)
 	return strerror(-err);
 }
 
-/* A new file of an unpredictable name, so nothing planted can be met. */
-static int create_temp(int ofd, const char *name, char *tmp, size_t len)
-{
-	unsigned long long rnd;
-	int i, fd, err = -EEXIST;
-
-	for (i = 0; i < 8 && err == -EEXIST; i++) {
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-			return -errno;
-		snprintf(tmp, len, ".%s.%016llx.tmp", name, rnd);
-		err = create_at(ofd, tmp, &fd);
-	}
-	return err ?: fd;
-}
-
 /*
  * The files an export writes into mindstudio_profiler_output/: a name,
  * stamped with the export's time unless it is fixed, and its writer.
@@ -109,6 +89,11 @@ struct output_file {
 
 static const struct output_file outputs[] = {
 	{ "msprof", "json", true, timeline_write },
+	{ "api_statistic", "csv", true, summary_api_statistic },
+	{ "op_summary", "csv", true, summary_op_summary },
+	{ "op_statistic", "csv", true, summary_op_statistic },
+	{ "task_time", "csv", true, summary_task_time },
+	{ "README", "txt", false, summary_readme },
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
@@ -117,7 +102,7 @@ static const struct output_file outputs[] = {
 static int write_temp(int ofd, const struct output_file *o, const char *name,
 		      char *tmp, size_t len, const struct profdata *p)
 {
-	int err, fd = create_temp(ofd, name, tmp, len);
+	int err, fd = create_temp_at(ofd, name, tmp, len);
 	FILE *fp;
 
 	if (fd < 0)
@@ -294,7 +279,7 @@ static void report_losses(const char *label, const struct profdata *p)
 }
 
 /* 0: exported whole; 1: exported, less than the window held; or -errno. */
-static int export_one(int dirfd, const char *label)
+static int export_one(int dirfd, const char *label, bool db)
 {
 	struct profdata p;
 	char why[256];
@@ -309,6 +294,11 @@ static int export_one(int dirfd, const char *label)
 	testpoint("export-after-load");
 	report_losses(label, &p);
 	err = export_files(dirfd, label, &p);
+	if (!err && db)
+		err = db_export(dirfd, label, &p);
+	else if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
+		fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
+			label);
 	if (!err)
 		err = p.nproblems || p.meta.incomplete;
 	profdata_free(&p);
@@ -336,7 +326,7 @@ static int is_prof_entry(const struct dirent *de)
 }
 
 /* Every PROF_ entry is exported or named with why not. */
-static int export_all(int fd, const char *dir)
+static int export_all(int fd, const char *dir, bool db)
 {
 	int i, n, sub, err, ok = 0, part = 0, failed = 0;
 	struct dirent **list;
@@ -357,7 +347,7 @@ static int export_all(int fd, const char *dir)
 				open_file_strerror(sub));
 			failed++;
 		} else {
-			err = export_one(sub, label);
+			err = export_one(sub, label, db);
 			close(sub);
 			ok += !err;
 			part += err > 0;
@@ -377,7 +367,7 @@ static int export_all(int fd, const char *dir)
 	return failed ? -EIO : -EBADMSG;
 }
 
-int export_run(const char *dir)
+int export_run(const char *dir, bool db)
 {
 	int err, fd = open_dir(AT_FDCWD, dir);
 
@@ -388,11 +378,11 @@ int export_run(const char *dir)
 		return fd;
 	}
 	if (is_window(fd, dir)) {
-		err = export_one(fd, dir);
+		err = export_one(fd, dir, db);
 		if (err > 0)
 			err = -EBADMSG;
 	} else {
-		err = export_all(fd, dir);
+		err = export_all(fd, dir, db);
 	}
 	close(fd);
 	return err;

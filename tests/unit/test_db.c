@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/* The Overlap Analysis the timeline and the db share; the db itself. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/db.h"
+#include "export/overlap.h"
+#include "fsutil.h"
+#include "unit.h"
+
+struct seen {
+	uint64_t at[32][4];	/* device, kind, start, end */
+	int n;
+};
+
+static int record(uint32_t device, enum overlap_kind kind, uint64_t start,
+		  uint64_t end, void *ctx)
+{
+	struct seen *s = ctx;
+
+	CU_ASSERT_FATAL(s->n < 32);
+	s->at[s->n][0] = device;
+	s->at[s->n][1] = kind;
+	s->at[s->n][2] = start;
+	s->at[s->n][3] = end;
+	s->n++;
+	return 0;
+}
+
+static void add_task(struct profdata *p, uint32_t dev, const char *name,
+		     uint64_t start, uint64_t end)
+{
+	struct devtask *t = &p->tasks[p->ntasks++];
+
+	memset(t, 0, sizeof(*t));
+	t->device = dev;
+	t->start_ns = start;
+	t->end_ns = end;
+	CU_ASSERT_EQUAL(strtab_intern(&p->names, name, strlen(name), &t->name), 0);
+}
+
+/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
+static struct profdata *make_tasks(void)
+{
+	struct profdata *p = calloc(1, sizeof(*p));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->tasks = calloc(16, sizeof(*p->tasks));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
+	p->meta.rank_id = -1;
+	add_task(p, 0, "MEMCPY_ASYNC", 100, 150);
+	add_task(p, 0, "matmul", 150, 250);
+	add_task(p, 0, "relu", 200, 300);
+	add_task(p, 0, "matmul", 400, 500);
+	add_task(p, 0, "relu", 420, 450);
+	add_task(p, 0, "MEMCPY_ASYNC", 450, 600);
+	add_task(p, 1, "relu", 10, 20);
+	add_task(p, 1, "relu", 20, 30);
+	return p;
+}
+
+static void free_tasks(struct profdata *p)
+{
+	strtab_free(&p->names);
+	free(p->tasks);
+	free(p);
+}
+
+/*
+ * Computing is the union of kernels; copies count in the device's span
+ * (so as Free), as msprof counts only ops as computing.
+ */
+static void test_overlap(void)
+{
+	static const uint64_t want[][4] = {
+		{ 0, OVERLAP_FREE, 100, 150 },		/* a copy first */
+		{ 0, OVERLAP_COMPUTE, 150, 300 },	/* two kernels overlapping */
+		{ 0, OVERLAP_FREE, 300, 400 },
+		{ 0, OVERLAP_COMPUTE, 400, 500 },	/* one inside another */
+		{ 0, OVERLAP_FREE, 500, 600 },		/* a copy last */
+		{ 1, OVERLAP_COMPUTE, 10, 30 },		/* touching kernels merge */
+	};
+	struct profdata *p = make_tasks();
+	struct seen s = { .n = 0 };
+	int i;
+
+	CU_ASSERT_EQUAL(overlap_each(p, record, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 6);
+	for (i = 0; i < s.n && i < 6; i++)
+		CU_ASSERT(!memcmp(s.at[i], want[i], sizeof(want[i])));
+	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_COMM_NOT_OVERLAPPED),
+			       "Communication(Not Overlapped)");
+	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_FREE), "Free");
+	free_tasks(p);
+}
+
+static long long count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	long long n = -1;
+
+	CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+static int find_db(int dir, const char *name, void *ctx)
+{
+	(void)dir;
+	if (!strncmp(name, "msprof_", 7) && strlen(name) == 24)
+		snprintf(ctx, NAME_MAX + 1, "%s", name);
+	return 0;
+}
+
+static int count_entries(int dir, const char *name, void *ctx)
+{
+	(void)dir;
+	(void)name;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/*
+ * The db of a window without host records: every task in TASK, the
+ * kernels in COMPUTE_TASK_INFO, the copies (their calls unseen) in
+ * MEMCPY_INFO; an earlier export's db replaced, other files kept; a
+ * directory others can write refused with nothing made.
+ */
+static void test_db_export(void)
+{
+	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
+	char path[sizeof(dir) + NAME_MAX + 1];
+	struct profdata *p = make_tasks();
+	int fd, n = 0;
+	sqlite3 *db;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	p->dirfd = fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(openat(fd, "msprof_20200101000000.db", O_CREAT | O_WRONLY, 0600));
+	close(openat(fd, "msprof_2020.db", O_CREAT | O_WRONLY, 0600));
+	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	CU_ASSERT_EQUAL(faccessat(fd, "msprof_20200101000000.db", F_OK, 0), -1);
+	CU_ASSERT_EQUAL(faccessat(fd, "msprof_2020.db", F_OK, 0), 0);
+	dir_for_each(fd, find_db, name);
+	dir_for_each(fd, count_entries, &n);
+	CU_ASSERT_EQUAL(n, 2);	/* the db and msprof_2020.db: no temporary file */
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM TASK"), 8);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM COMPUTE_TASK_INFO"), 6);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM MEMCPY_INFO WHERE size IS NULL AND memcpyOperation = 65535"), 2);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM OVERLAP_ANALYSIS"), 6);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM RANK_DEVICE_MAP WHERE rankId = -1"), 2);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM CANN_API"), 0);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM STRING_IDS s JOIN COMPUTE_TASK_INFO c ON c.name = s.id WHERE s.value = 'matmul'"), 2);
+	sqlite3_close(db);
+
+	CU_ASSERT_EQUAL(fchmod(fd, 0777), 0);
+	CU_ASSERT_EQUAL(db_export(fd, dir, p), -EPERM);
+	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), -EPERM);
+	n = 0;
+	dir_for_each(fd, count_entries, &n);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(fchmod(fd, 0700), 0);
+	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), 0);
+	CU_ASSERT_EQUAL(faccessat(fd, name, F_OK, 0), -1);
+	unlinkat(fd, "msprof_2020.db", 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	free_tasks(p);
+}
+
+int register_db_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "overlap: Computing is the union of ops, Free the rest", test_overlap },
+		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("db and overlap", tests);
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/* The summaries' cells: msprof's number formats, its rounding and variance, and rows of tasks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/profdata.h"
+#include "export/summary.h"
+#include "export/summary_csv.h"
+#include "unit.h"
+
+static void test_us(void)
+{
+	char buf[CSV_NUM_MAX];
+
+	CU_ASSERT_EQUAL(csv_fmt_us(buf, 0), 5);
+	CU_ASSERT_STRING_EQUAL(buf, "0.000");
+	csv_fmt_us(buf, 5);
+	CU_ASSERT_STRING_EQUAL(buf, "0.005");
+	csv_fmt_us(buf, 1234567);
+	CU_ASSERT_STRING_EQUAL(buf, "1234.567");
+	csv_fmt_us(buf, 1700000000123456789ull);
+	CU_ASSERT_STRING_EQUAL(buf, "1700000000123456.789");
+	csv_fmt_us(buf, UINT64_MAX);
+	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551.615");
+}
+
+static void test_milli(void)
+{
+	static const struct {
+		uint64_t milli;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" }, { 1, "0.001" }, { 10, "0.01" }, { 100, "0.1" },
+		{ 120, "0.12" }, { 1500, "1.5" }, { 2000, "2" }, { 2010, "2.01" },
+		{ 123456, "123.456" }, { 100000, "100" },
+	};
+	char buf[CSV_NUM_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CU_ASSERT_EQUAL(csv_fmt_milli(buf, cases[i].milli), strlen(cases[i].want));
+		CU_ASSERT_STRING_EQUAL(buf, cases[i].want);
+	}
+	/* Past 64 bits: a variance of 10¹⁸ µs² in thousandths. */
+	csv_fmt_milli(buf, (u128)1000000000000000000ull * 1000);
+	CU_ASSERT_STRING_EQUAL(buf, "1000000000000000000");
+	/* Past 64 bits, the low 19 digits keep their zeros. */
+	csv_fmt_milli(buf, (u128)UINT64_MAX + 1);
+	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551.616");
+	csv_fmt_milli(buf, (u128)10000000000000000000ull * 5 + 7);
+	CU_ASSERT_STRING_EQUAL(buf, "50000000000000000.007");
+	csv_fmt_milli(buf, ~(u128)0);
+	CU_ASSERT_STRING_EQUAL(buf, "340282366920938463463374607431768211.455");
+}
+
+static void test_rounding(void)
+{
+	/* Halves away from zero, as std::round. */
+	CU_ASSERT(csv_div_round(5, 2) == 3);
+	CU_ASSERT(csv_div_round(4, 3) == 1);
+	CU_ASSERT(csv_div_round(5, 3) == 2);
+	CU_ASSERT(csv_div_round(0, 7) == 0);
+	CU_ASSERT(csv_div_round(2333, 1000) == 2);
+	CU_ASSERT(csv_div_round(2500, 1000) == 3);
+}
+
+static void test_variance(void)
+{
+	char buf[CSV_NUM_MAX];
+
+	/*
+	 * 1, 2 and 4 µs: the mean rounds to 2.333, and
+	 * ((1 - 2.333)² + (2 - 2.333)² + (4 - 2.333)²) / 3 = 1.5555557 -> 1.556.
+	 */
+	csv_fmt_milli(buf, csv_variance_milli(3, 7000, 1000000 + 4000000 + 16000000));
+	CU_ASSERT_STRING_EQUAL(buf, "1.556");
+	/* Population, not sample: 2 and 4 µs give 1, not 2. */
+	csv_fmt_milli(buf, csv_variance_milli(2, 6000, 4000000 + 16000000));
+	CU_ASSERT_STRING_EQUAL(buf, "1");
+	CU_ASSERT(csv_variance_milli(1, 123456, (u128)123456 * 123456) == 0);
+	CU_ASSERT(csv_variance_milli(0, 0, 0) == 0);
+	/* 1000 s and 3000 s: squares past 64 bits, a variance of 10¹⁸ µs². */
+	csv_fmt_milli(buf, csv_variance_milli(2, 4000000000000ull,
+					      (u128)1000000000000ull * 1000000000000ull +
+					      (u128)3000000000000ull * 3000000000000ull));
+	CU_ASSERT_STRING_EQUAL(buf, "1000000000000000000");
+}
+
+/* What fn wrote for p, in a string to free. */
+static char *written(int (*fn)(FILE *, const struct profdata *),
+		     const struct profdata *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_EQUAL(fn(fp, p), 0);
+	fclose(fp);
+	return text;
+}
+
+static void text_cell(const char *s, const char *want)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	csv_text(fp, s);
+	fclose(fp);
+	CU_ASSERT_STRING_EQUAL(text, want);
+	free(text);
+}
+
+static void test_text(void)
+{
+	text_cell("matmul", "matmul");
+	text_cell("add<int, float>", "\"add<int, float>\"");
+	text_cell("say \"hi\"", "\"say \"\"hi\"\"\"");
+	text_cell("two\nlines", "\"two\nlines\"");
+}
+
+/* A window of tasks in memory: (device, name, start, duration) each. */
+struct fake_task {
+	uint32_t device;
+	const char *name;
+	uint64_t start, dur;
+};
+
+static void fake_window(struct profdata *p, const struct fake_task *ft, size_t n)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	/* Epoch = the start's real time (whole µs) + monotonic ns. */
+	p->meta.start.real_ns = 1000000000000000000ull;
+	p->tasks = calloc(n, sizeof(*p->tasks));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
+	p->ntasks = n;
+	for (i = 0; i < n; i++) {
+		struct devtask *t = &p->tasks[i];
+
+		CU_ASSERT_EQUAL(strtab_intern(&p->names, ft[i].name,
+					      strlen(ft[i].name), &t->name), 0);
+		t->device = ft[i].device;
+		t->stream = 1;
+		t->task_id = (uint32_t)i;
+		t->block_dim = 8;
+		t->start_ns = ft[i].start;
+		t->end_ns = ft[i].start + ft[i].dur;
+	}
+}
+
+static void free_window(struct profdata *p)
+{
+	free(p->tasks);
+	strtab_free(&p->names);
+}
+
+static const struct fake_task two_devices[] = {
+	{ 0, "k1", 1000, 100 },
+	{ 0, "k1", 1050, 300 },		/* overlaps: no wait */
+	{ 0, "MEMCPY_ASYNC", 2290, 600 },	/* 940 ns after k1 ended */
+	{ 1, "k2", 500, 1000 },
+};
+
+static void test_op_statistic(void)
+{
+	struct profdata p;
+	char *text;
+
+	fake_window(&p, two_devices, 4);
+	text = written(summary_op_statistic, &p);
+	/* By total, descending; Ratio of the device's own total. */
+	CU_ASSERT_STRING_EQUAL(text,
+		"Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+		"1,k2,AI_CORE,1,1,1,1,1,100\n"
+		"0,MEMCPY_ASYNC,MEMCPY_ASYNC,1,0.6,0.6,0.6,0.6,60\n"
+		"0,k1,AI_CORE,2,0.4,0.1,0.2,0.3,40\n");
+	free(text);
+	free_window(&p);
+}
+
+/* The n-th cell (from 0) of line (from 0, the header) of text is want. */
+static void want_cell(const char *text, int line, int n, const char *want)
+{
+	const char *at = text, *end;
+
+	while (line-- && at)
+		at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+	while (n-- && at)
+		at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	end = at + strcspn(at, ",\n");
+	CU_ASSERT_EQUAL(end - at, (long)strlen(want));
+	CU_ASSERT_NSTRING_EQUAL(at, want, strlen(want));
+}
+
+static void test_op_summary_rows(void)
+{
+	struct profdata p;
+	char *text;
+
+	fake_window(&p, two_devices, 4);
+	text = written(summary_op_summary, &p);
+	want_cell(text, 1, 8, "1000000000000001.000\t");
+	want_cell(text, 1, 10, "0");
+	want_cell(text, 2, 10, "0.000000");	/* overlapping: no wait */
+	want_cell(text, 3, 10, "0.940000");
+	want_cell(text, 3, 6, "N/A");		/* a copy has no op state */
+	want_cell(text, 2, 6, "static");
+	want_cell(text, 4, 10, "0");		/* a device's first task */
+	want_cell(text, 4, 11, "8");
+	free(text);
+	text = written(summary_task_time, &p);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+		"\n0,MEMCPY_ASYNC,MEMCPY_ASYNC,1,2,0.600,1000000000000002.290\t,1000000000000002.890\t\n"));
+	free(text);
+	free_window(&p);
+}
+
+int register_summary_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "times are ns with a point inserted", test_us },
+		{ "statistics lose their trailing zeros", test_milli },
+		{ "halves round away from zero", test_rounding },
+		{ "the variance is msprof's, exact past 64 bits", test_variance },
+		{ "a name with a comma or quote stays one cell", test_text },
+		{ "op_statistic: per device and type, by total", test_op_statistic },
+		{ "op_summary and task_time: starts, waits, states", test_op_summary_rows },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("summary", tests);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_SUMMARY_H
+#define MSPROF_SUMMARY_H
+
+#include <stdio.h>
+
+#include "profdata.h"
+
+/*
+ * The summaries msprof's export writes beside the timeline in
+ * mindstudio_profiler_output/, with its names, headers, row order and
+ * number formats (docs/output/summaries.md).  Each returns 0 or a
+ * negative errno, as export.c's table of outputs wants.
+ */
+
+/* api_statistic: per API and level, the host calls' count and times. */
+int summary_api_statistic(FILE *fp, const struct profdata *p);
+/* op_summary: one row per device task, by device, then start. */
+int summary_op_summary(FILE *fp, const struct profdata *p);
+/* op_statistic: per device, OP Type and core type, by total time, descending. */
+int summary_op_statistic(FILE *fp, const struct profdata *p);
+/* task_time: one row per device task, by device, then start. */
+int summary_task_time(FILE *fp, const struct profdata *p);
+/* README.txt: what each file of the export holds. */
+int summary_readme(FILE *fp, const struct profdata *p);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/* op_summary, op_statistic and task_time: the device tasks of a window. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "naming.h"
+#include "summary.h"
+#include "summary_csv.h"
+
+/*
+ * What our device records cannot tell (no graph engine reports shapes or
+ * formats, no PMU counts cycles): msprof's own word for an unknown cell.
+ */
+#define NA "N/A"
+/* The Model ID of a task launched outside any model (UINT32_MAX). */
+#define NO_MODEL "4294967295"
+
+static uint64_t epoch(const struct profdata *p, uint64_t mono_ns)
+{
+	return profmeta_epoch_ns(&p->meta, mono_ns);
+}
+
+/* On the epoch scale, as msprof takes a task's end and start, and as the timeline's dur is. */
+static uint64_t duration(const struct profdata *p, const struct devtask *t)
+{
+	return t->end_ns > t->start_ns ? epoch(p, t->end_ns) - epoch(p, t->start_ns) : 0;
+}
+
+/*
+ * The gap since the device's previous task ended, or 0 for its first, from
+ * the cells as printed (epoch starts, durations), as msprof computes it;
+ * msprof prints this one cell with std::to_string(), six decimals.
+ */
+static void wait_time(FILE *fp, const struct profdata *p,
+		      const struct devtask *t, const struct devtask *prev)
+{
+	uint64_t start, prev_end;
+
+	fputc(',', fp);
+	if (!prev || prev->device != t->device) {
+		fputc('0', fp);
+		return;
+	}
+	start = epoch(p, t->start_ns);
+	prev_end = epoch(p, prev->start_ns) + duration(p, prev);
+	csv_us(fp, start > prev_end ? start - prev_end : 0);
+	fputs("000", fp);
+}
+
+/*
+ * The PMU columns msprof writes on Ascend910B with its default AI Core
+ * metrics (PipeUtilization), aic_ and aiv_ halves; a task without PMU
+ * samples gets N/A in each, as msprof gives one it cannot match.  npusim
+ * has no PMU, so every row is such a task.  msprof-analyze's advisor
+ * looks for these columns by name (its fusible-operator checker).
+ */
+static const char *const pmu_columns[] = {
+	"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio",
+	"aic_scalar_time(us)", "aic_scalar_ratio", "aic_mte1_time(us)",
+	"aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
+	"aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aic_icache_miss_rate",
+	"aiv_time(us)", "aiv_total_cycles", "aiv_vec_time(us)", "aiv_vec_ratio",
+	"aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
+	"aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio",
+	"aiv_icache_miss_rate", "cube_utilization(%)",
+};
+
+#define NPMU (sizeof(pmu_columns) / sizeof(pmu_columns[0]))
+
+/*
+ * The header of a STARS chip (Ascend910B, the platform_version "5" our
+ * info.json declares), which keeps Mix Block Num, Context ID and the aiv_
+ * columns.
+ */
+static void op_summary_header(FILE *fp)
+{
+	size_t i;
+
+	fputs("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,"
+	      "Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),"
+	      "Block Num,Mix Block Num,HF32 Eligible,Input Shapes,Input Data Types,"
+	      "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID",
+	      fp);
+	for (i = 0; i < NPMU; i++) {
+		fputc(',', fp);
+		fputs(pmu_columns[i], fp);
+	}
+	fputc('\n', fp);
+}
+
+/*
+ * "static" for a kernel: a precompiled binary launched as it is, with its
+ * block dim fixed at launch; no graph engine compiled it for the shapes it
+ * met, which is what msprof's "dynamic" means.  Copies and sets are no ops.
+ * (msprof-analyze's advisor takes a window without one static op for a
+ * dynamic-shape one, and then skips its block-dim and bound checks.)
+ */
+static const char *op_state(const char *type)
+{
+	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") ?
+	       "static" : NA;
+}
+
+int summary_op_summary(FILE *fp, const struct profdata *p)
+{
+	/*
+	 * The same tail on every row, N/A each: HF32 Eligible, the 6 shape,
+	 * type and format cells, Context ID, the PMU's; and the line end.
+	 */
+	enum { NTAIL = 8 + NPMU };
+	char unknown[NTAIL * (sizeof("," NA) - 1) + 2];
+	size_t i, nunknown = 0;
+
+	for (i = 0; i < NTAIL; i++)
+		nunknown += (size_t)snprintf(unknown + nunknown, sizeof(unknown) - nunknown,
+					     "," NA);
+	unknown[nunknown++] = '\n';
+	op_summary_header(fp);
+	for (i = 0; i < p->ntasks; i++) {
+		const struct devtask *t = &p->tasks[i];
+		const char *name = strtab_str(&p->names, t->name);
+		const char *type = devtask_type(p, t);
+
+		csv_u64(fp, t->device);
+		fputs("," NO_MODEL, fp);
+		csv_next_u64(fp, t->task_id);
+		csv_next_u64(fp, t->stream);
+		csv_next_text(fp, name);
+		/* An npusim kernel's name is its op type too. */
+		csv_next_text(fp, name);
+		csv_next_text(fp, op_state(type));
+		csv_next_text(fp, type);
+		csv_next_us(fp, epoch(p, t->start_ns));
+		csv_time_end(fp);
+		csv_next_us(fp, duration(p, t));
+		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
+		csv_next_u64(fp, t->block_dim);
+		/* Mix Block Num 0, then unknowns: HF32 Eligible to Context ID, the PMU's. */
+		fputs(",0", fp);
+		fwrite(unknown, 1, nunknown, fp);
+	}
+	return ferror(fp) ? -EIO : 0;
+}
+
+int summary_task_time(FILE *fp, const struct profdata *p)
+{
+	size_t i;
+
+	fputs("Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n",
+	      fp);
+	for (i = 0; i < p->ntasks; i++) {
+		const struct devtask *t = &p->tasks[i];
+		uint64_t start = epoch(p, t->start_ns);
+
+		csv_u64(fp, t->device);
+		csv_next_text(fp, strtab_str(&p->names, t->name));
+		csv_next_text(fp, devtask_type(p, t));
+		csv_next_u64(fp, t->stream);
+		csv_next_u64(fp, t->task_id);
+		csv_next_us(fp, duration(p, t));
+		csv_next_us(fp, start);
+		csv_time_end(fp);
+		csv_next_us(fp, start + duration(p, t));
+		csv_time_end(fp);
+		fputc('\n', fp);
+	}
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* One op_statistic row: a device's tasks of one OP Type and Core Type. */
+struct op_row {
+	uint32_t device;
+	uint32_t name;		/* OP Type, an id in profdata.names */
+	const char *type;	/* Core Type: the task type */
+	uint64_t count, total, min, max;	/* ns */
+	uint64_t device_total;	/* all the device's tasks, for Ratio */
+};
+
+/* Rows found by (device, name, type) through open addressing. */
+struct op_table {
+	struct op_row *rows;
+	size_t n, cap;
+	uint32_t *slots;	/* row index + 1; 0 empty */
+	size_t nslots;		/* a power of 2, kept over twice n */
+};
+
+static size_t slot_of(const struct op_table *tb, uint32_t device,
+		      uint32_t name, const char *type)
+{
+	size_t h = ((size_t)device * 0x9e3779b1u) ^ ((size_t)name * 0x85ebca6bu) ^
+		   (size_t)type[0] * 0xc2b2ae35u;
+	size_t mask = tb->nslots - 1, i;
+
+	for (i = h & mask;; i = (i + 1) & mask) {
+		const struct op_row *r;
+
+		if (!tb->slots[i])
+			return i;
+		r = &tb->rows[tb->slots[i] - 1];
+		if (r->device == device && r->name == name && !strcmp(r->type, type))
+			return i;
+	}
+}
+
+static int grow(struct op_table *tb)
+{
+	struct op_table bigger = *tb;
+	size_t i;
+
+	bigger.nslots = tb->nslots ? tb->nslots * 2 : 64;
+	bigger.cap = bigger.nslots / 2;
+	bigger.slots = calloc(bigger.nslots, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	bigger.rows = realloc(tb->rows, bigger.cap * sizeof(*bigger.rows));
+	if (!bigger.rows) {
+		free(bigger.slots);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tb->n; i++) {
+		const struct op_row *r = &bigger.rows[i];
+
+		bigger.slots[slot_of(&bigger, r->device, r->name, r->type)] =
+			(uint32_t)i + 1;
+	}
+	free(tb->slots);
+	*tb = bigger;
+	return 0;
+}
+
+static int add_task(struct op_table *tb, const struct profdata *p,
+		    const struct devtask *t)
+{
+	const char *type = devtask_type(p, t);
+	uint64_t d = duration(p, t);
+	struct op_row *r;
+	size_t s;
+	int err;
+
+	if (tb->n + 1 > tb->cap) {
+		err = grow(tb);
+		if (err)
+			return err;
+	}
+	s = slot_of(tb, t->device, t->name, type);
+	if (!tb->slots[s]) {
+		r = &tb->rows[tb->n++];
+		*r = (struct op_row){ .device = t->device, .name = t->name,
+				      .type = type, .min = d };
+		tb->slots[s] = (uint32_t)tb->n;
+	}
+	r = &tb->rows[tb->slots[s] - 1];
+	if (d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
+	r->count++;
+	r->total += d;
+	return 0;
+}
+
+/*
+ * msprof's order: by total time, descending; rows of equal totals in the
+ * order its aggregation keeps them (device, OP Type, Core Type).
+ */
+static int by_total(const void *a, const void *b, void *ctx)
+{
+	const struct op_row *x = a, *y = b;
+	const struct strtab *names = ctx;
+	int c;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	c = strcmp(strtab_str(names, x->name), strtab_str(names, y->name));
+	return c ? c : strcmp(x->type, y->type);
+}
+
+static void write_op_row(FILE *fp, const struct op_row *r,
+			 const struct strtab *names)
+{
+	csv_u64(fp, r->device);
+	csv_next_text(fp, strtab_str(names, r->name));
+	csv_next_text(fp, r->type);
+	csv_next_u64(fp, r->count);
+	csv_next_milli(fp, r->total);
+	csv_next_milli(fp, r->min);
+	csv_next_milli(fp, csv_div_round(r->total, r->count));
+	csv_next_milli(fp, r->max);
+	/* Percent in thousandths: total · 100 · 1000 / the device's total. */
+	csv_next_milli(fp, r->device_total ?
+		  csv_div_round((u128)r->total * 100000, r->device_total) : 0);
+	fputc('\n', fp);
+}
+
+/* Rows were made in task order (by device), so a device's rows are adjacent. */
+static void set_device_totals(struct op_table *tb)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < tb->n; i = j) {
+		uint64_t total = 0;
+
+		for (j = i; j < tb->n && tb->rows[j].device == tb->rows[i].device; j++)
+			total += tb->rows[j].total;
+		for (k = i; k < j; k++)
+			tb->rows[k].device_total = total;
+	}
+}
+
+int summary_op_statistic(FILE *fp, const struct profdata *p)
+{
+	struct op_table tb = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < p->ntasks && !err; i++)
+		err = add_task(&tb, p, &p->tasks[i]);
+	if (!err) {
+		set_device_totals(&tb);
+		qsort_r(tb.rows, tb.n, sizeof(*tb.rows), by_total,
+			(void *)&p->names);
+		fputs("Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
+		      fp);
+		for (i = 0; i < tb.n; i++)
+			write_op_row(fp, &tb.rows[i], &p->names);
+		err = ferror(fp) ? -EIO : 0;
+	}
+	free(tb.rows);
+	free(tb.slots);
+	return err;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/* README.txt: what each file of mindstudio_profiler_output/ holds. */
+#include <errno.h>
+
+#include "summary.h"
+
+struct described {
+	const char *name;	/* as msprof's README names it: no stamp */
+	const char *desc;
+};
+
+/*
+ * The files export.c's table of outputs writes; tests/e2e/test_summary.sh
+ * checks that this list and the directory agree.
+ */
+static const struct described timelines[] = {
+	{ "msprof", "The timeline (Chrome Trace Event array, for MindStudio Insight, "
+		    "Perfetto or chrome://tracing): the task's API calls by thread, "
+		    "the driver calls they made, and each device task by stream, "
+		    "with a flow from the call that launched it.\n" },
+};
+
+static const struct described summaries[] = {
+	{ "api_statistic", "The host API calls, one row per API and level: how "
+			   "many, their total, mean, shortest and longest time (us) "
+			   "and the population variance of their times (us^2).\n" },
+	{ "op_summary", "Every device task, by device and start: its task and "
+			"stream ids, op name and type, task type, start (us since "
+			"the epoch), duration and wait since the device's previous "
+			"task ended (us), and block count; what the recorder cannot "
+			"know (shapes, formats, op state) is N/A.\n" },
+	{ "op_statistic", "The device tasks per device, op type and core type: "
+			  "count, total, shortest, mean and longest time (us) and "
+			  "the share of the device's task time (%), largest total "
+			  "first.\n" },
+	{ "task_time", "Every device task, by device and start: kernel name and "
+		       "type, stream and task id, duration, start and end (us).\n" },
+};
+
+static void section(FILE *fp, const char *title, const struct described *d,
+		    size_t n, const char *ext)
+{
+	size_t i;
+
+	fputs(title, fp);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%zu.%s.%s:%s", i + 1, d[i].name, ext, d[i].desc);
+	fputc('\n', fp);
+}
+
+int summary_readme(FILE *fp, const struct profdata *p)
+{
+	(void)p;
+	section(fp, "Timeline file description:\n", timelines,
+		sizeof(timelines) / sizeof(timelines[0]), "json");
+	section(fp, "Summary file description:\n", summaries,
+		sizeof(summaries) / sizeof(summaries[0]), "csv");
+	return ferror(fp) ? -EIO : 0;
+}
