@@ -18,9 +18,9 @@ echo
 echo "== msprof --export=on --output=$out"
 json=$(build/bin/msprof --export=on --output="$out")
 count() { jq "[.[] | select($1)] | length" "$json"; }
-echo "API slices:         $(count '.ph=="X" and .cat=="AscendCL"')"
-echo "ioctl slices:       $(count '.ph=="X" and .cat=="driver"')"
-echo "device task slices: $(count '.ph=="X" and .cat=="device"')"
+echo "API slices:         $(count '.ph=="X" and (.name | startswith("AscendCL@"))')"
+echo "ioctl slices:       $(count '.ph=="X" and .name=="ioctl"')"
+echo "device task slices: $(count '.ph=="X" and .args["Task Type"] != null')"
 echo "launch flows:       $(count '.ph=="s"')"
 echo "timeline (open it in Perfetto or chrome://tracing):"
 echo "$json"
