@@ -281,6 +281,9 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 
 	if (c >= OPT_SWITCH && !strcmp(name, "follow-children"))
 		s->follow_set = true;
+	if (c >= OPT_SWITCH && !strcmp(name, "task-time"))
+		o->prof_level = !strcmp(val, "l0") ? "l0" :
+				!strcmp(val, "off") ? "off" : "l1";
 	if (c >= OPT_SWITCH)
 		return parse_switch(name, val,
 				    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
@@ -371,6 +374,7 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
 	o->ascendcl = true;
 	o->task_time = true;
+	o->prof_level = "l1";
 	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
 	for (i = 0; i < NR_SWITCHES; i++)
 		long_opts[NR_FIXED + i] = (struct option){
