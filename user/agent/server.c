@@ -23,6 +23,7 @@
 #include "msprof/protocol.h"
 #include "agent_int.h"
 #include "devdata.h"
+#include "fsutil.h"
 
 /* One controller's connection. */
 struct conn {
@@ -70,7 +71,11 @@ static int32_t conn_params(struct conn *c, struct msprof_params_msg *params)
 	return MSPROF_SUCCESS;
 }
 
-/* Each window has a PROF_ directory of its own, named at its START. */
+/*
+ * Each window has a PROF_ directory of its own, made at its START as a
+ * runtime makes one; a task without a device runtime leaves no trace.
+ * Should it fail here, the flush tries again and says why.
+ */
 static int32_t conn_start(struct conn *c)
 {
 	if (c->started)
@@ -78,6 +83,8 @@ static int32_t conn_start(struct conn *c)
 	if (agent_run_dir_name(c->dir, c->run, sizeof(c->run)) ||
 	    (c->task_time && agent_devices_start(c->devs)))
 		return MSPROF_FAIL;
+	if (c->task_time && agent_devices_any(c->devs))
+		mkdir_p(c->run, 0755);
 	c->started = true;
 	return MSPROF_SUCCESS;
 }

@@ -42,7 +42,7 @@ while True:
     if m is None:
         continue
     n = struct.unpack("=I", m[:4])[0]
-    os.environ["STAGE"] = json.loads(m[4:4 + n])["output"]
+    os.environ["STAGE"] = json.loads(m[4:4 + n])["result_dir"]
     subprocess.run(["sh", "-c", sys.argv[1]])
     c.sendall(struct.pack("=ii", 0, 0))
     while (m := read(c, 8)):
@@ -68,7 +68,9 @@ start_agent() {
 }
 
 # --- root's directory mounted over one of the stage ---------------------
-start_agent "$WORK/a1.out" : 'mkdir $STAGE/device_0 && mount --bind '"$VDIR"' $STAGE/device_0 && echo mounted'
+# A runtime's PROF_ directory in the stage, as the fake agent makes it.
+RUN=PROF_000001_20260101120000000_00000001ABCDEFGH
+start_agent "$WORK/a1.out" : 'mkdir -p $STAGE/'$RUN'/device_0 && mount --bind '"$VDIR"' $STAGE/'$RUN'/device_0 && echo mounted'
 printf 'start\nstop\nquit\n' |
 	timeout 60 "$MSPROF" --dynamic=on --pid="$APID" --output="$WORK/out1" >"$WORK/m1.log" 2>&1
 check "the agent mounted root's directory in its stage" grep -q mounted "$WORK/a1.out"
@@ -110,8 +112,8 @@ check "root's directory is still root's" [ "$(stat -c %U "$VOWN")" = root ]
 mkdir "$WORK/small"
 if mount -t tmpfs -o size=64m msprof-small "$WORK/small"; then
 	CLEANUP_CMDS=("umount -l $WORK/small" "${CLEANUP_CMDS[@]}")
-	start_agent "$WORK/a4.out" : 'mkdir -p $STAGE/device_0/data &&
-		truncate -s 2G $STAGE/device_0/data/task_time.data && echo sparse'
+	start_agent "$WORK/a4.out" : 'mkdir -p $STAGE/'$RUN'/device_0/data &&
+		truncate -s 2G $STAGE/'$RUN'/device_0/data/task_time.data && echo sparse'
 	printf 'start\nstop\nquit\n' | timeout 60 "$MSPROF" --dynamic=on \
 		--pid="$APID" --output="$WORK/small" >"$WORK/m4.log" 2>&1
 	show "$WORK/m4.log"
