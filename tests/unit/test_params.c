@@ -14,6 +14,7 @@
 
 #include "agent/devdata.h"
 #include "msprof/protocol.h"
+#include "options.h"
 #include "params.h"
 #include "target.h"
 #include "unit.h"
@@ -64,6 +65,30 @@ static void test_payload(void)
 	/* 4095 bytes at most, even where the buffer is larger. */
 	big[3800] = '\0';
 	CU_ASSERT_EQUAL(params_build(&sw, big, big + 4000, 1000), -E2BIG);
+}
+
+/* --task-time's level reaches prof_level; on is l1, as msprof has it. */
+static void test_prof_level(void)
+{
+	static const char *const cases[][2] = {
+		{ NULL, "l1" }, { "--task-time=on", "l1" },
+		{ "--task-time=l0", "l0" }, { "--task-time=l1", "l1" },
+		{ "--task-time=off", "off" },
+	};
+	struct msprof_opts o;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { "msprof", "--dynamic=on", "--pid=1",
+				 (char *)cases[i][0], NULL };
+		int argc = cases[i][0] ? 4 : 3;
+
+		CU_ASSERT_EQUAL_FATAL(opts_parse(&o, argc, argv, err, sizeof(err)), 0);
+		CU_ASSERT_STRING_EQUAL(o.prof_level, cases[i][1]);
+		CU_ASSERT_EQUAL(o.task_time, strcmp(cases[i][1], "off") != 0);
+		opts_free(&o);
+	}
 }
 
 static void test_run_name(void)
@@ -177,6 +202,7 @@ int register_params_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "the payload a runtime reads", test_payload },
+		{ "--task-time's level is prof_level", test_prof_level },
 		{ "the agent's PROF_ dir is named as a runtime's", test_run_name },
 		CU_TEST_INFO_NULL,
 	};
