@@ -561,16 +561,18 @@ static struct target_device *device_add(struct target *t, const char *dev)
 static int take_dir(struct take *tk, int from, const char *name)
 {
 	struct take sub = *tk;
-	bool run = tk->level == AT_STAGE;
+	bool run = tk->level == AT_STAGE, listed;
 	struct stat st;
 	int in, err;
 
 	sub.level = level_below(tk->level, name);
+	/* Listed in t->devices while taken: the last entry, until dropped. */
+	listed = sub.level == AT_DEVICE;
 	if (open_staged(tk->t, from, name, STAGED_DIR, &in, &st)) {
 		tk->t->stage_ignored++;
 		return 0;
 	}
-	if (sub.level == AT_DEVICE) {
+	if (listed) {
 		sub.dev = name + 7;
 		sub.device = device_add(tk->t, sub.dev);
 		if (!sub.device) {
@@ -594,12 +596,12 @@ static int take_dir(struct take *tk, int from, const char *name)
 		close(sub.to);
 	/* Taken ones are gone from the stage; an empty copy goes too. */
 	unlinkat(from, name, AT_REMOVEDIR);
-	if (!run && !unlinkat(tk->to, name, AT_REMOVEDIR) && sub.device)
+	if (!run && !unlinkat(tk->to, name, AT_REMOVEDIR) && listed)
 		tk->t->ndevices--;
 	close(in);
 	return err;
 out:
-	if (sub.device)
+	if (listed)
 		tk->t->ndevices--;
 	close(in);
 	return err;

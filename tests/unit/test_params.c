@@ -129,6 +129,8 @@ static void test_take_run(void)
 		RUN, RUN "/device_0", RUN "/device_0/data", RUN "/device_1",
 		RUN "/device_1/data", RUN "/host", RUN "/host/data",
 		RUN "/device_01", OLD_RUN, OLD_RUN "/device_0",
+		RUN "/device_3", RUN "/device_3/data", RUN "/device_4",
+		RUN "/device_4/data",
 	};
 	static const char *const taken[] = {
 		"device_0/info.json.0", "device_0/info.json.0.done",
@@ -138,7 +140,7 @@ static void test_take_run(void)
 		"device_0/data/task_time.data", "device_1/data/task_time.data",
 		"host/data/unaging.api_event.data.slice_0",
 		"host/data/aging.additional.type_info_dic.slice_12.done",
-		"agent_stats_npusim.json",
+		"agent_stats_npusim.json", "device_3/info.json.3",
 	};
 	static const char *const strays[] = {
 		"device_0/data/evil.bin", "device_0/data/x.data.1.slice_0",
@@ -184,10 +186,15 @@ static void test_take_run(void)
 	CU_ASSERT(!there(t.dir_fd, OLD_RUN));
 	/* Strays, the two links, the older PROF_ dir and the top stray. */
 	CU_ASSERT_EQUAL(t.stage_ignored, 8 + 2 + 1 + 1);
-	CU_ASSERT_EQUAL(t.ndevices, 2);
+	/* device_3's empty data/ goes; device_4, empty, is not listed. */
+	CU_ASSERT(!there(t.dir_fd, "device_3/data"));
+	CU_ASSERT(!there(t.dir_fd, "device_4"));
+	CU_ASSERT_EQUAL(t.ndevices, 3);
 	CU_ASSERT(!target_device_needs_info(&t, 0));
 	CU_ASSERT(target_device_needs_info(&t, 1));
 	CU_ASSERT(!target_device_needs_info(&t, 2));
+	CU_ASSERT(!target_device_needs_info(&t, 3));
+	CU_ASSERT(!target_device_needs_info(&t, 4));
 	/* The stage is left empty for the next window. */
 	CU_ASSERT(!there(t.stage_fd, RUN));
 	CU_ASSERT(!there(t.stage_fd, OLD_RUN));
