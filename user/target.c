@@ -542,15 +542,25 @@ static enum level level_below(enum level level, const char *name)
 	}
 }
 
-/* Lists device_<N>/ as taken; NULL when the list is full. */
-static struct target_device *device_add(struct target *t, const char *dev)
+/*
+ * Lists device_<N>/ as taken (*fresh: a new last entry), or finds it
+ * listed by an earlier copy in this window; NULL when the list is full.
+ */
+static struct target_device *device_add(struct target *t, const char *dev,
+					bool *fresh)
 {
+	unsigned int i, id = (unsigned int)atoi(dev);
 	struct target_device *d;
 
+	*fresh = false;
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].id == id)
+			return &t->devices[i];
 	if (t->ndevices == TARGET_MAX_DEVICES)
 		return NULL;
+	*fresh = true;
 	d = &t->devices[t->ndevices++];
-	*d = (struct target_device){ .id = (unsigned int)atoi(dev) };
+	*d = (struct target_device){ .id = id };
 	return d;
 }
 
@@ -561,20 +571,19 @@ static struct target_device *device_add(struct target *t, const char *dev)
 static int take_dir(struct take *tk, int from, const char *name)
 {
 	struct take sub = *tk;
-	bool run = tk->level == AT_STAGE, listed;
+	bool run = tk->level == AT_STAGE, listed = false;
 	struct stat st;
 	int in, err;
 
 	sub.level = level_below(tk->level, name);
-	/* Listed in t->devices while taken: the last entry, until dropped. */
-	listed = sub.level == AT_DEVICE;
 	if (open_staged(tk->t, from, name, STAGED_DIR, &in, &st)) {
 		tk->t->stage_ignored++;
 		return 0;
 	}
-	if (listed) {
+	/* Listed while taken (the last entry if new), dropped if nothing came. */
+	if (sub.level == AT_DEVICE) {
 		sub.dev = name + 7;
-		sub.device = device_add(tk->t, sub.dev);
+		sub.device = device_add(tk->t, sub.dev, &listed);
 		if (!sub.device) {
 			tk->t->stage_ignored++;
 			close(in);
