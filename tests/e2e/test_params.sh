@@ -10,26 +10,17 @@ command -v python3 >/dev/null || { skip "params and runtime PROF_ join" "python3
 
 echo "root's secret $$" >"$WORK/secret"
 cat >"$WORK/runtime.py" <<'PY'
-import os, socket, struct, sys, time
+import os, sys, time
+sys.path.insert(0, sys.argv[2])
+from fake_agent import serve
 work = sys.argv[1]
-path = "%s/dynamic_profiling_socket_%d" % (os.environ["HOME"], os.getpid())
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(path)
-os.chmod(path, 0o600)
-s.listen(100)
-print("runtime pid=%d" % os.getpid(), flush=True)
-def read(c, n):
-    b = b""
-    while len(b) < n:
-        x = c.recv(n - len(b))
-        if not x:
-            return None
-        b += x
-    return b
 def put(p, text):
     os.makedirs(os.path.dirname(p), exist_ok=True)
     with open(p, "w") as f:
         f.write(text)
+# On START, a runtime's PROF_ directory and its files, as the real one
+# names and writes them; then what no runtime writes, and what must never
+# be followed or taken.
 def start(result_dir):
     t = time.time()
     stamp = time.strftime("%Y%m%d%H%M%S", time.localtime(t)) + "%03d" % (t * 1000 % 1000)
@@ -42,35 +33,29 @@ def start(result_dir):
     put(d + "/data/hwts.data.0.slice_0.done", "filesize:13\n")
     put(run + "/host/data/unaging.api_event.data.slice_0", "runtime api\n")
     put(run + "/host/info.json", "runtime host info\n")
-    # What no runtime writes, and what must never be followed or taken.
     put(d + "/evil.bin", "stray\n")
     os.symlink(work + "/secret", d + "/data/ts_track.data.0.slice_0")
     put(result_dir + "/PROF_000001_20000101000000000_00000001ABCDEFGH/device_0/info.json.0", "old run\n")
     put(result_dir + "/stray_at_top", "stray\n")
     return run
-while True:
-    c, _ = s.accept()
-    m = read(c, 4100)
-    if m is None:
-        continue
-    n = struct.unpack("=I", m[:4])[0]
+state = {}
+def params(text):
     with open(work + "/payload", "wb") as f:
-        f.write(m[4:4 + n])
-    result_dir = m[4:4 + n].split(b'"result_dir":"')[1].split(b'"')[0].decode()
-    c.sendall(struct.pack("=ii", 0, 0))
-    while (m := read(c, 8)):
-        t = struct.unpack("=ii", m)[0]
-        if t == 1:
-            run = start(result_dir)
-        elif t == 3:
-            put(run + "/device_0/end_info.0", "runtime end_info.0\n")
-        c.sendall(struct.pack("=ii", t + 1, 0))
+        f.write(text)
+    state["dir"] = text.split(b'"result_dir":"')[1].split(b'"')[0].decode()
+def request(t):
+    if t == 1:
+        state["run"] = start(state["dir"])
+    elif t == 3:
+        put(state["run"] + "/device_0/end_info.0", "runtime end_info.0\n")
+    return 0
+serve(params, request)
 PY
 
-python3 "$WORK/runtime.py" "$WORK" >"$WORK/runtime.out" 2>&1 &
+python3 "$WORK/runtime.py" "$WORK" "$PWD/tests/e2e" >"$WORK/runtime.out" 2>&1 &
 PIDS_TO_KILL+=($!)
-wait_for "$WORK/runtime.out" "runtime pid=" || exit 1
-RPID=$(sed -n 's/^runtime pid=//p' "$WORK/runtime.out")
+wait_for "$WORK/runtime.out" "agent pid=" || exit 1
+RPID=$(sed -n 's/^agent pid=//p' "$WORK/runtime.out")
 out=$WORK/out
 msprof_open "$WORK/msprof.log" --dynamic=on --pid="$RPID" --output="$out" \
 	--runtime-api=on --task-time=l0

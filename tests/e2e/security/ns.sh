@@ -21,32 +21,15 @@ CLEANUP_CMDS+=("rm -rf $NSHOME")
 
 # agent.py CMD: answers every request with success; runs CMD with $STAGE,
 # the stage as the task sees it, when the parameters come.
+cp tests/e2e/fake_agent.py "$NSHOME/"
 cat >"$NSHOME/agent.py" <<'PY'
-import json, os, socket, struct, subprocess, sys
-path = "%s/dynamic_profiling_socket_%d" % (os.environ["HOME"], os.getpid())
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(path)
-s.listen(4)
-print("agent pid=%d" % os.getpid(), flush=True)
-def read(c, n):
-    b = b""
-    while len(b) < n:
-        x = c.recv(n - len(b))
-        if not x:
-            return None
-        b += x
-    return b
-while True:
-    c, _ = s.accept()
-    m = read(c, 4100)
-    if m is None:
-        continue
-    n = struct.unpack("=I", m[:4])[0]
-    os.environ["STAGE"] = json.loads(m[4:4 + n])["result_dir"]
+import json, os, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_agent import serve
+def params(text):
+    os.environ["STAGE"] = json.loads(text)["result_dir"]
     subprocess.run(["sh", "-c", sys.argv[1]])
-    c.sendall(struct.pack("=ii", 0, 0))
-    while (m := read(c, 8)):
-        c.sendall(struct.pack("=ii", struct.unpack("=ii", m)[0] + 1, 0))
+serve(params)
 PY
 
 VDIR=$WORK/rootonly
