@@ -95,7 +95,8 @@ void opts_usage(FILE *fp)
 	      "  --ascendcl=on|off       the runtime API: acl*, cuda* (default on)\n"
 	      "  --runtime-api=on|off    the layer below: rt*, cu* (default off)\n"
 	      "  --hccl=on|off           collectives: Hccl* (default off)\n"
-	      "  --msproftx=on|off, --task-time=on|off|l0|l1  accepted, as msprof\n"
+	      "  --msproftx=on|off, --task-time=on|off|l0|l1  passed to the task's runtime\n"
+	      "                          (--task-time=off: no device tasks)\n"
 	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
 	      "  --version               msprof's version\n"
@@ -290,6 +291,9 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 
 	if (c >= OPT_SWITCH && !strcmp(name, "follow-children"))
 		s->follow_set = true;
+	if (c >= OPT_SWITCH && !strcmp(name, "task-time"))
+		o->prof_level = !strcmp(val, "l0") ? "l0" :
+				!strcmp(val, "off") ? "off" : "l1";
 	if (c >= OPT_SWITCH)
 		return parse_switch(name, val,
 				    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
@@ -396,6 +400,7 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
 	o->ascendcl = true;
 	o->task_time = true;
+	o->prof_level = "l1";
 	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
 	for (i = 0; i < NR_SWITCHES; i++)
 		long_opts[NR_FIXED + i] = (struct option){

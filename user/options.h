@@ -40,6 +40,7 @@ struct msprof_opts {
 	bool hccl;
 	bool msproftx;
 	bool task_time;
+	const char *prof_level;		/* --task-time as a level: l0, l1 (on) or off */
 };
 
 /*

@@ -104,6 +104,12 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		return err;
 	}
 	s->follow = o->follow_children;
+	s->params = (struct params_switches){
+		.acl = o->ascendcl, .runtime_api = o->runtime_api,
+		.hccl = o->hccl, .msproftx = o->msproftx,
+		.task_time = o->task_time, .prof_level = o->prof_level,
+		.msprof_pid = (int)getpid(),
+	};
 	s->launched = launched;
 	s->home = home;
 	testpoint("before-lock");
@@ -213,6 +219,7 @@ int begin_window(struct session *s, struct target *t)
 	}
 	t->stage_ignored = 0;
 	t->device_err = 0;
+	t->ndevices = 0;
 	err = open_window(s, t);
 	if (err)
 		return err;

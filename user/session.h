@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "kfeatures.h"
 #include "options.h"
+#include "params.h"
 #include "probes.h"
 #include "target.h"
 #include "tracer.h"
@@ -27,6 +28,7 @@ struct session {
 	pid_t launched;			/* launch mode: the app msprof started */
 	const char *home;		/* where launched ranks' sockets appear */
 	struct probe_set probes;	/* what is probed; index = API id */
+	struct params_switches params;	/* what the agents are asked for */
 	unsigned int windows;		/* windows started so far */
 	struct clock_pair start;
 	uint64_t stats_at_start[MSPROF_STAT_MAX];

@@ -163,7 +163,7 @@ int connect_target(struct session *s, struct target *t)
 	/* A followed child may run no agent: its host side still counts. */
 	if (s->host_only || access(t->sock_path, F_OK))
 		return 0;
-	err = target_connect(t, s->output, s->out_fd);
+	err = target_connect(t, s->output, s->out_fd, &s->params);
 	/* The reason a window's info.json gives for no device data. */
 	if (err)
 		t->device_status = err;
@@ -177,6 +177,9 @@ int connect_target(struct session *s, struct target *t)
 	else if (t->stage_parent_refused)
 		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
 		    t->host_pid);
+	else if (err == -EILSEQ)
+		ERR("pid %d: the staging directory %s holds '\"', '\\' or a control character, which a runtime's parameters cannot carry: not connected (choose another --output)",
+		    t->host_pid, t->task_stage);
 	else if (err == -ENOTSOCK)
 		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
 		    t->host_pid, t->sock_path);

@@ -13,8 +13,8 @@
 
 #include "dynsock.h"
 #include "fsutil.h"
-#include "json.h"
 #include "msprof/protocol.h"
+#include "params.h"
 #include "procfs.h"
 #include "safe_open.h"
 #include "target.h"
@@ -225,24 +225,19 @@ static int stage_create(struct target *t, const char *output, int out)
 	return fchown(t->stage_fd, t->uid, t->gid) ? -errno : 0;
 }
 
-/* The parameters: where the agent flushes, named as the task sees it. */
-static int send_params(struct target *t)
+/*
+ * The parameters, as a CANN runtime reads them: result_dir is the stage,
+ * named as the task sees it.
+ */
+static int send_params(struct target *t, const struct params_switches *sw)
 {
-	char *json = NULL;
-	size_t len;
-	FILE *fp;
+	char json[MSPROF_PARAMS_LEN];
 	int err;
 
-	fp = open_memstream(&json, &len);
-	if (!fp)
-		return -errno;
-	/* Escaped: the resolved output path may hold what --output may not. */
-	fputs("{\"output\": ", fp);
-	json_put_str(fp, t->task_stage);
-	fprintf(fp, ", \"pid\": %d}", t->ns_pid);
-	err = fclose(fp) ? -errno : dynsock_send_params(t->fd, json);
-	free(json);
-	return err;
+	err = params_build(sw, t->task_stage, json, sizeof(json));
+	if (err == -EINVAL)
+		return -EILSEQ;
+	return err ?: dynsock_send_params(t->fd, json);
 }
 
 /*
@@ -282,7 +277,8 @@ static int sock_connect(struct target *t)
 	return err;
 }
 
-int target_connect(struct target *t, const char *output, int out)
+int target_connect(struct target *t, const char *output, int out,
+		   const struct params_switches *sw)
 {
 	int err;
 
@@ -291,41 +287,186 @@ int target_connect(struct target *t, const char *output, int out)
 	if (!err)
 		err = sock_connect(t);
 	if (!err)
-		err = send_params(t);
+		err = send_params(t, sw);
 	if (err)
 		target_disconnect(t);
 	return err;
 }
 
 /*
- * What the agent writes (devdata.c): agent_stats_<backend>.json, and
- * device_<N>/data/task_time.data.  Nothing else is taken.
+ * What is taken from the stage: the one PROF_ directory a runtime (or our
+ * agent, devdata.c) made there in this window, and in it only the files a
+ * runtime writes (docs/output/params.md); everything else is counted.
  */
 enum staged { STAGED_STRAY, STAGED_FILE, STAGED_DIR };
 
+/* Where in the stage an entry lies: what may be taken there. */
+enum level {
+	AT_STAGE,		/* the stage itself: the PROF_ directory */
+	AT_RUN,			/* PROF_...: device_<N>/, host/, agent_stats */
+	AT_DEVICE,		/* device_<N>/: control files, data/ */
+	AT_DEVICE_DATA,		/* device_<N>/data/: channel slices */
+	AT_HOST,		/* host/: data/ only (msprof makes the rest) */
+	AT_HOST_DATA,		/* host/data/: API and dictionary slices */
+};
+
+/* Far more than a window's files; a larger one is no runtime's. */
+#define STAGE_MAX_FILES 65536
+#define STAGE_MAX_FILE_BYTES (2ll << 30)
+/* "PROF_" 6 digits "_" 17 digits "_" 8 digits 8 letters A-R */
+#define RUN_NAME_LEN 46
+#define DEVICE_DIGITS 4
+
+/* s[0..n) is not empty and all of set (s may go on past n). */
 static bool all_of(const char *s, size_t n, const char *set)
 {
-	return n && strspn(s, set) == n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!s[i] || !strchr(set, s[i]))
+			return false;
+	return n;
 }
 
-static enum staged staged_kind(int depth, const char *name)
+static bool digits(const char *s, size_t n)
 {
-	size_t n = strlen(name);
+	return all_of(s, n, "0123456789");
+}
 
-	switch (depth) {
-	case 0:
-		if (!strncmp(name, "device_", 7) && n <= 7 + 10 &&
-		    all_of(name + 7, n - 7, "0123456789"))
+static bool has_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t p = strlen(prefix);
+
+	return n >= p && !memcmp(s, prefix, p);
+}
+
+static bool has_suffix(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+/* The name a runtime gives its PROF_ directory on START (spec §2). */
+static bool run_name(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != RUN_NAME_LEN || !has_prefix(s, RUN_NAME_LEN, "PROF_") ||
+	    !digits(s + 5, 6) || s[11] != '_' || !digits(s + 12, 17) ||
+	    s[29] != '_' || !digits(s + 30, 8))
+		return false;
+	for (i = 38; i < RUN_NAME_LEN; i++)
+		if (s[i] < 'A' || s[i] > 'R')
+			return false;
+	return true;
+}
+
+/* Length without a trailing ".slice_<digits>", or 0 if there is none. */
+static size_t before_slice(const char *s, size_t n)
+{
+	size_t d = n;
+
+	while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	if (d == n || d < 8 || memcmp(s + d - 7, ".slice_", 7))
+		return 0;
+	return d - 7;
+}
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+/* "<channel>.data.<dev>.slice_<M>": a device's raw channel data. */
+static bool device_slice(const char *s, size_t n, const char *dev)
+{
+	size_t b = before_slice(s, n), d = strlen(dev);
+
+	if (b < 6 + d + 1 || memcmp(s + b - d, dev, d) ||
+	    memcmp(s + b - d - 6, ".data.", 6))
+		return false;
+	return all_of(s, b - d - 6, NAME_CHARS);
+}
+
+/* "{unaging|aging}.<kind>.<tag>.slice_<M>": the host's raw API data. */
+static bool host_slice(const char *s, size_t n)
+{
+	size_t b = before_slice(s, n), p;
+
+	if (has_prefix(s, b, "unaging."))
+		p = 8;
+	else if (has_prefix(s, b, "aging."))
+		p = 6;
+	else
+		return false;
+	return all_of(s + p, b - p, NAME_CHARS ".");
+}
+
+/* "<base>.<dev>", or sample.json: a device's control files. */
+static bool device_control(const char *s, size_t n, const char *dev)
+{
+	static const char *const bases[] = {
+		"info.json.", "start_info.", "end_info.", "host_start.log.",
+		"dev_start.log.",
+	};
+	size_t i, b;
+
+	if (n == 11 && !memcmp(s, "sample.json", 11))
+		return true;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		b = strlen(bases[i]);
+		if (n == b + strlen(dev) && !memcmp(s, bases[i], b) &&
+		    !memcmp(s + b, dev, n - b))
+			return true;
+	}
+	return false;
+}
+
+struct take {
+	struct target *t;
+	int to;		/* the matching directory in the PROF_ directory */
+	enum level level;
+	const char *run;	/* the PROF_ directory taken, at AT_STAGE */
+	const char *dev;	/* device_<dev>/ being taken, in AT_DEVICE* */
+	struct target_device *device;	/* its entry in t->devices */
+	unsigned int *files;	/* files taken so far in this window */
+};
+
+static enum staged staged_kind(const struct take *tk, const char *name)
+{
+	size_t n = strlen(name), k = n;
+
+	/* A runtime marks each finished file with "<file>.done". */
+	if (has_suffix(name, n, ".done"))
+		k -= 5;
+	switch (tk->level) {
+	case AT_STAGE:
+		return tk->run && !strcmp(name, tk->run) ? STAGED_DIR :
+		       STAGED_STRAY;
+	case AT_RUN:
+		if (has_prefix(name, n, "device_") &&
+		    digits(name + 7, n - 7) && n - 7 <= DEVICE_DIGITS &&
+		    (name[7] != '0' || n == 8))
 			return STAGED_DIR;
-		if (!strncmp(name, "agent_stats_", 12) && n > 12 + 5 &&
-		    !strcmp(name + n - 5, ".json") &&
+		if (!strcmp(name, "host"))
+			return STAGED_DIR;
+		if (has_prefix(name, n, "agent_stats_") &&
+		    has_suffix(name, n, ".json") &&
 		    all_of(name + 12, n - 12 - 5, "abcdefghijklmnopqrstuvwxyz0123456789_"))
 			return STAGED_FILE;
 		return STAGED_STRAY;
-	case 1:
+	case AT_DEVICE:
+		if (!strcmp(name, "data"))
+			return STAGED_DIR;
+		return device_control(name, k, tk->dev) ? STAGED_FILE :
+		       STAGED_STRAY;
+	case AT_DEVICE_DATA:
+		return !strcmp(name, "task_time.data") ||
+		       device_slice(name, k, tk->dev) ? STAGED_FILE :
+		       STAGED_STRAY;
+	case AT_HOST:
 		return strcmp(name, "data") ? STAGED_STRAY : STAGED_DIR;
 	default:
-		return strcmp(name, "task_time.data") ? STAGED_STRAY : STAGED_FILE;
+		return host_slice(name, k) ? STAGED_FILE : STAGED_STRAY;
 	}
 }
 
@@ -384,43 +525,94 @@ static int copy_contents(int in, const struct stat *st, int out)
 	return fsync(out) ? -errno : 0;
 }
 
-struct take {
-	struct target *t;
-	int to;		/* the matching directory in the PROF_ directory */
-	int depth;	/* 0: the stage itself */
-};
-
 static int take_at(int from, const char *name, void *ctx);
 
-/* A directory of the stage into a new one of root's in the PROF_ dir. */
+/* What a directory of level holds. */
+static enum level level_below(enum level level, const char *name)
+{
+	switch (level) {
+	case AT_STAGE:
+		return AT_RUN;
+	case AT_RUN:
+		return strcmp(name, "host") ? AT_DEVICE : AT_HOST;
+	case AT_DEVICE:
+		return AT_DEVICE_DATA;
+	default:
+		return AT_HOST_DATA;
+	}
+}
+
+/*
+ * Lists device_<N>/ as taken (*fresh: a new last entry), or finds it
+ * listed by an earlier copy in this window; NULL when the list is full.
+ */
+static struct target_device *device_add(struct target *t, const char *dev,
+					bool *fresh)
+{
+	unsigned int i, id = (unsigned int)atoi(dev);
+	struct target_device *d;
+
+	*fresh = false;
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].id == id)
+			return &t->devices[i];
+	if (t->ndevices == TARGET_MAX_DEVICES)
+		return NULL;
+	*fresh = true;
+	d = &t->devices[t->ndevices++];
+	*d = (struct target_device){ .id = id };
+	return d;
+}
+
+/*
+ * A directory of the stage into the matching one of root's in the PROF_
+ * dir; the runtime's PROF_ directory itself into the PROF_ dir.
+ */
 static int take_dir(struct take *tk, int from, const char *name)
 {
-	struct take sub = { .t = tk->t, .depth = tk->depth + 1 };
+	struct take sub = *tk;
+	bool run = tk->level == AT_STAGE, listed = false;
 	struct stat st;
 	int in, err;
 
+	sub.level = level_below(tk->level, name);
 	if (open_staged(tk->t, from, name, STAGED_DIR, &in, &st)) {
 		tk->t->stage_ignored++;
 		return 0;
 	}
-	if (mkdirat(tk->to, name, 0750) && errno != EEXIST) {
+	/* Listed while taken (the last entry if new), dropped if nothing came. */
+	if (sub.level == AT_DEVICE) {
+		sub.dev = name + 7;
+		sub.device = device_add(tk->t, sub.dev, &listed);
+		if (!sub.device) {
+			tk->t->stage_ignored++;
+			close(in);
+			return 0;
+		}
+	}
+	if (!run && mkdirat(tk->to, name, 0750) && errno != EEXIST) {
 		err = -errno;
-		close(in);
-		return err;
+		goto out;
 	}
 	/* tk->to is root's own: nothing there is anyone else's link. */
-	sub.to = openat(tk->to, name, DIR_FLAGS);
+	sub.to = run ? tk->to : openat(tk->to, name, DIR_FLAGS);
 	if (sub.to < 0) {
 		err = -errno;
-		close(in);
-		return err;
+		goto out;
 	}
 	err = dir_for_each(in, take_at, &sub);
-	close(sub.to);
-	close(in);
+	if (!run)
+		close(sub.to);
 	/* Taken ones are gone from the stage; an empty copy goes too. */
 	unlinkat(from, name, AT_REMOVEDIR);
-	unlinkat(tk->to, name, AT_REMOVEDIR);
+	if (!run && !unlinkat(tk->to, name, AT_REMOVEDIR) && listed)
+		tk->t->ndevices--;
+	close(in);
+	return err;
+out:
+	if (listed)
+		tk->t->ndevices--;
+	close(in);
 	return err;
 }
 
@@ -429,8 +621,14 @@ static int take_file(struct take *tk, int from, const char *name)
 	struct stat st;
 	int in, out, err;
 
-	if (open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
+	if (*tk->files >= STAGE_MAX_FILES ||
+	    open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
 		tk->t->stage_ignored++;
+		return 0;
+	}
+	if (st.st_size > STAGE_MAX_FILE_BYTES) {
+		tk->t->stage_ignored++;
+		close(in);
 		return 0;
 	}
 	err = create_at(tk->to, name, &out);
@@ -440,16 +638,21 @@ static int take_file(struct take *tk, int from, const char *name)
 			err = -errno;
 	}
 	close(in);
-	if (!err)
-		unlinkat(from, name, 0);
-	return err;
+	if (err)
+		return err;
+	(*tk->files)++;
+	unlinkat(from, name, 0);
+	if (tk->level == AT_DEVICE && !strncmp(name, "info.json.", 10) &&
+	    !strcmp(name + 10, tk->dev))
+		tk->device->has_info = true;
+	return 0;
 }
 
 static int take_at(int from, const char *name, void *ctx)
 {
 	struct take *tk = ctx;
 
-	switch (staged_kind(tk->depth, name)) {
+	switch (staged_kind(tk, name)) {
 	case STAGED_DIR:
 		return take_dir(tk, from, name);
 	case STAGED_FILE:
@@ -460,26 +663,63 @@ static int take_at(int from, const char *name, void *ctx)
 	}
 }
 
-int target_collect_device_data(struct target *t)
+/*
+ * The window's PROF_ directory: one per START.  Should there be more (an
+ * earlier one left, or one planted), the latest-named is taken, the rest
+ * counted with the strays.
+ */
+static int pick_run(int dir, const char *name, void *ctx)
 {
-	struct take tk = { .t = t, .to = t->dir_fd };
-	int err;
+	char *run = ctx;
 
-	if (t->stage_fd < 0 || t->dir_fd < 0)
-		return 0;
-	err = dir_for_each(t->stage_fd, take_at, &tk);
-	if (err && !t->device_err)
-		t->device_err = err;
-	return err;
+	(void)dir;
+	if (run_name(name) && strcmp(name, run) > 0)
+		memcpy(run, name, RUN_NAME_LEN + 1);
+	return 0;
 }
 
-/* Deep enough for what the agent writes; a deeper tree is left. */
-#define REMOVE_DEPTH 8
+static int remove_at(int dir, const char *name, void *ctx);
 
 struct removal {
 	uid_t uid;	/* whose directories may be emptied: the task's user's */
 	int depth;
 };
+
+int target_collect_device_data(struct target *t)
+{
+	char run[RUN_NAME_LEN + 1] = "";
+	struct removal top = { .uid = t->uid };
+	unsigned int files = 0;
+	struct take tk = {
+		.t = t, .to = t->dir_fd, .level = AT_STAGE, .run = run,
+		.files = &files,
+	};
+	int err;
+
+	if (t->stage_fd < 0 || t->dir_fd < 0)
+		return 0;
+	err = dir_for_each(t->stage_fd, pick_run, run);
+	if (!err)
+		err = dir_for_each(t->stage_fd, take_at, &tk);
+	/* What was not taken is no later window's: the stage starts empty. */
+	dir_for_each(t->stage_fd, remove_at, &top);
+	if (err && !t->device_err)
+		t->device_err = err;
+	return err;
+}
+
+bool target_device_needs_info(const struct target *t, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].id == id)
+			return !t->devices[i].has_info;
+	return false;
+}
+
+/* Deep enough for what the agent writes; a deeper tree is left. */
+#define REMOVE_DEPTH 8
 
 /*
  * rm -r of one entry, never following a link or crossing a mount point.

@@ -7,6 +7,10 @@
 #include <sys/types.h>
 
 #include "ctl_lock.h"
+#include "params.h"
+
+/* More device directories in a window than this are not taken. */
+#define TARGET_MAX_DEVICES 64
 
 /* One task under control: how to reach it and its current window. */
 struct target {
@@ -28,6 +32,16 @@ struct target {
 	/* Its /tmp may not hold a directory of root's making (stage_create). */
 	bool stage_parent_refused;
 	unsigned int stage_ignored;	/* entries not taken in this window */
+	/*
+	 * The device_<N>/ directories taken in this window, and whether each
+	 * brought its runtime's own info.json.<N>: only those without one
+	 * need metadata of msprof's making (begin_window() resets it).
+	 */
+	struct target_device {
+		unsigned int id;
+		bool has_info;
+	} devices[TARGET_MAX_DEVICES];
+	unsigned int ndevices;
 	int device_err;		/* first failure taking its device data */
 	int fd;			/* connection to the agent, -1 if none */
 	unsigned int requests;	/* sent on this connection (the agent allows 100) */
@@ -43,18 +57,26 @@ struct target {
 int target_init(struct target *t, int host_pid);
 /*
  * Connects to the task's agent and hands it a new staging directory for
- * device data, owned by the task's user: in output (the path, and out open
- * on it) when the task shares msprof's mount namespace, else in the task's
- * own /tmp.
+ * device data, owned by the task's user, as the result_dir of parameters
+ * sw: in output (the path, and out open on it) when the task shares
+ * msprof's mount namespace, else in the task's own /tmp.  -EILSEQ if the
+ * staging path cannot be sent unescaped.
  */
-int target_connect(struct target *t, const char *output, int out);
+int target_connect(struct target *t, const char *output, int out,
+		   const struct params_switches *sw);
 /*
- * Copies what the agent flushed, the files it writes and nothing else, into
- * the window's PROF_ directory, then removes them from the stage.  Entries
- * it does not take are counted in stage_ignored; the first failure is kept
- * in device_err too.
+ * Copies what the runtime (or our agent) wrote in the window's PROF_
+ * directory inside the stage, the files a runtime writes and nothing else,
+ * into the window's PROF_ directory, lists the device directories taken in
+ * devices[], then empties the stage.  Entries it does not take are counted
+ * in stage_ignored; the first failure is kept in device_err too.
  */
 int target_collect_device_data(struct target *t);
+/*
+ * Whether device_<id>/ of this window needs metadata of msprof's making:
+ * it was taken without the runtime's own info.json.<id>.
+ */
+bool target_device_needs_info(const struct target *t, unsigned int id);
 /*
  * Closes the connection and removes the staging directory with its files;
  * what could not be removed (someone else's entry there) is left, and the

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	shutdown(sv[1], SHUT_WR);
 	/* As a session does: nothing more after a failure. */
-	if (dynsock_send_params(sv[0], "{\"output\": \"/nonexistent\"}"))
+	if (dynsock_send_params(sv[0], "{\"result_dir\": \"/nonexistent\"}"))
 		goto out;
 	for (i = 0; i < nreq; i++) {
 		if (dynsock_request(sv[0],

@@ -132,7 +132,7 @@ static void test_requests(void)
 
 	CU_ASSERT(!stat(sock, &st) && S_ISSOCK(st.st_mode));
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
-	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/nonexistent/out\"}"),
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/nonexistent/out\"}"),
 			MSPROF_SUCCESS);
 	request(fd, MSPROF_STOP_REQ, MSPROF_NOT_START);
 	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
@@ -150,7 +150,7 @@ static void test_bad_params(void)
 	struct msprof_params_msg params;
 	int fd = agent_connect();
 
-	CU_ASSERT_EQUAL(send_params(fd, "{\"path\": \"output\"}"), MSPROF_FAIL);
+	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_FAIL);
 	expect_closed(fd);
 
 	fd = agent_connect();
@@ -166,7 +166,7 @@ static void test_message_limit(void)
 	int fd = agent_connect();
 	int i;
 
-	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
 	for (i = 0; i < MSPROF_MAX_MSGS; i++)
 		request(fd, i % 2 ? MSPROF_STOP_REQ : MSPROF_START_REQ,
 			MSPROF_SUCCESS);
@@ -175,7 +175,7 @@ static void test_message_limit(void)
 
 	/* A new connection counts from zero again. */
 	fd = agent_connect();
-	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
 	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
 	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
 	expect_closed(fd);
@@ -185,7 +185,7 @@ static void test_idle_timeout(void)
 {
 	int fd = agent_connect();
 
-	CU_ASSERT_EQUAL(send_params(fd, "{\"output\": \"/tmp\"}"), MSPROF_SUCCESS);
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
 	expect_closed(fd);
 	/* The agent's exit handler finds its file gone and leaves it be. */
 	CU_ASSERT_EQUAL(unlink(sock), 0);
@@ -229,7 +229,7 @@ static void client_started(int sv[2], size_t len)
 	struct msprof_params_msg params;
 	char msg[sizeof(params) + sizeof(start)];
 
-	msprof_params_pack(&params, "{\"output\": \"/tmp\"}");
+	msprof_params_pack(&params, "{\"result_dir\": \"/tmp\"}");
 	memcpy(msg, &params, sizeof(params));
 	memcpy(msg + sizeof(params), &start, sizeof(start));
 	client_sent(sv, msg, sizeof(params) + len);
@@ -242,7 +242,7 @@ static void test_trickle_bounded(void)
 	int sv[2];
 
 	/* Part of the parameters: the whole message has one deadline. */
-	msprof_params_pack(&params, "{\"output\": \"/tmp\"}");
+	msprof_params_pack(&params, "{\"result_dir\": \"/tmp\"}");
 	client_sent(sv, &params, 100);
 	ms = serve_ms(-1, sv[1]);
 	CU_ASSERT(ms >= 200 && ms < 2000);

@@ -37,22 +37,22 @@ static void test_params_pack(void)
 	static char big[5000];
 	struct msprof_params_msg p;
 
-	CU_ASSERT_EQUAL(msprof_params_pack(&p, "{\"output\": \"/x\"}"), 0);
-	CU_ASSERT_EQUAL(p.len, 16);
-	CU_ASSERT_STRING_EQUAL(p.data, "{\"output\": \"/x\"}");
+	CU_ASSERT_EQUAL(msprof_params_pack(&p, "{\"result_dir\": \"/x\"}"), 0);
+	CU_ASSERT_EQUAL(p.len, 20);
+	CU_ASSERT_STRING_EQUAL(p.data, "{\"result_dir\": \"/x\"}");
 	memset(big, 'a', sizeof(big) - 1);
 	CU_ASSERT_EQUAL(msprof_params_pack(&p, big), -E2BIG);
 }
 
 static void test_json_get_str(void)
 {
-	const char *json = "{\"note\": \"output\\\"\", \"pid\": 3, \"output\" : \"/a/\\\"b\"}";
+	const char *json = "{\"note\": \"result_dir\\\"\", \"pid\": 3, \"result_dir\" : \"/a/\\\"b\"}";
 	char out[16];
 
-	CU_ASSERT_EQUAL(msprof_json_get_str(json, "output", out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(msprof_json_get_str(json, "result_dir", out, sizeof(out)), 0);
 	CU_ASSERT_STRING_EQUAL(out, "/a/\"b");
 	CU_ASSERT_EQUAL(msprof_json_get_str(json, "missing", out, sizeof(out)), -ENOENT);
-	CU_ASSERT_EQUAL(msprof_json_get_str(json, "output", out, 3), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(msprof_json_get_str(json, "result_dir", out, 3), -ENAMETOOLONG);
 }
 
 static void test_socket_path(void)

@@ -117,6 +117,16 @@ int agent_devices_stop(struct agent_devices *devs, const char *dir)
 	return err;
 }
 
+bool agent_devices_any(const struct agent_devices *devs)
+{
+	size_t i;
+
+	for (i = 0; i < NR_BACKENDS; i++)
+		if (devs->state[i])
+			return true;
+	return false;
+}
+
 struct agent_devices *agent_process_devices(void)
 {
 	return &agent.devs;

@@ -3,6 +3,7 @@
 #ifndef MSPROF_AGENT_INT_H
 #define MSPROF_AGENT_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <semaphore.h>
@@ -29,6 +30,8 @@ struct agent_devices;
 int agent_devices_start(struct agent_devices *devs);
 /* Stops the running backends and flushes them into dir.  0 or -errno. */
 int agent_devices_stop(struct agent_devices *devs, const char *dir);
+/* Whether a backend's runtime has been found in the process. */
+bool agent_devices_any(const struct agent_devices *devs);
 /* The process's one set, for serving a connection without the thread. */
 struct agent_devices *agent_process_devices(void);
 

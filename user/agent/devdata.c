@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "devdata.h"
 #include "fsutil.h"
@@ -143,4 +146,30 @@ int agent_stats_write(const char *dir, const char *backend,
 	if (fclose(fp) && !err)
 		err = -errno;
 	return err;
+}
+
+int agent_run_dir_name(const char *result_dir, char *buf, size_t len)
+{
+	unsigned char rnd[8];
+	char letters[9];
+	struct timespec ts;
+	struct tm tm;
+	size_t i;
+	int n;
+
+	/* Not secret: only two windows of one millisecond must differ. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		memcpy(rnd, &ts.tv_nsec, sizeof(rnd) < sizeof(ts.tv_nsec) ?
+		       sizeof(rnd) : sizeof(ts.tv_nsec));
+	for (i = 0; i < sizeof(rnd); i++)
+		letters[i] = (char)('A' + rnd[i] % 18);
+	letters[8] = '\0';
+	localtime_r(&ts.tv_sec, &tm);
+	n = snprintf(buf, len,
+		     "%s/PROF_000001_%04d%02d%02d%02d%02d%02d%03ld_%08d%s",
+		     result_dir, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+		     (int)getpid() % 100000000, letters);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -59,6 +59,13 @@ int agent_stats_write(const char *dir, const char *backend,
 		      const char *fields_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The PROF_ directory a CANN runtime makes under result_dir on START:
+ * "<result_dir>/PROF_000001_<local YYYYMMDDhhmmssmmm>_<8-digit pid><8
+ * letters A-R>", named now.  0 or -ENAMETOOLONG.
+ */
+int agent_run_dir_name(const char *result_dir, char *buf, size_t len);
+
 #pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,8 @@
 
 #include "msprof/protocol.h"
 #include "agent_int.h"
+#include "devdata.h"
+#include "fsutil.h"
 
 /* One controller's connection. */
 struct conn {
@@ -33,7 +35,9 @@ struct conn {
 	int next;		/* the client that waits, accepted; -1: none */
 	bool next_real;		/* it has sent something */
 	uint64_t next_by;	/* when it counts as silent */
-	char dir[MSPROF_PARAMS_LEN];	/* where each window's device data goes */
+	char dir[MSPROF_PARAMS_LEN];	/* result_dir: where windows' PROF_ dirs go */
+	bool task_time;			/* taskTime: device tasks are collected */
+	char run[PATH_MAX];		/* this window's PROF_ directory */
 };
 
 /* A reply never waits long: a client that does not read loses its connection. */
@@ -45,23 +49,42 @@ static int reply(struct conn *c, int32_t type, int32_t status)
 			       msprof_now_ms() + c->lim->request_ms, -1);
 }
 
+/*
+ * The keys a CANN runtime reads (docs/output/params.md), of which only
+ * these matter here; others are ignored, and a missing one means what it
+ * means to the runtime: taskTime on.  Without result_dir there is nowhere
+ * to write.
+ */
 static int32_t conn_params(struct conn *c, struct msprof_params_msg *params)
 {
+	char task_time[8];
+
 	if (params->len >= sizeof(params->data))
 		return MSPROF_FAIL;
 	params->data[params->len] = '\0';
-	if (msprof_json_get_str(params->data, "output", c->dir,
+	if (msprof_json_get_str(params->data, "result_dir", c->dir,
 				sizeof(c->dir)) || !c->dir[0])
 		return MSPROF_FAIL;
+	c->task_time = msprof_json_get_str(params->data, "taskTime", task_time,
+					   sizeof(task_time)) ||
+		       strcmp(task_time, "off");
 	return MSPROF_SUCCESS;
 }
 
+/*
+ * Each window has a PROF_ directory of its own, made at its START as a
+ * runtime makes one; a task without a device runtime leaves no trace.
+ * Should it fail here, the flush tries again and says why.
+ */
 static int32_t conn_start(struct conn *c)
 {
 	if (c->started)
 		return MSPROF_ALREADY_START;
-	if (agent_devices_start(c->devs))
+	if (agent_run_dir_name(c->dir, c->run, sizeof(c->run)) ||
+	    (c->task_time && agent_devices_start(c->devs)))
 		return MSPROF_FAIL;
+	if (c->task_time && agent_devices_any(c->devs))
+		mkdir_p(c->run, 0755);
 	c->started = true;
 	return MSPROF_SUCCESS;
 }
@@ -71,7 +94,9 @@ static int32_t conn_stop(struct conn *c)
 	if (!c->started)
 		return MSPROF_NOT_START;
 	c->started = false;
-	return agent_devices_stop(c->devs, c->dir) ? MSPROF_FAIL : MSPROF_SUCCESS;
+	if (!c->task_time)
+		return MSPROF_SUCCESS;
+	return agent_devices_stop(c->devs, c->run) ? MSPROF_FAIL : MSPROF_SUCCESS;
 }
 
 /* Answers one request; false when the connection is to end after it. */

@@ -21,32 +21,15 @@ CLEANUP_CMDS+=("rm -rf $NSHOME")
 
 # agent.py CMD: answers every request with success; runs CMD with $STAGE,
 # the stage as the task sees it, when the parameters come.
+cp tests/e2e/fake_agent.py "$NSHOME/"
 cat >"$NSHOME/agent.py" <<'PY'
-import json, os, socket, struct, subprocess, sys
-path = "%s/dynamic_profiling_socket_%d" % (os.environ["HOME"], os.getpid())
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(path)
-s.listen(4)
-print("agent pid=%d" % os.getpid(), flush=True)
-def read(c, n):
-    b = b""
-    while len(b) < n:
-        x = c.recv(n - len(b))
-        if not x:
-            return None
-        b += x
-    return b
-while True:
-    c, _ = s.accept()
-    m = read(c, 4100)
-    if m is None:
-        continue
-    n = struct.unpack("=I", m[:4])[0]
-    os.environ["STAGE"] = json.loads(m[4:4 + n])["output"]
+import json, os, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_agent import serve
+def params(text):
+    os.environ["STAGE"] = json.loads(text)["result_dir"]
     subprocess.run(["sh", "-c", sys.argv[1]])
-    c.sendall(struct.pack("=ii", 0, 0))
-    while (m := read(c, 8)):
-        c.sendall(struct.pack("=ii", struct.unpack("=ii", m)[0] + 1, 0))
+serve(params)
 PY
 
 VDIR=$WORK/rootonly
@@ -68,7 +51,9 @@ start_agent() {
 }
 
 # --- root's directory mounted over one of the stage ---------------------
-start_agent "$WORK/a1.out" : 'mkdir $STAGE/device_0 && mount --bind '"$VDIR"' $STAGE/device_0 && echo mounted'
+# A runtime's PROF_ directory in the stage, as the fake agent makes it.
+RUN=PROF_000001_20260101120000000_00000001ABCDEFGH
+start_agent "$WORK/a1.out" : 'mkdir -p $STAGE/'$RUN'/device_0 && mount --bind '"$VDIR"' $STAGE/'$RUN'/device_0 && echo mounted'
 printf 'start\nstop\nquit\n' |
 	timeout 60 "$MSPROF" --dynamic=on --pid="$APID" --output="$WORK/out1" >"$WORK/m1.log" 2>&1
 check "the agent mounted root's directory in its stage" grep -q mounted "$WORK/a1.out"
@@ -110,8 +95,8 @@ check "root's directory is still root's" [ "$(stat -c %U "$VOWN")" = root ]
 mkdir "$WORK/small"
 if mount -t tmpfs -o size=64m msprof-small "$WORK/small"; then
 	CLEANUP_CMDS=("umount -l $WORK/small" "${CLEANUP_CMDS[@]}")
-	start_agent "$WORK/a4.out" : 'mkdir -p $STAGE/device_0/data &&
-		truncate -s 2G $STAGE/device_0/data/task_time.data && echo sparse'
+	start_agent "$WORK/a4.out" : 'mkdir -p $STAGE/'$RUN'/device_0/data &&
+		truncate -s 2G $STAGE/'$RUN'/device_0/data/task_time.data && echo sparse'
 	printf 'start\nstop\nquit\n' | timeout 60 "$MSPROF" --dynamic=on \
 		--pid="$APID" --output="$WORK/small" >"$WORK/m4.log" 2>&1
 	show "$WORK/m4.log"

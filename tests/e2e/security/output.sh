@@ -48,7 +48,7 @@ start_user_task() {
 }
 start_user_task || exit 1
 
-# --- 1: entries planted in the staging directory -------------------------
+# --- 1: entries planted in the agent's PROF_ dir in the staging directory -
 out=$PUB/planted
 msprof_open "$WORK/planted.log" --dynamic=on --pid="$UTASK" --output="$out"
 say start
@@ -62,7 +62,11 @@ check "info.json says collecting during the window" \
 # The names export writes through for the next minute (local time stamps).
 now=$(date +%s)
 stamps=$(for i in $(seq -5 60); do date -d "@$((now + i))" +%Y%m%d%H%M%S; done)
-run_as sh -c "cd '$stage' &&
+# The agent made its window's PROF_ directory in the stage at start, as a
+# runtime does: what is planted beside its files there is what msprof reads.
+run=$(find "$stage" -mindepth 1 -maxdepth 1 -name 'PROF_*' -type d)
+check "the agent made its window's PROF_ directory in the stage" [ -n "$run" ]
+run_as sh -c "cd '$run' &&
 	mkdir mindstudio_profiler_output userdir &&
 	for s in $(echo $stamps); do
 		ln -s '$VICTIM' mindstudio_profiler_output/msprof_\$s.json.tmp
@@ -71,7 +75,7 @@ run_as sh -c "cd '$stage' &&
 	mkfifo agent_stats_fifo.json &&
 	echo two >agent_stats_two.json && ln agent_stats_two.json two_link &&
 	ln -s '$VDIR' device_7 && touch userdir/f"
-check "the user planted its entries" [ -L "$stage/device_7" ]
+check "the user planted its entries" [ -L "$run/device_7" ]
 sleep 1
 say stop
 wait_for "$WORK/planted.log" "collection stopped"
@@ -194,9 +198,12 @@ check "... and names the stage its device data went to" \
 left=$(stages "$out")
 check "its staging directory is left" [ -n "$left" ]
 flushed() {	# the agent flushes the cut window when its connection ends
-	local i
+	local i f
 	for i in $(seq 100); do
-		[ -s "$1/device_0/data/task_time.data" ] && return 0
+		# Into the window's PROF_ directory it made in the stage.
+		for f in "$1"/PROF_*/device_0/data/task_time.data; do
+			[ -s "$f" ] && return 0
+		done
 		sleep 0.05
 	done
 	return 1

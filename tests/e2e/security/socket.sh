@@ -17,7 +17,7 @@ cat >"$WORK/client.py" <<'PY'
 import socket, struct, sys, time
 path, mode = sys.argv[1], sys.argv[2]
 out = (sys.argv[3] if len(sys.argv) > 3 else "/nonexistent").encode()
-js = b'{"output": "' + out + b'"}'
+js = b'{"result_dir":"' + out + b'"}'
 params = struct.pack("=I", len(js)) + js.ljust(4096, b"\0")
 start = struct.pack("=ii", 1, 0)
 if mode == "flood":

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The parameters a CANN runtime reads, the PROF_ directory our agent names
+ * as a runtime does, and what the controller takes from a runtime's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/devdata.h"
+#include "msprof/protocol.h"
+#include "options.h"
+#include "params.h"
+#include "target.h"
+#include "unit.h"
+
+static const struct params_switches sw = {
+	.acl = true, .task_time = false, .hccl = true, .prof_level = "off",
+	.msprof_pid = 77,
+};
+
+static void expect_key(const char *json, const char *key, const char *val)
+{
+	char out[256];
+
+	CU_ASSERT_EQUAL(msprof_json_get_str(json, key, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, val);
+}
+
+static void test_payload(void)
+{
+	char json[MSPROF_PARAMS_LEN], big[5000];
+
+	CU_ASSERT_EQUAL_FATAL(params_build(&sw, "/o/.s", json, sizeof(json)), 0);
+	/* One compact line: no newline, no blank after a separator. */
+	CU_ASSERT_PTR_NULL(strchr(json, '\n'));
+	CU_ASSERT_PTR_NULL(strstr(json, ": "));
+	CU_ASSERT_PTR_NULL(strstr(json, ", "));
+	expect_key(json, "result_dir", "/o/.s");
+	expect_key(json, "devices", "all");
+	expect_key(json, "acl", "on");
+	expect_key(json, "runtimeApi", "off");
+	expect_key(json, "taskTime", "off");
+	expect_key(json, "hcclTrace", "on");
+	expect_key(json, "ai_core_profiling_mode", "task-based");
+	expect_key(json, "prof_level", "off");
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"msprofBinPid\":77,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"isCancel\":false"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"hostProfiling\":false"));
+	CU_ASSERT_EQUAL(json[0], '{');
+	CU_ASSERT_EQUAL(json[strlen(json) - 1], '}');
+	/* What a runtime's parser would cut or misread is refused. */
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\"b", json, sizeof(json)), -EINVAL);
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\\b", json, sizeof(json)), -EINVAL);
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\nb", json, sizeof(json)), -EINVAL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	CU_ASSERT_EQUAL(params_build(&sw, big, json, sizeof(json)), -E2BIG);
+	/* 4095 bytes at most, even where the buffer is larger. */
+	big[3800] = '\0';
+	CU_ASSERT_EQUAL(params_build(&sw, big, big + 4000, 1000), -E2BIG);
+}
+
+/* --task-time's level reaches prof_level; on is l1, as msprof has it. */
+static void test_prof_level(void)
+{
+	static const char *const cases[][2] = {
+		{ NULL, "l1" }, { "--task-time=on", "l1" },
+		{ "--task-time=l0", "l0" }, { "--task-time=l1", "l1" },
+		{ "--task-time=off", "off" },
+	};
+	struct msprof_opts o;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { "msprof", "--dynamic=on", "--pid=1",
+				 (char *)cases[i][0], NULL };
+		int argc = cases[i][0] ? 4 : 3;
+
+		CU_ASSERT_EQUAL_FATAL(opts_parse(&o, argc, argv, err, sizeof(err)), 0);
+		CU_ASSERT_STRING_EQUAL(o.prof_level, cases[i][1]);
+		CU_ASSERT_EQUAL(o.task_time, strcmp(cases[i][1], "off") != 0);
+		opts_free(&o);
+	}
+}
+
+static void test_run_name(void)
+{
+	char path[128];
+	regex_t re;
+
+	CU_ASSERT_EQUAL(agent_run_dir_name("/r", path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL(regcomp(&re, "^/r/PROF_000001_20[0-9]{15}_[0-9]{8}[A-R]{8}$",
+				REG_EXTENDED), 0);
+	CU_ASSERT_EQUAL(regexec(&re, path, 0, NULL, 0), 0);
+	regfree(&re);
+	CU_ASSERT_EQUAL(agent_run_dir_name("/r", path, 20), -ENAMETOOLONG);
+}
+
+#define RUN "PROF_000001_20260101120000123_00012345ABCDEFGH"
+#define OLD_RUN "PROF_000001_20250101120000123_00012345ABCDEFGH"
+
+static void put(int dir, const char *path)
+{
+	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "x\n", 2), 2);
+	close(fd);
+}
+
+static bool there(int dir, const char *path)
+{
+	struct stat st;
+
+	return !fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+static void test_take_run(void)
+{
+	static const char *const dirs[] = {
+		RUN, RUN "/device_0", RUN "/device_0/data", RUN "/device_1",
+		RUN "/device_1/data", RUN "/host", RUN "/host/data",
+		RUN "/device_01", OLD_RUN, OLD_RUN "/device_0",
+		RUN "/device_3", RUN "/device_3/data", RUN "/device_4",
+		RUN "/device_4/data",
+	};
+	static const char *const taken[] = {
+		"device_0/info.json.0", "device_0/info.json.0.done",
+		"device_0/sample.json", "device_0/dev_start.log.0",
+		"device_0/data/hwts.data.0.slice_0",
+		"device_0/data/hwts.data.0.slice_0.done",
+		"device_0/data/task_time.data", "device_1/data/task_time.data",
+		"host/data/unaging.api_event.data.slice_0",
+		"host/data/aging.additional.type_info_dic.slice_12.done",
+		"agent_stats_npusim.json", "device_3/info.json.3",
+	};
+	static const char *const strays[] = {
+		"device_0/data/evil.bin", "device_0/data/x.data.1.slice_0",
+		"device_0/info.json.1", "device_0/data/hwts.data.0.slice_",
+		"host/info.json", "host/data/host_trace.data", "stray.txt",
+		"device_01/info.json.01",
+	};
+	char stage[] = "/tmp/msprof-unit-XXXXXX", out[] = "/tmp/msprof-unit-XXXXXX";
+	char path[256];
+	struct target t;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(stage));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(out));
+	memset(&t, 0, sizeof(t));
+	t.uid = geteuid();
+	t.stage_fd = open(stage, O_RDONLY | O_DIRECTORY);
+	t.dir_fd = open(out, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(t.stage_fd >= 0 && t.dir_fd >= 0);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		CU_ASSERT_EQUAL(mkdirat(t.stage_fd, dirs[i], 0700), 0);
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		snprintf(path, sizeof(path), RUN "/%s", taken[i]);
+		put(t.stage_fd, path);
+	}
+	for (i = 0; i < sizeof(strays) / sizeof(strays[0]); i++) {
+		snprintf(path, sizeof(path), RUN "/%s", strays[i]);
+		put(t.stage_fd, path);
+	}
+	put(t.stage_fd, OLD_RUN "/device_0/info.json.0");
+	put(t.stage_fd, "stray_at_top");
+	CU_ASSERT_EQUAL(symlinkat("/etc", t.stage_fd, RUN "/device_2"), 0);
+	CU_ASSERT_EQUAL(symlinkat("/etc/passwd", t.stage_fd, RUN "/device_0/end_info.0"), 0);
+
+	CU_ASSERT_EQUAL(target_collect_device_data(&t), 0);
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		CU_ASSERT(there(t.dir_fd, taken[i]));
+	for (i = 0; i < sizeof(strays) / sizeof(strays[0]); i++)
+		CU_ASSERT(!there(t.dir_fd, strays[i]));
+	CU_ASSERT(!there(t.dir_fd, "device_2"));
+	CU_ASSERT(!there(t.dir_fd, "device_0/end_info.0"));
+	CU_ASSERT(!there(t.dir_fd, RUN));
+	CU_ASSERT(!there(t.dir_fd, OLD_RUN));
+	/* Strays, the two links, the older PROF_ dir and the top stray. */
+	CU_ASSERT_EQUAL(t.stage_ignored, 8 + 2 + 1 + 1);
+	/* device_3's empty data/ goes; device_4, empty, is not listed. */
+	CU_ASSERT(!there(t.dir_fd, "device_3/data"));
+	CU_ASSERT(!there(t.dir_fd, "device_4"));
+	CU_ASSERT_EQUAL(t.ndevices, 3);
+	CU_ASSERT(!target_device_needs_info(&t, 0));
+	CU_ASSERT(target_device_needs_info(&t, 1));
+	CU_ASSERT(!target_device_needs_info(&t, 2));
+	CU_ASSERT(!target_device_needs_info(&t, 3));
+	CU_ASSERT(!target_device_needs_info(&t, 4));
+	/* The stage is left empty for the next window. */
+	CU_ASSERT(!there(t.stage_fd, RUN));
+	CU_ASSERT(!there(t.stage_fd, OLD_RUN));
+	CU_ASSERT(!there(t.stage_fd, "stray_at_top"));
+	close(t.stage_fd);
+	close(t.dir_fd);
+	snprintf(path, sizeof(path), "rm -rf %s %s", stage, out);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
+int register_params_tests(unsigned int *skipped)
+{
+	static const CU_TestInfo tests[] = {
+		{ "the payload a runtime reads", test_payload },
+		{ "--task-time's level is prof_level", test_prof_level },
+		{ "the agent's PROF_ dir is named as a runtime's", test_run_name },
+		CU_TEST_INFO_NULL,
+	};
+	/* The stage's entries are opened with openat2(). */
+	static const CU_TestInfo openat2_tests[] = {
+		{ "a runtime's PROF_ dir: allowlisted files taken, the rest counted",
+		  test_take_run },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite_needing("params", tests, openat2_tests,
+				 unit_no_openat2(), skipped);
+}

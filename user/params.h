@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The parameters message's JSON as a CANN runtime reads it (its collector's
+ * own keys, one compact line, no escapes): see docs/output/params.md.
+ */
+#ifndef MSPROF_PARAMS_H
+#define MSPROF_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the payload says, beside where the data goes. */
+struct params_switches {
+	bool acl;		/* --ascendcl */
+	bool runtime_api;	/* --runtime-api */
+	bool hccl;		/* --hccl */
+	bool msproftx;		/* --msproftx */
+	bool task_time;		/* --task-time: on, l0 or l1 */
+	const char *prof_level;	/* "l0", "l1" (--task-time=on), or "off" */
+	int msprof_pid;		/* msprof's own pid, as msprof sends it */
+};
+
+/*
+ * Writes the payload for result_dir into buf.  -EINVAL if result_dir holds
+ * what a runtime's parser cannot take unescaped ('"', '\\', a control
+ * character), -E2BIG if the line would not fit in len or exceed 4095 bytes.
+ */
+int params_build(const struct params_switches *sw, const char *result_dir,
+		 char *buf, size_t len);
+
+#endif
