@@ -126,6 +126,10 @@ def main(prof):
     check("each process has its 3 M events (name, labels, sort index)",
           not bad, str(bad[:1]))
 
+    twice = [k for k, n in collections.Counter(
+        (e["pid"], e["tid"], e["name"]) for e in ev if e["ph"] == "M").items()
+        if n > 1]
+    check("no metadata event twice", not twice, str(twice[:2]))
     used = {(e["pid"], e["tid"]) for e in ev if e["ph"] != "M"}
     bad = [k for k in used if {"thread_name", "thread_sort_index"} -
            {e["name"] for e in meta[k]}]

@@ -142,10 +142,64 @@ static void test_events(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* Lines of text holding what (line by line: ASan's strstr is quadratic). */
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0, wlen = strlen(what);
+	const char *end;
+
+	for (; *text; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		n += memmem(text, (size_t)(end - text), what, wlen) != NULL;
+	}
+	return n;
+}
+
+/* A device file naming many streams: each named once, none lost. */
+static void test_many_streams(void)
+{
+	enum { TASKS = 50000 };
+	struct {
+		struct msprof_devtask_rec h;
+		char name[2];
+	} dt = { .name = "k" };
+	char dir[] = "/tmp/msprof-tl-XXXXXX", path[128], cmd[64], *text = NULL;
+	struct profdata p;
+	struct recfile *f;
+	size_t len = 0;
+	FILE *fp;
+	int i;
+
+	make_window(dir);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	for (i = 0; i < TASKS; i++) {
+		/* Streams in an order sorted insertion would suffer most from. */
+		dt.h.stream = (uint32_t)(TASKS - i / 2);
+		dt.h.start_ns = 10000 + (uint64_t)i;
+		dt.h.end_ns = dt.h.start_ns + 1;
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_DEVTASK, &dt, sizeof(dt), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, dir), 0);
+	fp = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_EQUAL(timeline_write(fp, &p), 0);
+	CU_ASSERT_EQUAL(fclose(fp), 0);
+	CU_ASSERT_EQUAL(count(text, "\"args\":{\"name\":\"Stream "), TASKS / 2);
+	CU_ASSERT_EQUAL(count(text, "\"args\":{\"name\":\"Stream 25001\"}"), 1);
+	CU_ASSERT_EQUAL(count(text, "\"Task Type\":\"AI_CORE\""), TASKS);
+	free(text);
+	profdata_free(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 int register_timeline_tests(void)
 {
 	static const CU_TestInfo tests[] = {
 		{ "events as msprof writes them, names escaped", test_events },
+		{ "many streams, each named once", test_many_streams },
 		CU_TEST_INFO_NULL,
 	};
 

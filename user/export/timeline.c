@@ -46,7 +46,7 @@ static inline void lit(struct outbuf *b, const char *s, size_t n)
 	}
 }
 
-/* A growing sorted set of ids (threads, streams): a few, looked up often. */
+/* The ids seen (threads, streams), each once after idset_close(). */
 struct idset {
 	uint32_t *v;
 	size_t n, cap;
@@ -84,21 +84,39 @@ struct tl {
 	size_t ncopies;
 };
 
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts the set and drops repeats: it then holds each id once, ascending. */
+static void idset_close(struct idset *s)
+{
+	size_t i, n = 0;
+
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), by_u32);
+	for (i = 0; i < s->n; i++)
+		if (!n || s->v[n - 1] != s->v[i])
+			s->v[n++] = s->v[i];
+	s->n = n;
+}
+
+/*
+ * Ids are appended and the set compacted when full, so that many ids (a
+ * device file may name a million streams) cost n log n, not n squared,
+ * and the memory stays within twice the distinct ids.
+ */
 static int idset_add(struct idset *s, uint32_t id)
 {
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->v[mid] == id)
-			return 0;
-		if (s->v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (s->n == s->cap) {
+	if (s->n && s->v[s->n - 1] == id)
+		return 0;
+	if (s->n == s->cap)
+		idset_close(s);
+	if (s->n == s->cap || s->n > s->cap / 2) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
 		uint32_t *v = realloc(s->v, cap * sizeof(*v));
 
@@ -107,9 +125,7 @@ static int idset_add(struct idset *s, uint32_t id)
 		s->v = v;
 		s->cap = cap;
 	}
-	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
-	s->v[lo] = id;
-	s->n++;
+	s->v[s->n++] = id;
 	return 0;
 }
 
@@ -515,6 +531,7 @@ static void write_osrt_names(struct tl *t)
 	uint64_t pid = track_pid(t, SORT_OSRT, HOST_DEVICE);
 	size_t i;
 
+	idset_close(&t->io_tids);
 	if (!t->io_tids.n)
 		return;
 	process(t, "OS Runtime API", "CPU", SORT_OSRT, HOST_DEVICE);
@@ -540,6 +557,7 @@ static int write_device_names(struct tl *t, size_t from, size_t to)
 			free(streams.v);
 			return -ENOMEM;
 		}
+	idset_close(&streams);
 	for (i = 0; i < streams.n; i++)
 		numbered_thread(t, pid, "Stream", streams.v[i]);
 	free(streams.v);
