@@ -280,7 +280,7 @@ static void api_text(struct tl *t, struct outbuf *b, FILE *fp, size_t *pos,
 {
 	const struct layer_naming *ln = layer_naming(d->layer);
 	struct api_text *a = &t->api[id];
-	char name[256];
+	char name[MSPROF_REC_NAMES_MAX + 32];	/* prefix + a whole name */
 	int i;
 
 	snprintf(name, sizeof(name), "%s%s", ln->prefix, d->name);
