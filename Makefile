@@ -234,7 +234,8 @@ PKGLIB := $(DESTDIR)$(LIBDIR)/msprof
 $(GEN)/version.h: VERSION
 	@mkdir -p $(@D)
 	$(Q)printf '#define MSPROF_VERSION "%s"\n' '$(VERSION)' >$@
-$(OBJ)/user/main.o: $(GEN)/version.h
+$(call obj,user/main.c user/profdir.c) $(call san_obj,user/profdir.c) \
+	$(call fuzz_obj,user/profdir.c): $(GEN)/version.h
 
 # Rewritten only when the path changes, so a new PREFIX relinks.
 $(INST)/agent_rel: FORCE

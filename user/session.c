@@ -97,6 +97,11 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	memset(s, 0, sizeof(*s));
 	s->out_fd = -1;
 	s->host_only = o->host_only;
+	s->switches = (struct profdir_switches){
+		.acl = o->ascendcl, .runtime_api = o->runtime_api,
+		.hccl = o->hccl, .msproftx = o->msproftx,
+		.task_time = o->task_time,
+	};
 	err = probe_set_build(&s->probes, opts_layers(o), o->uprobes, msg,
 			      sizeof(msg));
 	if (err) {
@@ -128,7 +133,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
-/* What info.json says of t's window, as far as the start knows. */
+/* What the window's metadata says of t, as far as the start knows. */
 static void window_summary(const struct session *s, const struct target *t,
 			   struct profdir_summary *sum)
 {
@@ -136,6 +141,8 @@ static void window_summary(const struct session *s, const struct target *t,
 		.host_pid = t->host_pid,
 		.ns_pid = t->ns_pid,
 		.comm = t->comm,
+		.rank_id = t->rank_id,
+		.switches = &s->switches,
 		.window = s->windows,
 		.start = s->start,
 	};
@@ -204,6 +211,7 @@ int begin_window(struct session *s, struct target *t)
 	/* A followed process may have become another program since. */
 	if (t->followed)
 		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
+	t->rank_id = procfs_rank_id(t->host_pid);
 	/* Its runtime's device nodes, now that its libraries are mapped. */
 	err = add_device_nodes(s, t);
 	if (err) {

@@ -10,6 +10,7 @@
 #include "kfeatures.h"
 #include "options.h"
 #include "probes.h"
+#include "profdir.h"
 #include "target.h"
 #include "tracer.h"
 
@@ -27,6 +28,7 @@ struct session {
 	pid_t launched;			/* launch mode: the app msprof started */
 	const char *home;		/* where launched ranks' sockets appear */
 	struct probe_set probes;	/* what is probed; index = API id */
+	struct profdir_switches switches;	/* as sample.json says them */
 	unsigned int windows;		/* windows started so far */
 	struct clock_pair start;
 	uint64_t stats_at_start[MSPROF_STAT_MAX];

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "msprof/protocol.h"
 #include "procfs.h"
+#include "profdir.h"
 #include "safe_open.h"
 #include "target.h"
 #include "testpoint.h"
@@ -467,7 +468,8 @@ int target_collect_device_data(struct target *t)
 
 	if (t->stage_fd < 0 || t->dir_fd < 0)
 		return 0;
-	err = dir_for_each(t->stage_fd, take_at, &tk);
+	err = dir_for_each(t->stage_fd, take_at, &tk) ?:
+	      profdir_describe_devices(t->dir_fd);
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;

@@ -13,6 +13,7 @@ struct target {
 	int host_pid;
 	int ns_pid;		/* the pid the task sees itself as */
 	char comm[16];
+	int rank_id;		/* RANK_ID, else RANK, as its window began; -1 */
 	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
 	/*
