@@ -437,23 +437,6 @@ int profdir_open_host_file(int dir, int *fd)
 	return create_at(dir, PROFDIR_HOST_FILE, fd);
 }
 
-/* A string key of host/'s own one-line JSON; -ENOENT if absent. */
-static int host_str(const char *text, const char *key, char *out, size_t len)
-{
-	return msprof_json_get_str(text, key, out, len);
-}
-
-/* A number after "key": in a one-line text of ours; 0 if absent. */
-static long long text_number(const char *text, const char *key)
-{
-	char k[64];
-	const char *at;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	at = strstr(text, k);
-	return at ? strtoll(at + strlen(k), NULL, 10) : 0;
-}
-
 static bool switch_on(const char *text, const char *key)
 {
 	char val[8];
@@ -474,10 +457,10 @@ static int read_host_meta(int dir, struct info_task *t,
 	if (!text)
 		return -ENOMEM;
 	err = read_small_beneath(dir, PROFDIR_HOST_INFO, text, META_MAX);
-	if (!err && (host_str(text, "pid", t->pid, sizeof(t->pid)) ||
-		     host_str(text, "pid_name", t->pid_name, sizeof(t->pid_name))))
+	if (!err && (msprof_json_get_str(text, "pid", t->pid, sizeof(t->pid)) ||
+		     msprof_json_get_str(text, "pid_name", t->pid_name, sizeof(t->pid_name))))
 		err = -EPROTO;
-	t->rank_id = (int)text_number(text, "rank_id");
+	t->rank_id = (int)json_find_number(text, "rank_id");
 	if (!err)
 		err = read_small_beneath(dir, PROFDIR_HOST_START_LOG, text, META_MAX);
 	if (!err) {

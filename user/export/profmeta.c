@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "msprof/protocol.h"
 #include "profdir.h"
 #include "profmeta.h"
@@ -15,17 +16,6 @@
 
 /* Metadata files are small: a bigger one is not ours. */
 #define META_MAX 65536
-
-/* The number after "key": in text (one of ours), 0 if absent. */
-static long long json_number(const char *text, const char *key)
-{
-	char k[64];
-	const char *at;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	at = strstr(text, k);
-	return at ? strtoll(at + strlen(k), NULL, 10) : 0;
-}
 
 /* A string-valued number, as start_info and end_info hold them. */
 static uint64_t json_str_number(const char *text, const char *key)
@@ -83,9 +73,9 @@ static void read_pair(struct clock_pair *c, const char *text, const char *key)
 	at = strstr(text, k);
 	if (!at)
 		return;
-	c->mono_ns = (uint64_t)json_number(at, "mono_ns");
-	c->raw_ns = (uint64_t)json_number(at, "raw_ns");
-	c->real_ns = (uint64_t)json_number(at, "real_ns");
+	c->mono_ns = (uint64_t)json_find_number(at, "mono_ns");
+	c->raw_ns = (uint64_t)json_find_number(at, "raw_ns");
+	c->real_ns = (uint64_t)json_find_number(at, "real_ns");
 }
 
 static void copy_str(const char *text, const char *key, char *out, size_t len)
@@ -105,12 +95,12 @@ static int read_facts(struct profmeta *m, const char *text)
 	if (!pid && !m->incomplete)
 		return -EPROTO;
 	m->pid = pid ? atoi(pid + 6) : 0;
-	m->ns_pid = (int)json_number(text, "ns_pid");
+	m->ns_pid = (int)json_find_number(text, "ns_pid");
 	if (strstr(text, "\"rank_id\":"))
-		m->rank_id = (int)json_number(text, "rank_id");
-	m->lost_events = (unsigned long long)json_number(text, "lost_events");
-	m->unfinished = (unsigned long long)json_number(text, "unfinished_at_stop");
-	m->window = (unsigned int)json_number(text, "window");
+		m->rank_id = (int)json_find_number(text, "rank_id");
+	m->lost_events = (unsigned long long)json_find_number(text, "lost_events");
+	m->unfinished = (unsigned long long)json_find_number(text, "unfinished_at_stop");
+	m->window = (unsigned int)json_find_number(text, "window");
 	if (msprof_json_get_str(text, "comm", m->comm, sizeof(m->comm)))
 		snprintf(m->comm, sizeof(m->comm), "task");
 	copy_str(text, "hostname", m->hostname, sizeof(m->hostname));
@@ -147,7 +137,7 @@ static void read_host_meta(struct profmeta *m, int dirfd, char *text)
 	if (!read_small_beneath(dirfd, PROFDIR_HOST_INFO, text, META_MAX)) {
 		m->ns_pid = (int)json_str_number(text, "pid");
 		if (strstr(text, "\"rank_id\":"))
-			m->rank_id = (int)json_number(text, "rank_id");
+			m->rank_id = (int)json_find_number(text, "rank_id");
 		copy_str(text, "pid_name", m->comm, sizeof(m->comm));
 		copy_str(text, "hostname", m->hostname, sizeof(m->hostname));
 		copy_str(text, "hostUid", m->host_uid, sizeof(m->host_uid));
