@@ -80,7 +80,7 @@ int main(void)
 	    register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||
 	    register_kfeatures_tests() ||
-	    register_agent_path_tests() || register_layout_tests() ||
+	    register_agent_path_tests() || register_layout_tests(&skipped) ||
 	    register_cupti_tests(&skipped)) {
 		CU_cleanup_registry();
 		return 1;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* What a PROF_ directory says of the task: its rank, from its environment. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -9,7 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "export/profmeta.h"
 #include "procfs.h"
+#include "profdir.h"
 #include "unit.h"
 
 /* An environ block in a memfd, read from its start. */
@@ -124,7 +129,141 @@ static void test_rank_id(void)
 	CU_ASSERT_EQUAL(procfs_rank_id(0x3fffffff), -1);
 }
 
-int register_layout_tests(void)
+/* The text of path beneath dir, NUL-terminated. */
+static void slurp(int dir, const char *path, char *text, size_t len)
+{
+	int fd = openat(dir, path, O_RDONLY);
+	ssize_t n;
+
+	text[0] = '\0';
+	CU_ASSERT_FATAL(fd >= 0);
+	n = read(fd, text, len - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+}
+
+static int make_window(char *base, int *out, struct profdir_summary *sum)
+{
+	char name[64];
+	int dir, fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	*out = open(base, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(*out >= 0);
+	clock_pair_now(&sum->start);
+	CU_ASSERT_EQUAL_FATAL(profdir_create(*out, sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
+	return dir;
+}
+
+static void drop_window(char *base, int out)
+{
+	char cmd[96];
+
+	close(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* What profdir writes, profmeta reads back: the clocks, the task, the rank. */
+static void test_meta_round_trip(void)
+{
+	static const struct profdir_switches sw = { .acl = true, .task_time = true };
+	struct profdir_summary sum = { .host_pid = 4242, .ns_pid = 7, .comm = "train",
+				       .rank_id = 3, .switches = &sw, .window = 2,
+				       .lost_events = 5, .unfinished = 1,
+				       .device_status = "success" };
+	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	struct profmeta m;
+	int out, dir = make_window(base, &out, &sum);
+
+	slurp(dir, PROFDIR_HOST_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"7\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":3,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"platform_version\":\"5\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"DeviceInfo\":[]}"));
+	slurp(dir, "host/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"64\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"acl\":\"on\",\"runtimeApi\":\"off\""));
+	slurp(dir, PROFDIR_HOST_START ".done", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "filesize:", 9), 0);
+	/* While it runs: collecting, the start known, no end. */
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT(m.incomplete);
+	CU_ASSERT_EQUAL(m.start.mono_ns, sum.start.mono_ns);
+	CU_ASSERT_EQUAL(m.end.mono_ns, 0);
+	clock_pair_now(&sum.end);
+	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT_FALSE(m.incomplete);
+	CU_ASSERT_EQUAL(m.pid, 4242);
+	CU_ASSERT_EQUAL(m.ns_pid, 7);
+	CU_ASSERT_STRING_EQUAL(m.comm, "train");
+	CU_ASSERT_EQUAL(m.rank_id, 3);
+	CU_ASSERT_EQUAL(m.window, 2);
+	CU_ASSERT_EQUAL(m.lost_events, 5);
+	CU_ASSERT_EQUAL(m.unfinished, 1);
+	CU_ASSERT_NOT_EQUAL(m.host_uid[0], '\0');
+	CU_ASSERT_EQUAL(memcmp(&m.start, &sum.start, sizeof(m.start)), 0);
+	CU_ASSERT_EQUAL(memcmp(&m.end, &sum.end, sizeof(m.end)), 0);
+	/* msprof's scale: start_info's epoch µs at the start. */
+	CU_ASSERT_EQUAL(profmeta_epoch_ns(&m, sum.start.mono_ns),
+			sum.start.real_ns / 1000 * 1000);
+
+	/* No account (a crash as the window began): host/ says the start. */
+	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_FACTS, 0), 0);
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT(m.incomplete);
+	CU_ASSERT_EQUAL(m.start.mono_ns, sum.start.mono_ns);
+	CU_ASSERT_EQUAL(m.start.raw_ns, sum.start.raw_ns);
+	CU_ASSERT_EQUAL(m.start.real_ns, sum.start.real_ns / 1000 * 1000);
+	CU_ASSERT_EQUAL(m.ns_pid, 7);
+	CU_ASSERT_EQUAL(m.rank_id, 3);
+	CU_ASSERT_STRING_EQUAL(m.comm, "train");
+	close(dir);
+	drop_window(base, out);
+}
+
+/* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
+static void test_device_meta(void)
+{
+	struct profdir_summary sum = { .ns_pid = 9, .comm = "t", .rank_id = -1 };
+	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	int out, dir = make_window(base, &out, &sum);
+	struct stat st;
+
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_0", 0750), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_3", 0750), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_x", 0750), 0);
+	close(openat(dir, "device_3/info.json.3", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, "agent_stats_cupti.json", O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_EQUAL(profdir_describe_devices(dir), 0);
+	slurp(dir, "device_0/info.json.0", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
+	slurp(dir, "device_0/host_start.log.0", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
+	slurp(dir, "device_0/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);
+	/* The runtime's own metadata: nothing added beside it. */
+	CU_ASSERT_EQUAL(fstatat(dir, "device_3/info.json.3", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_3/start_info.3", &st, 0), 0);
+	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_x/sample.json", &st, 0), 0);
+	/* Written once: a second pass finds device_0 described. */
+	CU_ASSERT_EQUAL(profdir_describe_devices(dir), 0);
+	close(dir);
+	drop_window(base, out);
+}
+
+int register_layout_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
@@ -133,6 +272,13 @@ int register_layout_tests(void)
 		{ "rank id: RANK_ID, else RANK, else -1", test_rank_id },
 		CU_TEST_INFO_NULL,
 	};
+	/* Files in a window are made with openat2(). */
+	static const CU_TestInfo openat2_tests[] = {
+		{ "metadata written and read back", test_meta_round_trip },
+		{ "device metadata, a runtime's kept", test_device_meta },
+		CU_TEST_INFO_NULL,
+	};
 
-	return add_suite("layout", tests);
+	return add_suite_needing("layout", tests, openat2_tests,
+				 unit_no_openat2(), skipped);
 }

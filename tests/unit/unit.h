@@ -14,7 +14,7 @@ int register_elfsym_tests(void);
 int register_agent_tests(void);
 int register_kfeatures_tests(void);
 int register_agent_path_tests(void);
-int register_layout_tests(void);
+int register_layout_tests(unsigned int *skipped);
 /* Tests that cannot run here are not registered but counted in *skipped. */
 int register_cupti_tests(unsigned int *skipped);
 
