@@ -185,11 +185,16 @@ static void put_info(FILE *fp, const struct hostinfo *h,
 	put_kv(fp, "devices", devices);
 	put_kv(fp, "platform", "");
 	put_kv(fp, "platform_version", PLATFORM_VERSION);
-	put_kv(fp, "pid", t->pid);
-	put_kv(fp, "pid_name", t->pid_name);
 	put_kv(fp, "upTime", h->uptime);
 	put_kv(fp, "cannVersion", "");
 	put_kv(fp, "hostUid", h->host_uid);
+	/*
+	 * The task's name last of the strings: a key is looked up as the
+	 * first string of its name (msprof_json_get_str), and one the task
+	 * chose must not come before the keys read back.
+	 */
+	put_kv(fp, "pid", t->pid);
+	put_kv(fp, "pid_name", t->pid_name);
 	fprintf(fp, "\"memoryTotal\":%llu,\"cpuNums\":%ld,\"sysClockFreq\":%ld,"
 		"\"cpuCores\":1,\"netCardNums\":%u,\"drvVersion\":%d,"
 		"\"rank_id\":%d,\"CPU\":[{\"Id\":0,",
@@ -308,10 +313,8 @@ static void put_facts(FILE *fp, const struct profdir_summary *s,
 		json_put_str(fp, s->incomplete_reason);
 		fputs(",\n", fp);
 	}
-	fprintf(fp, "  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"comm\": ",
-		s->host_pid, s->ns_pid);
-	json_put_str(fp, s->comm);
-	fprintf(fp, ",\n  \"rank_id\": %d,\n  \"hostname\": ", s->rank_id);
+	fprintf(fp, "  \"pid\": %d,\n  \"ns_pid\": %d,\n  \"rank_id\": %d,\n"
+		"  \"hostname\": ", s->host_pid, s->ns_pid, s->rank_id);
 	json_put_str(fp, h->hostname);
 	fputs(",\n  \"hostUid\": ", fp);
 	json_put_str(fp, h->host_uid);
@@ -333,6 +336,9 @@ static void put_facts(FILE *fp, const struct profdir_summary *s,
 		fputs(",\n  \"device_status\": ", fp);
 		json_put_str(fp, s->device_status);
 	}
+	/* The task's name last: no key read back comes after it. */
+	fputs(",\n  \"comm\": ", fp);
+	json_put_str(fp, s->comm);
 	fputs("\n}\n", fp);
 }
 

@@ -170,7 +170,7 @@ static void drop_window(char *base, int out)
 static void test_meta_round_trip(void)
 {
 	static const struct profdir_switches sw = { .acl = true, .task_time = true };
-	struct profdir_summary sum = { .host_pid = 4242, .ns_pid = 7, .comm = "train",
+	struct profdir_summary sum = { .host_pid = 4242, .ns_pid = 7, .comm = "hostUid",
 				       .rank_id = 3, .switches = &sw, .window = 2,
 				       .lost_events = 5, .unfinished = 1,
 				       .device_status = "success" };
@@ -199,7 +199,7 @@ static void test_meta_round_trip(void)
 	CU_ASSERT_FALSE(m.incomplete);
 	CU_ASSERT_EQUAL(m.pid, 4242);
 	CU_ASSERT_EQUAL(m.ns_pid, 7);
-	CU_ASSERT_STRING_EQUAL(m.comm, "train");
+	CU_ASSERT_STRING_EQUAL(m.comm, "hostUid");
 	CU_ASSERT_EQUAL(m.rank_id, 3);
 	CU_ASSERT_EQUAL(m.window, 2);
 	CU_ASSERT_EQUAL(m.lost_events, 5);
@@ -220,7 +220,7 @@ static void test_meta_round_trip(void)
 	CU_ASSERT_EQUAL(m.start.real_ns, sum.start.real_ns / 1000 * 1000);
 	CU_ASSERT_EQUAL(m.ns_pid, 7);
 	CU_ASSERT_EQUAL(m.rank_id, 3);
-	CU_ASSERT_STRING_EQUAL(m.comm, "train");
+	CU_ASSERT_STRING_EQUAL(m.comm, "hostUid");
 	close(dir);
 	drop_window(base, out);
 }
@@ -228,7 +228,8 @@ static void test_meta_round_trip(void)
 /* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
 static void test_device_meta(void)
 {
-	struct profdir_summary sum = { .ns_pid = 9, .comm = "t", .rank_id = -1 };
+	/* A task named as a key: the keys read back are still found. */
+	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
 	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
 	int out, dir = make_window(base, &out, &sum);
 	struct stat st;
@@ -242,7 +243,7 @@ static void test_device_meta(void)
 	slurp(dir, "device_0/info.json.0", text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
