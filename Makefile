@@ -212,7 +212,7 @@ $(BUILD)/tests/%: tests/programs/%.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -ldl
 
 # make bench's synthetic window: PROF_ files as a stop writes them.
-$(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/profdir.c $(COMMON_SRC))
+$(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/profdir.c user/hostinfo.c user/params.c $(COMMON_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
@@ -242,7 +242,8 @@ PKGLIB := $(DESTDIR)$(LIBDIR)/msprof
 $(GEN)/version.h: VERSION
 	@mkdir -p $(@D)
 	$(Q)printf '#define MSPROF_VERSION "%s"\n' '$(VERSION)' >$@
-$(OBJ)/user/main.o: $(GEN)/version.h
+$(call obj,user/main.c user/profdir.c) $(call san_obj,user/profdir.c) \
+	$(call fuzz_obj,user/profdir.c): $(GEN)/version.h
 
 # Rewritten only when the path changes, so a new PREFIX relinks.
 $(INST)/agent_rel: FORCE

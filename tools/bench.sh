@@ -64,8 +64,8 @@ declare -A ms
 for mode in plain agent attached window; do
 	ms[$mode]=$(for _ in $(seq "$RUNS"); do run_task "$mode"; done | median)
 done
-events=$(jq '.host.api_events + .host.ioctl_events' "$(ls -d "$work"/out/PROF_* | tail -1)/info.json")
-lost=$(jq '.host.lost_events' "$(ls -d "$work"/out/PROF_* | tail -1)/info.json")
+events=$(jq '.host.api_events + .host.ioctl_events' "$(ls -d "$work"/out/PROF_* | tail -1)/msprof_ebpf_window.json")
+lost=$(jq '.host.lost_events' "$(ls -d "$work"/out/PROF_* | tail -1)/msprof_ebpf_window.json")
 
 printf '%d steps of npu_sample, median of %d runs\n' "$STEPS" "$RUNS"
 printf '%-34s %10s %8s\n' setting loop_ms ratio

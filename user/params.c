@@ -26,29 +26,31 @@ static bool plain(const char *s)
 }
 
 int params_build(const struct params_switches *sw, const char *result_dir,
-		 char *buf, size_t len)
+		 const char *devices, char *buf, size_t len)
 {
+	const char *level = sw->prof_level ? sw->prof_level : "off";
 	int n;
 
-	if (!plain(result_dir) || !plain(sw->prof_level))
+	if (!plain(result_dir) || !plain(devices) || !plain(level))
 		return -EINVAL;
 	/*
 	 * The runtime starts what is on and falls back to its defaults for
 	 * every key not here; hostProfiling is what it derives from msproftx.
 	 */
 	n = snprintf(buf, len,
-		     "{\"result_dir\":\"%s\",\"devices\":\"all\","
+		     "{\"result_dir\":\"%s\",\"devices\":\"%s\","
 		     "\"acl\":\"%s\",\"runtimeApi\":\"%s\",\"taskTime\":\"%s\","
 		     "\"taskTrace\":\"%s\",\"hcclTrace\":\"%s\",\"msproftx\":\"%s\","
 		     "\"ai_core_profiling\":\"%s\",\"ai_core_profiling_mode\":\"task-based\","
+		     "\"aiv_profiling_mode\":\"task-based\","
 		     "\"ai_core_metrics\":\"PipeUtilization\",\"aiv_metrics\":\"PipeUtilization\","
 		     "\"prof_level\":\"%s\",\"host_sys\":\"\",\"llc_profiling\":\"\","
 		     "\"storageLimit\":\"\",\"jobInfo\":\"\",\"msprofBinPid\":%d,"
 		     "\"isCancel\":false,\"hostProfiling\":%s}",
-		     result_dir, on_off(sw->acl), on_off(sw->runtime_api),
+		     result_dir, devices, on_off(sw->acl), on_off(sw->runtime_api),
 		     on_off(sw->task_time), on_off(sw->task_time),
 		     on_off(sw->hccl), on_off(sw->msproftx),
-		     on_off(sw->task_time), sw->prof_level, sw->msprof_pid,
+		     on_off(sw->task_time), level, sw->msprof_pid,
 		     sw->msproftx ? "true" : "false");
 	if (n < 0)
 		return -EINVAL;

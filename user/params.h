@@ -21,11 +21,12 @@ struct params_switches {
 };
 
 /*
- * Writes the payload for result_dir into buf.  -EINVAL if result_dir holds
+ * Writes the payload for result_dir and devices ("all", or msprof's "0,1")
+ * into buf; sample.json holds the same line.  -EINVAL if result_dir holds
  * what a runtime's parser cannot take unescaped ('"', '\\', a control
  * character), -E2BIG if the line would not fit in len or exceed 4095 bytes.
  */
 int params_build(const struct params_switches *sw, const char *result_dir,
-		 char *buf, size_t len);
+		 const char *devices, char *buf, size_t len);
 
 #endif

@@ -20,27 +20,98 @@ static FILE *proc_open(int pid, const char *what)
 	return fopen(path, "re");
 }
 
+/*
+ * execve() takes at most 6 MiB of arguments and environment together: past
+ * that the task rewrote its environment's bounds (prctl), and no answer is
+ * worth reading further for.
+ */
+#define ENVIRON_MAX (8u << 20)
+
+int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
+{
+	size_t nlen = strlen(name), at = 0, n = 0, total = 0;
+	bool match = true;	/* the entry read so far may be name's */
+	char buf[4096];
+	ssize_t got, i;
+
+	/* Streamed: an entry of any length (no NUL at all) costs no memory. */
+	while (total < ENVIRON_MAX && (got = read(fd, buf, sizeof(buf)))) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		total += (size_t)got;
+		for (i = 0; i < got; i++) {
+			if (!buf[i]) {
+				if (match && at > nlen)
+					break;
+				match = true;
+				at = n = 0;
+				continue;
+			}
+			if (!match)
+				continue;
+			if (at < nlen)
+				match = buf[i] == name[at];
+			else if (at == nlen)
+				match = buf[i] == '=';
+			else if (n + 1 < len)
+				out[n++] = buf[i];
+			else
+				return -ENAMETOOLONG;
+			at++;
+		}
+		if (i < got)
+			break;
+	}
+	if (total >= ENVIRON_MAX && !(match && at > nlen))
+		return -E2BIG;
+	if (!match || at <= nlen)
+		return -ENOENT;
+	/* The last entry may end without its NUL: the task rewrote it. */
+	out[n] = '\0';
+	return 0;
+}
+
 int procfs_getenv(int pid, const char *name, char *out, size_t len)
 {
-	size_t nlen = strlen(name);
-	char *entry = NULL;
-	size_t cap = 0;
-	int err = -ENOENT;
-	FILE *fp;
+	char path[64];
+	int fd, err;
 
-	fp = proc_open(pid, "environ");
-	if (!fp)
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	while (getdelim(&entry, &cap, '\0', fp) > 0) {
-		if (strncmp(entry, name, nlen) || entry[nlen] != '=')
-			continue;
-		err = snprintf(out, len, "%s", entry + nlen + 1) >= (int)len ?
-		      -ENAMETOOLONG : 0;
-		break;
-	}
-	free(entry);
-	fclose(fp);
+	err = procfs_getenv_fd(fd, name, out, len);
+	close(fd);
 	return err;
+}
+
+int procfs_rank_parse(const char *val)
+{
+	size_t n = strlen(val);
+
+	/* As the runtime takes RANK_ID: digits only, and an int's worth. */
+	if (!n || n > 9 || strspn(val, "0123456789") != n)
+		return -1;
+	return atoi(val);
+}
+
+int procfs_rank_id(int pid)
+{
+	static const char *const names[] = { "RANK_ID", "RANK" };
+	char val[16];
+	size_t i;
+	int rank;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (procfs_getenv(pid, names[i], val, sizeof(val)))
+			continue;
+		rank = procfs_rank_parse(val);
+		if (rank >= 0)
+			return rank;
+	}
+	return -1;
 }
 
 /* Finds "key:" in /proc/<pid>/status and returns the rest of its line. */

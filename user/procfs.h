@@ -11,8 +11,19 @@
 /* The inode of the initial pid namespace, fixed by the kernel. */
 #define PROC_PID_INIT_INO 0xEFFFFFFCu
 
-/* Reads name from /proc/<pid>/environ; -ENOENT if it is not set. */
+/*
+ * Reads name from /proc/<pid>/environ; -ENOENT if it is not set,
+ * -ENAMETOOLONG if its value does not fit len, -E2BIG if it is not within
+ * the first 8 MiB.  The _fd form reads an environ block from fd.
+ */
 int procfs_getenv(int pid, const char *name, char *out, size_t len);
+int procfs_getenv_fd(int fd, const char *name, char *out, size_t len);
+/*
+ * The task's rank as msprof's runtime reports it: RANK_ID, else RANK, each
+ * taken only if all digits (procfs_rank_parse); -1 if neither is.
+ */
+int procfs_rank_id(int pid);
+int procfs_rank_parse(const char *val);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
 int procfs_ppid(int pid, int *ppid);

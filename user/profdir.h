@@ -2,27 +2,44 @@
 #ifndef MSPROF_PROFDIR_H
 #define MSPROF_PROFDIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "clock.h"
+#include "params.h"
 
 #define PROFDIR_HOST_DATA	"host/data"
 #define PROFDIR_HOST_FILE	"host/data/host_trace.data"
 #define PROFDIR_DEVICE_FILE	"data/task_time.data"	/* under device_<id>/ */
-#define PROFDIR_INFO		"info.json"
+/*
+ * msprof-ebpf's own account of the window, at the PROF_ root: a name no
+ * msprof or msprof-analyze scan takes for its metadata.
+ */
+#define PROFDIR_FACTS		"msprof_ebpf_window.json"
+/* msprof's metadata of the host side (spec §2), one JSON line each. */
+#define PROFDIR_HOST_INFO	"host/info.json"
+#define PROFDIR_HOST_START	"host/start_info"
+#define PROFDIR_HOST_END	"host/end_info"
+#define PROFDIR_HOST_START_LOG	"host/host_start.log"
 #define PROFDIR_OUTPUT		"mindstudio_profiler_output"
 
 /*
- * "PROF_<6-digit index>_<YYYYMMDDhhmmssmmm local>_<16 letters A-R>"; rnd
- * supplies the 16 random bytes.  -ENAMETOOLONG if len is too short.
+ * "PROF_<6-digit index>_<YYYYMMDDhhmmssmmm local>_<8-digit pid><8 letters
+ * A-R>" as msprof names it; rnd supplies the 8 random bytes.
+ * -ENAMETOOLONG if len is too short.
  */
 int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
-		 const unsigned char rnd[16]);
+		 int pid, const unsigned char rnd[8]);
+
+/* msprof's collection switches, as sample.json (and the params) say them. */
 
 struct profdir_summary {
 	int host_pid;
-	int ns_pid;
+	int ns_pid;		/* the task's own getpid(): info.json's pid */
 	const char *comm;
+	int rank_id;		/* RANK_ID or RANK of the task; -1: none */
+	const struct params_switches *switches;
 	unsigned int window;
 	struct clock_pair start;
 	struct clock_pair end;
@@ -36,10 +53,10 @@ struct profdir_summary {
 };
 
 /*
- * Makes PROF_... (named from s's window and start) in the directory out, its
- * host/data/, start_info, and info.json in state "collecting"; returns its
- * name and an fd on it, through which everything in it is made.  On error
- * nothing is left.
+ * Makes PROF_... (named from s's window, start and ns_pid) in the directory
+ * out: PROFDIR_FACTS in state "collecting", then host/ with msprof's
+ * metadata and host/data/.  Returns its name and an fd on it, through which
+ * everything in it is made.  On error nothing is left.
  */
 int profdir_create(int out, const struct profdir_summary *s, char *name,
 		   size_t len, int *dir);
@@ -54,9 +71,21 @@ int profdir_open_host_file(int dir, int *fd);
 void profdir_discard(int out, const char *name, int dir);
 
 /*
- * Writes end_info and replaces info.json atomically: "complete", or
- * "incomplete" with s's reason (or end_info's failure).  The data files are
- * synced first.  On error the "collecting" info.json may stay.
+ * Gives device_<device>/ of the PROF_ directory dir, unless it has an
+ * info.json.<device> of its own (a real runtime's), msprof's device
+ * metadata, built from host/'s: info.json.N, sample.json, start_info.N,
+ * end_info.N (now), host_start.log.N, dev_start.log.N.  backend: "npusim"
+ * or "cupti"; sw: what the task's runtime was sent (sample.json).
+ */
+int profdir_write_device_meta(int dir, unsigned int device, const char *backend,
+			      const struct params_switches *sw);
+/* The backend our agent named (agent_stats_<backend>.json) in dir. */
+const char *profdir_device_backend(int dir);
+
+/*
+ * Writes host/end_info and replaces PROFDIR_FACTS atomically: "complete",
+ * or "incomplete" with s's reason (or end_info's failure).  The data files
+ * are synced first.  On error the "collecting" facts may stay.
  */
 int profdir_finish(int dir, const struct profdir_summary *s);
 

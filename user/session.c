@@ -134,7 +134,7 @@ int session_open(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
-/* What info.json says of t's window, as far as the start knows. */
+/* What the window's metadata says of t, as far as the start knows. */
 static void window_summary(const struct session *s, const struct target *t,
 			   struct profdir_summary *sum)
 {
@@ -142,6 +142,8 @@ static void window_summary(const struct session *s, const struct target *t,
 		.host_pid = t->host_pid,
 		.ns_pid = t->ns_pid,
 		.comm = t->comm,
+		.rank_id = t->rank_id,
+		.switches = &s->params,
 		.window = s->windows,
 		.start = s->start,
 	};
@@ -210,6 +212,7 @@ int begin_window(struct session *s, struct target *t)
 	/* A followed process may have become another program since. */
 	if (t->followed)
 		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
+	t->rank_id = procfs_rank_id(t->host_pid);
 	/* Its runtime's device nodes, now that its libraries are mapped. */
 	err = add_device_nodes(s, t);
 	if (err) {
@@ -309,6 +312,23 @@ int session_start(struct session *s)
 	return 0;
 }
 
+/* msprof's metadata for each device directory a runtime brought none for. */
+static void describe_devices(const struct session *s, struct target *t)
+{
+	const char *backend = profdir_device_backend(t->dir_fd);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < t->ndevices; i++) {
+		if (t->devices[i].has_info)
+			continue;
+		err = profdir_write_device_meta(t->dir_fd, t->devices[i].id,
+						backend, &s->params);
+		if (err && !t->device_err)
+			t->device_err = err;
+	}
+}
+
 int end_window(struct session *s, struct target *t,
 		      const struct window_end *we)
 {
@@ -329,8 +349,9 @@ int end_window(struct session *s, struct target *t,
 		discard_window(s, t);
 		return 0;
 	}
-	if (t->device_status == MSPROF_SUCCESS)
-		target_collect_device_data(t);
+	if (t->device_status == MSPROF_SUCCESS &&
+	    !target_collect_device_data(t))
+		describe_devices(s, t);
 	testpoint("after-device-copy");
 	if (t->device_err)
 		ERR("pid %d: cannot copy device data: %s", t->host_pid,

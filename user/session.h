@@ -11,6 +11,7 @@
 #include "options.h"
 #include "params.h"
 #include "probes.h"
+#include "profdir.h"
 #include "target.h"
 #include "tracer.h"
 

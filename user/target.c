@@ -234,7 +234,7 @@ static int send_params(struct target *t, const struct params_switches *sw)
 	char json[MSPROF_PARAMS_LEN];
 	int err;
 
-	err = params_build(sw, t->task_stage, json, sizeof(json));
+	err = params_build(sw, t->task_stage, "all", json, sizeof(json));
 	if (err == -EINVAL)
 		return -EILSEQ;
 	return err ?: dynsock_send_params(t->fd, json);
@@ -706,16 +706,6 @@ int target_collect_device_data(struct target *t)
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;
-}
-
-bool target_device_needs_info(const struct target *t, unsigned int id)
-{
-	unsigned int i;
-
-	for (i = 0; i < t->ndevices; i++)
-		if (t->devices[i].id == id)
-			return !t->devices[i].has_info;
-	return false;
 }
 
 /* Deep enough for what the agent writes; a deeper tree is left. */

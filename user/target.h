@@ -17,6 +17,7 @@ struct target {
 	int host_pid;
 	int ns_pid;		/* the pid the task sees itself as */
 	char comm[16];
+	int rank_id;		/* RANK_ID, else RANK, as its window began; -1 */
 	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
 	/*
@@ -72,11 +73,6 @@ int target_connect(struct target *t, const char *output, int out,
  * in stage_ignored; the first failure is kept in device_err too.
  */
 int target_collect_device_data(struct target *t);
-/*
- * Whether device_<id>/ of this window needs metadata of msprof's making:
- * it was taken without the runtime's own info.json.<id>.
- */
-bool target_device_needs_info(const struct target *t, unsigned int id);
 /*
  * Closes the connection and removes the staging directory with its files;
  * what could not be removed (someone else's entry there) is left, and the

@@ -32,25 +32,25 @@ check "the task holds no BPF descriptor after quit" fds_none "$TASK_PID"
 check "staging directory removed" [ -z "$(ls -A "$out" | grep -v '^PROF_')" ]
 
 d=${dirs[0]}
-check "PROF_ name follows msprof" grep -Eq '^PROF_000001_[0-9]{17}_[A-R]{16}$' <<<"$(basename "$d")"
-check "info.json names the task" [ "$(jq .pid "$d/info.json")" = "$TASK_PID" ]
-check "start_info and end_info written" [ -s "$d/start_info" -a -s "$d/end_info" ]
+check "PROF_ name follows msprof" grep -Eq "^PROF_000001_[0-9]{17}_$(printf %08d "$TASK_PID")[A-R]{8}$" <<<"$(basename "$d")"
+check "the window's account names the task" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$TASK_PID" ]
+check "start_info and end_info written" [ -s "$d/host/start_info" -a -s "$d/host/end_info" ]
 check "host raw data written" [ -s "$d/host/data/host_trace.data" ]
 check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
-api=$(jq .host.api_events "$d/info.json")
-io=$(jq .host.ioctl_events "$d/info.json")
+api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
+io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
 check "API calls captured ($api)" [ "$api" -gt 20 ]
 check "ioctls captured ($io)" [ "$io" -gt 5 ]
-check "second window has data too" [ "$(jq .host.api_events "${dirs[1]}/info.json")" -gt 20 ]
-check "nothing lost" [ "$(jq .host.lost_events "$d/info.json")" = 0 ]
+check "second window has data too" [ "$(jq .host.api_events "${dirs[1]}/msprof_ebpf_window.json")" -gt 20 ]
+check "nothing lost" [ "$(jq .host.lost_events "$d/msprof_ebpf_window.json")" = 0 ]
 
 "$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
 check "export exits 0" [ $? -eq 0 ]
 check "export prints one JSON per PROF_ directory" [ "$(grep -c '\.json$' "$WORK/export.log")" -eq 2 ]
 n=$(timeline "$d" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")))] | length')
-check "timeline holds every API call of info.json ($n)" [ "$n" = "$api" ]
+check "timeline holds every API call of the account ($n)" [ "$n" = "$api" ]
 n=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
-check "timeline holds every ioctl of info.json ($n)" [ "$n" = "$io" ]
+check "timeline holds every ioctl of the account ($n)" [ "$n" = "$io" ]
 n=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"])] | length')
 check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
 n=$(timeline "$d" '[.[] | select(.ph=="s" and .cat=="HostToDevice")] | length')

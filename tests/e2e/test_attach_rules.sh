@@ -31,18 +31,18 @@ rc=$?
 show "$WORK/multi.log"
 check "several pids: exit 0" [ $rc -eq 0 ]
 for p in $a $b; do
-	n=$(grep -l "\"pid\": $p," "$WORK"/multi/PROF_*/info.json | wc -l)
+	n=$(grep -l "\"pid\": $p," "$WORK"/multi/PROF_*/msprof_ebpf_window.json | wc -l)
 	check "pid $p has a PROF_ directory per window ($n)" [ "$n" -eq 2 ]
 done
-cdir=$(dirname "$(grep -l "\"pid\": $c," "$WORK"/multi/PROF_*/info.json)")
+cdir=$(dirname "$(grep -l "\"pid\": $c," "$WORK"/multi/PROF_*/msprof_ebpf_window.json)")
 check "the exiting pid has one PROF_ directory" [ "$(echo "$cdir" | wc -l)" -eq 1 ]
-check "it is marked: target_exited" [ "$(jq .target_exited "$cdir/info.json")" = true ]
-check "it still holds what was collected" [ "$(jq .host.api_events "$cdir/info.json")" -gt 0 ]
+check "it is marked: target_exited" [ "$(jq .target_exited "$cdir/msprof_ebpf_window.json")" = true ]
+check "it still holds what was collected" [ "$(jq .host.api_events "$cdir/msprof_ebpf_window.json")" -gt 0 ]
 check "the user was told" grep -q "pid $c exited" "$WORK/multi.log"
 check "its device_status says the task exited" \
-	grep -q '"device_status": "the task exited' "$cdir/info.json"
+	grep -q '"device_status": "the task exited' "$cdir/msprof_ebpf_window.json"
 check "no window's device_status is a bare socket error" \
-	! grep -q 'Transport endpoint' "$WORK"/multi/PROF_*/info.json
+	! grep -q 'Transport endpoint' "$WORK"/multi/PROF_*/msprof_ebpf_window.json
 check "its device data was flushed as it exited, both devices" [ -s "$cdir/device_0/data/task_time.data" -a -s "$cdir/device_1/data/task_time.data" ]
 check "the other targets kept running" kill -0 "$a"
 check "the second window still covers the others" \
@@ -72,7 +72,7 @@ feed start "sleep 1" stop quit |
 check "another user's task: attached through its HOME" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/other")
 check "another user's task: device data (agent wrote as its user)" [ -s "$d/device_0/data/task_time.data" ]
-check "another user's task: host data" [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
+check "another user's task: host data" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 0 ]
 
 # --- stale sockets: ignored by msprof, cleaned by the next agent ----------
 start_task --steps 0 || exit 1
@@ -105,6 +105,6 @@ say quit
 msprof_close
 check "host-only: exit 0" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/host")
-check "host-only: API calls captured without an agent" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
-check "host-only: info.json says no device data" grep -q "host-only" "$d/info.json"
+check "host-only: API calls captured without an agent" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
+check "host-only: the window's account says no device data" grep -q "host-only" "$d/msprof_ebpf_window.json"
 check "host-only: the task holds no BPF descriptor" fds_none "$h"

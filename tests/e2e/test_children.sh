@@ -20,8 +20,8 @@ r0=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank0.out")
 r1=$(sed -n 's/^npu_sample pid=//p' "$WORK/rank1.out")
 for r in $r0 $r1; do
 	check "rank $r attached" grep -q "attached to pid $r (npu_sample)" "$WORK/ranks.log"
-	d=$(dirname "$(grep -l "\"pid\": $r," "$WORK"/ranks/PROF_*/info.json)")
-	check "rank $r has its window with API calls" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
+	d=$(dirname "$(grep -l "\"pid\": $r," "$WORK"/ranks/PROF_*/msprof_ebpf_window.json)")
+	check "rank $r has its window with API calls" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
 	check "rank $r has device data from its own agent" [ -s "$d/device_0/data/task_time.data" ]
 done
 
@@ -68,9 +68,9 @@ check "following children: exit 0" [ $? -eq 0 ]
 show "$WORK/kids.log"
 check "the short helpers (true) left no directories" \
 	[ "$(ls -d "$WORK"/kids/PROF_* | wc -l)" -eq 4 ]
-w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/info.json)")
-w2=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000002_*/info.json)")
-check "window 1: the child's ioctls from its first instruction" [ "$(jq .host.ioctl_events "$w1/info.json")" -gt 10 ]
-check "window 2: the child's API calls too" [ "$(jq .host.api_events "$w2/info.json")" -gt 20 ]
+w1=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000001_*/msprof_ebpf_window.json)")
+w2=$(dirname "$(grep -l "\"pid\": $child," "$WORK"/kids/PROF_000002_*/msprof_ebpf_window.json)")
+check "window 1: the child's ioctls from its first instruction" [ "$(jq .host.ioctl_events "$w1/msprof_ebpf_window.json")" -gt 10 ]
+check "window 2: the child's API calls too" [ "$(jq .host.api_events "$w2/msprof_ebpf_window.json")" -gt 20 ]
 check "the parent holds no BPF descriptor" fds_none "$parent"
 check "nor does its child" fds_none "$child"

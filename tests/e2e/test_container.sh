@@ -90,10 +90,10 @@ check "attach message names both pids" grep -qF \
 mapfile -t dirs < <(prof_dirs "$out")
 check "one PROF_ directory per window" [ ${#dirs[@]} -eq 2 ]
 d=${dirs[0]}
-check "info.json names the host pid" [ "$(jq .pid "$d/info.json")" = "$TASK_PID" ]
-check "info.json names the namespace pid" [ "$(jq .ns_pid "$d/info.json")" = "$NS_PID" ]
-api=$(jq .host.api_events "$d/info.json")
-io=$(jq .host.ioctl_events "$d/info.json")
+check "the window's account names the host pid" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$TASK_PID" ]
+check "the window's account names the namespace pid" [ "$(jq .ns_pid "$d/msprof_ebpf_window.json")" = "$NS_PID" ]
+api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
+io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
 check "API calls captured in the container's library ($api)" [ "$api" -gt 20 ]
 check "ioctls captured ($io)" [ "$io" -gt 5 ]
 check "device data staged in the task's /tmp reaches PROF_" \
@@ -125,7 +125,7 @@ check "it attaches to pid $NS_PID" grep -qF "attached to pid $NS_PID (npu_sample
 mapfile -t dirs < <(prof_dirs "$ctr_root$inside")
 check "it writes one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 d=${dirs[0]}
-api=$(jq .host.api_events "$d/info.json")
+api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
 check "it captures API calls ($api)" [ "$api" -gt 20 ]
 check "it gets device data" [ -s "$d/device_0/data/task_time.data" ]
 check "it leaves no staging directory" [ -z "$(stages "$ctr_root$inside")" ]

@@ -56,4 +56,4 @@ msprof_close
 check "launch mode: exit 0" [ $? -eq 0 ]
 check "launch mode: the preloaded agent's socket was found" grep -q "attached to pid .* (cuda_sample)" "$WORK/launch.log"
 d=$(prof_dirs "$WORK/launch")
-check "launch mode: exactly 20 CUDA calls" [ "$(jq .host.api_events "$d/info.json")" = 20 ]
+check "launch mode: exactly 20 CUDA calls" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" = 20 ]

@@ -16,6 +16,6 @@ check "msprof finishes when the task exits" [ $? -eq 0 ]
 show "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")
-check "the directory says the task exited" [ "$(jq .target_exited "$d/info.json")" = true ]
+check "the directory says the task exited" [ "$(jq .target_exited "$d/msprof_ebpf_window.json")" = true ]
 "$MSPROF" --export=on --output="$d" >/dev/null
 check_exact_counts "$d" "$WORK/task.out" $STEPS

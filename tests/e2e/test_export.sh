@@ -14,7 +14,7 @@ kill -TERM "$TASK_PID"
 mapfile -t dirs < <(prof_dirs "$out")
 check "one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 src=${dirs[0]}
-api=$(jq .host.api_events "$src/info.json")
+api=$(jq .host.api_events "$src/msprof_ebpf_window.json")
 check "the window holds API calls ($api)" [ "$api" -gt 20 ]
 
 # copy NAME [PARENT]: a fresh copy of the window, not yet exported.
@@ -78,30 +78,30 @@ for f in host/data/host_trace.data device_0/data/task_time.data; do
 	rm -rf "$d"
 done
 d=$(copy PROF_fifo)
-rm "$d/info.json"
-mkfifo "$d/info.json"
+rm "$d/msprof_ebpf_window.json"
+mkfifo "$d/msprof_ebpf_window.json"
 export_dir "$d"
-check "a FIFO as info.json: refused in one line naming it" \
-	[ $rc -ne 0 -a $rc -ne 124 -a "$(grep -c 'PROF_fifo: not exported: info.json: not a regular file' "$WORK/err")" = 1 ]
-check "a FIFO as info.json: nothing written" [ -z "$(outputs "$d")" ]
+check "a FIFO as msprof_ebpf_window.json: refused in one line naming it" \
+	[ $rc -ne 0 -a $rc -ne 124 -a "$(grep -c 'PROF_fifo: not exported: msprof_ebpf_window.json: not a regular file' "$WORK/err")" = 1 ]
+check "a FIFO as msprof_ebpf_window.json: nothing written" [ -z "$(outputs "$d")" ]
 
 # Windows a killed controller left.
 d=$(copy PROF_noinfo)
-rm "$d/info.json" "$d/end_info"
+rm "$d/msprof_ebpf_window.json" "$d/host/end_info"
 export_dir "$d"
-check "no info.json: exported" [ -n "$(outputs "$d")" ]
-check "no info.json: said incomplete" \
+check "no msprof_ebpf_window.json: exported" [ -n "$(outputs "$d")" ]
+check "no msprof_ebpf_window.json: said incomplete" \
 	grep -q "PROF_noinfo: incomplete window (.*): exported what was recorded" "$WORK/err"
-check "no info.json: marked incomplete in the timeline" \
+check "no msprof_ebpf_window.json: marked incomplete in the timeline" \
 	[ "$(timeline "$d" -r '[.[] | select(.args.state=="incomplete")] | length')" = 1 ]
-check "no info.json: every API call exported" [ "$(api_in "$d")" = "$api" ]
-check "no info.json: the host process keeps its pid" \
+check "no msprof_ebpf_window.json: every API call exported" [ "$(api_in "$d")" = "$api" ]
+check "no msprof_ebpf_window.json: the host process keeps its pid" \
 	[ "$(timeline "$d" -r '.[] | select(.name=="process_name" and .args.name=="CANN") | .pid / 1024 | floor')" = "$TASK_PID" ]
 
 d=$(copy PROF_collecting)
 jq '.state = "collecting" | del(.end, .host, .target_exited, .device_status)' \
-	"$src/info.json" >"$d/info.json"
-rm "$d/end_info"
+	"$src/msprof_ebpf_window.json" >"$d/msprof_ebpf_window.json"
+rm "$d/host/end_info"
 export_dir "$d"
 check "state collecting: exported" [ -n "$(outputs "$d")" ]
 check "state collecting: said incomplete, with the reason" \
@@ -120,7 +120,7 @@ check "state collecting: the marker is at its last record's end" [ "$(timeline "
 d=$(copy PROF_collecting_stage)
 jq '.state = "collecting" | del(.end, .host, .target_exited) |
 	.device_status = "not copied yet: the agent flushes it into /x/.msprof_stage_1"' \
-	"$src/info.json" >"$d/info.json"
+	"$src/msprof_ebpf_window.json" >"$d/msprof_ebpf_window.json"
 export_dir "$d"
 check "state collecting: says where the device data went" \
 	grep -q "PROF_collecting_stage: incomplete window (the controller ended before stop; device data not copied yet: the agent flushes it into /x/.msprof_stage_1)" "$WORK/err"
@@ -129,7 +129,7 @@ check "state collecting: says where the device data went" \
 p=$WORK/parent
 good=$(copy PROF_good "$p")
 bad=$(copy PROF_bad "$p")
-rm "$bad/info.json" "$bad/start_info"
+rm "$bad/msprof_ebpf_window.json" "$bad/host/start_info"
 ln -s "$good" "$p/PROF_link"
 export_dir "$p"
 check "parent: exit non-zero" [ $rc -ne 0 -a $rc -ne 124 ]

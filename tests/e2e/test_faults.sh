@@ -68,7 +68,7 @@ attach_again() {
 	new=$(prof_dirs "$out" | comm -13 "$WORK/before" -)
 	[ "$(wc -w <<<"$new")" -eq 1 ] || { echo "not one new window"; show "$log"; return 1; }
 	# Its window is whole: device data from this window's agent too.
-	jq -e '.device_status == "success"' "$new/info.json" >/dev/null ||
+	jq -e '.device_status == "success"' "$new/msprof_ebpf_window.json" >/dev/null ||
 		{ show "$log"; return 1; }
 }
 
@@ -246,10 +246,10 @@ task_killed() {
 	mapfile -t dirs < <(prof_dirs "$out")
 	check "task killed: one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 	[ ${#dirs[@]} -eq 1 ] || return
-	check "task killed: info.json says the task exited" \
-		jq -e '.target_exited == true' "${dirs[0]}/info.json" >/dev/null
+	check "task killed: the window's account says the task exited" \
+		jq -e '.target_exited == true' "${dirs[0]}/msprof_ebpf_window.json" >/dev/null
 	check "task killed: its host calls were kept" \
-		jq -e '.host.api_events > 0' "${dirs[0]}/info.json" >/dev/null
+		jq -e '.host.api_events > 0' "${dirs[0]}/msprof_ebpf_window.json" >/dev/null
 	"$MSPROF" --export=on --output="${dirs[0]}" >"$WORK/export.log" 2>&1
 	check "task killed: the window exports" exports_window "${dirs[0]}" any
 }
@@ -268,7 +268,7 @@ many_windows() {
 	check "$n windows: the agent never refused or dropped us" \
 		! grep -Eq "failed|answered" "$log"
 	check "$n windows: every window's device request succeeded" \
-		[ "$(grep -l '"device_status": "success"' "$out"/PROF_*/info.json | wc -l)" -eq $n ]
+		[ "$(grep -l '"device_status": "success"' "$out"/PROF_*/msprof_ebpf_window.json | wc -l)" -eq $n ]
 	check "$n windows: the task lives on" kill -0 "$TASK_PID"
 }
 

@@ -72,8 +72,8 @@ for how in quit eof SIGINT SIGTERM; do
 	exec 3>&- 2>/dev/null
 	d=$(prof_dirs "$WORK/$how")
 	check "$how: exit 0" [ $rc -eq 0 ]
-	check "$how: the window was written" [ -s "$d/info.json" -a -s "$d/end_info" ]
-	check "$how: with its data" [ "$(jq .host.api_events "$d/info.json")" -gt 0 ]
+	check "$how: the window was written" [ -s "$d/msprof_ebpf_window.json" -a -s "$d/host/end_info" ]
+	check "$how: with its data" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 0 ]
 	check "$how: the task runs on" kill -0 "$TASK_PID"
 	check "$how: the task holds no BPF descriptor" fds_none "$TASK_PID"
 done

@@ -14,8 +14,8 @@ mapfile -t dirs < <(prof_dirs "$out")
 check "one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 d=${dirs[0]}
 pid=$(sed -n 's/^npu_sample pid=//p' "$WORK/msprof.log")
-check "info.json names the launched task" [ "$(jq .pid "$d/info.json")" = "$pid" ]
-check "API calls captured" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
+check "the window's account names the launched task" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$pid" ]
+check "API calls captured" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
 check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
 
 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1

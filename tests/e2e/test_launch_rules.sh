@@ -22,8 +22,8 @@ task=$(sed -n 's/^npu_sample pid=//p' "$WORK/wrap.log")
 check "msprof attached to the service, not the wrapper" \
 	grep -q "attached to pid $task (npu_sample)" "$WORK/wrap.log"
 d=$(prof_dirs "$WORK/out")
-check "its PROF_ directory names the service ($task, not $wrapper)" [ "$(jq .pid "$d/info.json")" = "$task" ]
-check "the service's API calls were captured" [ "$(jq .host.api_events "$d/info.json")" -gt 20 ]
+check "its PROF_ directory names the service ($task, not $wrapper)" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$task" ]
+check "the service's API calls were captured" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
 check "the wrapper ran to its end" grep -q "wrapper done" "$WORK/wrap.log"
 
 # An app that never starts an agent: told to use attach mode, left running.

@@ -2,7 +2,7 @@
 # Lost data is never silent: with a deliberately tiny ring buffer, and
 # msprof's reader held still for a moment (SIGSTOP), a window of known
 # calls loses records, and produced = written + lost exactly; stop says
-# so, info.json stores it, the timeline shows it.
+# so, the window's account stores it, the timeline shows it.
 source tests/e2e/lib.sh
 
 STEPS=2000
@@ -19,9 +19,9 @@ msprof_close
 show "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out")
-api=$(jq .host.api_events "$d/info.json")
-io=$(jq .host.ioctl_events "$d/info.json")
-lost=$(jq .host.lost_events "$d/info.json")
+api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
+io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
+lost=$(jq .host.lost_events "$d/msprof_ebpf_window.json")
 # In the window: 8 API calls and 8 ioctls a step, 8 calls and 5 ioctls to
 # tear down (see test_exact_counts.sh and npusim_ioctl.h).
 produced=$((8 * STEPS + 8 + 8 * STEPS + 5))

@@ -48,8 +48,8 @@ check "--ioctl-payload: the memcpy's size (65536) is in it" [ "$(timeline "$d" -
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/off" --ascendcl=off >"$WORK/off.log" 2>&1
 d=$(prof_dirs "$WORK/off")
-check "--ascendcl=off: no API calls" [ "$(jq .host.api_events "$d/info.json")" = 0 ]
-check "--ascendcl=off: ioctls still kept" [ "$(jq .host.ioctl_events "$d/info.json")" -gt 0 ]
+check "--ascendcl=off: no API calls" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" = 0 ]
+check "--ascendcl=off: ioctls still kept" [ "$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")" -gt 0 ]
 
 # Only the packs' device nodes: a task (here a Python one, host-only, that
 # loads npusim) making 50 ioctls on /dev/null and 50 on a pipe has just the
@@ -85,7 +85,7 @@ msprof_close
 kill -USR1 $py
 d=$(prof_dirs "$WORK/dev")
 "$MSPROF" --export=on --output="$d" >/dev/null
-check "ioctls kept only on a device node: 50 of 100" [ "$(jq .host.ioctl_events "$d/info.json")" = 50 ]
+check "ioctls kept only on a device node: 50 of 100" [ "$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")" = 50 ]
 check "all on 1:3 (/dev/null)" [ "$(timeline "$d" -c '[.[] | select(.name=="ioctl") | .args.dev] | unique')" = '["1:3"]' ]
 
 # A library loaded after start.
@@ -106,7 +106,7 @@ say quit
 msprof_close
 first=$(ls -d "$WORK"/late/PROF_000001_*)
 second=$(ls -d "$WORK"/late/PROF_000002_*)
-check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/info.json")" = 0 ]
+check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$first/msprof_ebpf_window.json")" = 0 ]
 "$MSPROF" --export=on --output="$second" >/dev/null
 check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.args.id=="aclrtSetDevice")] | length')" = 17 ]
 
@@ -132,5 +132,5 @@ sleep 1
 say quit
 msprof_close
 d=$(prof_dirs "$WORK/unfinished")
-check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$d/info.json")" = 1 ]
+check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$d/msprof_ebpf_window.json")" = 1 ]
 check "and the user is told" grep -q "1 calls were still running at stop" "$WORK/unfinished.log"

@@ -18,4 +18,4 @@ check "reconnected before the limit" [ "$(grep -c "reconnected to its agent (req
 check "the agent never refused or dropped us" ! grep -Eq "failed|answered" "$WORK/log"
 check "status counts the new connection" grep -Eq "[0-9]+ of 100 agent requests used" "$WORK/log"
 check "every window's device request succeeded" \
-	[ "$(grep -l '"device_status": "success"' "$WORK"/out/PROF_*/info.json | wc -l)" -eq $WINDOWS ]
+	[ "$(grep -l '"device_status": "success"' "$WORK"/out/PROF_*/msprof_ebpf_window.json | wc -l)" -eq $WINDOWS ]

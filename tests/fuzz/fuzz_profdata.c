@@ -2,7 +2,7 @@
 /*
  * Reading a PROF_ directory back, and the timeline written from it.  The
  * input holds the directory's files one after the other, each starting with
- * the PART marker: info.json, host_trace.data, then device 0's and device
+ * the PART marker: msprof_ebpf_window.json, host_trace.data, then device 0's and device
  * 1's task_time.data.  A file the input does not reach is left out.  Each
  * run builds its own directory under $TMPDIR and removes it.
  */
@@ -32,7 +32,7 @@ static const char *const dirs[] = {
 };
 
 static const char *const files[] = {
-	PROFDIR_INFO, PROFDIR_HOST_FILE, DEV(0), DEV(1),
+	PROFDIR_FACTS, PROFDIR_HOST_FILE, DEV(0), DEV(1),
 };
 
 #define NR_DIRS (sizeof(dirs) / sizeof(dirs[0]))

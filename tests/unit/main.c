@@ -83,6 +83,7 @@ int main(void)
 	    register_kfeatures_tests() ||
 	    register_agent_path_tests() || register_db_tests() ||
 	    register_summary_tests() || register_params_tests(&skipped) ||
+	    register_layout_tests(&skipped) ||
 	    register_cupti_tests(&skipped)) {
 		CU_cleanup_registry();
 		return 1;

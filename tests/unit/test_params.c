@@ -36,7 +36,7 @@ static void test_payload(void)
 {
 	char json[MSPROF_PARAMS_LEN], big[5000];
 
-	CU_ASSERT_EQUAL_FATAL(params_build(&sw, "/o/.s", json, sizeof(json)), 0);
+	CU_ASSERT_EQUAL_FATAL(params_build(&sw, "/o/.s", "all", json, sizeof(json)), 0);
 	/* One compact line: no newline, no blank after a separator. */
 	CU_ASSERT_PTR_NULL(strchr(json, '\n'));
 	CU_ASSERT_PTR_NULL(strstr(json, ": "));
@@ -55,16 +55,16 @@ static void test_payload(void)
 	CU_ASSERT_EQUAL(json[0], '{');
 	CU_ASSERT_EQUAL(json[strlen(json) - 1], '}');
 	/* What a runtime's parser would cut or misread is refused. */
-	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\"b", json, sizeof(json)), -EINVAL);
-	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\\b", json, sizeof(json)), -EINVAL);
-	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\nb", json, sizeof(json)), -EINVAL);
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\"b", "all", json, sizeof(json)), -EINVAL);
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\\b", "all", json, sizeof(json)), -EINVAL);
+	CU_ASSERT_EQUAL(params_build(&sw, "/o/a\nb", "all", json, sizeof(json)), -EINVAL);
 	memset(big, 'a', sizeof(big) - 1);
 	big[0] = '/';
 	big[sizeof(big) - 1] = '\0';
-	CU_ASSERT_EQUAL(params_build(&sw, big, json, sizeof(json)), -E2BIG);
+	CU_ASSERT_EQUAL(params_build(&sw, big, "all", json, sizeof(json)), -E2BIG);
 	/* 4095 bytes at most, even where the buffer is larger. */
 	big[3800] = '\0';
-	CU_ASSERT_EQUAL(params_build(&sw, big, big + 4000, 1000), -E2BIG);
+	CU_ASSERT_EQUAL(params_build(&sw, big, "all", big + 4000, 1000), -E2BIG);
 }
 
 /* --task-time's level reaches prof_level; on is l1, as msprof has it. */
@@ -189,12 +189,10 @@ static void test_take_run(void)
 	/* device_3's empty data/ goes; device_4, empty, is not listed. */
 	CU_ASSERT(!there(t.dir_fd, "device_3/data"));
 	CU_ASSERT(!there(t.dir_fd, "device_4"));
-	CU_ASSERT_EQUAL(t.ndevices, 3);
-	CU_ASSERT(!target_device_needs_info(&t, 0));
-	CU_ASSERT(target_device_needs_info(&t, 1));
-	CU_ASSERT(!target_device_needs_info(&t, 2));
-	CU_ASSERT(!target_device_needs_info(&t, 3));
-	CU_ASSERT(!target_device_needs_info(&t, 4));
+	/* Only device_1 came without its runtime's info.json.1. */
+	CU_ASSERT_EQUAL_FATAL(t.ndevices, 3);
+	for (i = 0; i < t.ndevices; i++)
+		CU_ASSERT_EQUAL(t.devices[i].has_info, t.devices[i].id != 1);
 	/* The stage is left empty for the next window. */
 	CU_ASSERT(!there(t.stage_fd, RUN));
 	CU_ASSERT(!there(t.stage_fd, OLD_RUN));

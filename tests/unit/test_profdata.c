@@ -48,9 +48,9 @@ static void make_window(struct window *w, const char *info, int napis)
 	CU_ASSERT_EQUAL(mkdir(at(w, PROFDIR_HOST_DATA), 0700), 0);
 	CU_ASSERT_EQUAL(mkdir(at(w, "device_0"), 0700), 0);
 	CU_ASSERT_EQUAL(mkdir(at(w, "device_0/data"), 0700), 0);
-	put_text(w, "start_info", "{}\n");
+	put_text(w, PROFDIR_HOST_START, "{}\n");
 	if (info)
-		put_text(w, PROFDIR_INFO, info);
+		put_text(w, PROFDIR_FACTS, info);
 	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, at(w, PROFDIR_HOST_FILE)), 0);
 	for (i = 0; i < napis; i++) {
 		e.start_ns = (uint64_t)i * 1000 + 500;
@@ -77,7 +77,6 @@ static void test_complete(void)
 	struct window w;
 
 	make_window(&w, INFO_DONE, 4);
-	put_text(&w, "end_info", "{\"collectionTimeEnd\": \"1\", \"clockMonotonic\": \"90000\"}\n");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
 	CU_ASSERT_EQUAL(p.meta.pid, 4242);
 	CU_ASSERT_STRING_EQUAL(p.meta.comm, "train");
@@ -108,19 +107,19 @@ static void test_incomplete(void)
 	CU_ASSERT_EQUAL(p.ncalls, 3);
 	profdata_free(&p);
 
-	put_text(&w, PROFDIR_INFO, "{\"state\": \"incomplete\", \"incomplete_reason\": \"disk full\", \"pid\": 1}");
+	put_text(&w, PROFDIR_FACTS, "{\"state\": \"incomplete\", \"incomplete_reason\": \"disk full\", \"pid\": 1}");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
 	CU_ASSERT(p.meta.incomplete);
 	CU_ASSERT_STRING_EQUAL(p.meta.incomplete_reason, "disk full");
 	profdata_free(&p);
 
-	put_text(&w, PROFDIR_INFO, "{\"state\": \"complete\", \"pid\": 1}");
+	put_text(&w, PROFDIR_FACTS, "{\"state\": \"complete\", \"pid\": 1}");
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
 	CU_ASSERT_FALSE(p.meta.incomplete);
 	profdata_free(&p);
 
-	/* An older crash: start_info and data, no info.json. */
-	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_INFO)), 0);
+	/* A crash as the window began: host/start_info and data, no account. */
+	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_FACTS)), 0);
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
 	CU_ASSERT(p.meta.incomplete);
 	CU_ASSERT_EQUAL(p.meta.pid, 77);
@@ -128,7 +127,7 @@ static void test_incomplete(void)
 	profdata_free(&p);
 
 	/* Neither: not a window. */
-	CU_ASSERT_EQUAL(unlink(at(&w, "start_info")), 0);
+	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_HOST_START)), 0);
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -ENOENT);
 	CU_ASSERT_EQUAL(p.ncalls, 0);
 	remove_window(&w);
@@ -186,7 +185,7 @@ static void test_bad_data_files(void)
 	remove_window(&w);
 }
 
-/* info.json that is not msprof's: the window is refused, nothing held. */
+/* An account that is not msprof's: the window is refused, nothing held. */
 static void test_bad_info(void)
 {
 	char big[70000];
@@ -195,20 +194,20 @@ static void test_bad_info(void)
 
 	make_window(&w, INFO_DONE, 1);
 	alarm(10);
-	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_INFO)), 0);
+	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_FACTS)), 0);
 	CU_ASSERT_EQUAL(mkfifo(w.path, 0600), 0);
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -EINVAL);
 	alarm(0);
 	CU_ASSERT_EQUAL(unlink(w.path), 0);
-	CU_ASSERT_EQUAL(symlink("start_info", at(&w, PROFDIR_INFO)), 0);
+	CU_ASSERT_EQUAL(symlink("host/start_info", at(&w, PROFDIR_FACTS)), 0);
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -ELOOP);
-	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_INFO)), 0);
+	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_FACTS)), 0);
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	memcpy(big, "{\"pid\": 1,", 10);
-	put_text(&w, PROFDIR_INFO, big);
+	put_text(&w, PROFDIR_FACTS, big);
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -EFBIG);
-	put_text(&w, PROFDIR_INFO, "{\"comm\": \"x\"}");
+	put_text(&w, PROFDIR_FACTS, "{\"comm\": \"x\"}");
 	CU_ASSERT_EQUAL(profdata_load(&p, w.dir), -EPROTO);
 	CU_ASSERT_EQUAL(p.ncalls, 0);
 	/* A link in place of the window itself. */
@@ -225,7 +224,7 @@ int register_profdata_tests(unsigned int *skipped)
 		{ "a finished window loads whole", test_complete },
 		{ "an unfinished window loads as incomplete", test_incomplete },
 		{ "bad data files are read up to where they go bad", test_bad_data_files },
-		{ "a foreign info.json is refused", test_bad_info },
+		{ "a foreign " PROFDIR_FACTS " is refused", test_bad_info },
 		CU_TEST_INFO_NULL,
 	};
 

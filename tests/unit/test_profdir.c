@@ -14,18 +14,27 @@
 
 static void test_name_format(void)
 {
-	unsigned char rnd[16];
+	unsigned char rnd[8];
 	char name[64];
 	regex_t re;
 	int i;
 
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 8; i++)
 		rnd[i] = (unsigned char)(i * 37 + 250);
-	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 7, 1700000000123456789ull, rnd), 0);
-	CU_ASSERT_EQUAL(regcomp(&re, "^PROF_000007_[0-9]{14}123_[A-R]{16}$", REG_EXTENDED), 0);
+	CU_ASSERT_EQUAL(regcomp(&re, "^PROF_[0-9]{6}_[0-9]{17}_[0-9]{8}[A-R]{8}$", REG_EXTENDED), 0);
+	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 7, 1700000000123456789ull, 4242, rnd), 0);
 	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(strncmp(name, "PROF_000007_", 12), 0);
+	CU_ASSERT_EQUAL(strncmp(name + 12 + 14, "123_00004242", 12), 0);
+	/* The index wraps as msprof's does, never to 000000; a pid of 9 digits keeps 8. */
+	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 999999, 0, 123456789, rnd), 0);
+	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(strncmp(name, "PROF_999999_", 12), 0);
+	CU_ASSERT_EQUAL(strncmp(name + 30, "23456789", 8), 0);
+	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 1000000, 0, 1, rnd), 0);
+	CU_ASSERT_EQUAL(strncmp(name, "PROF_000001_", 12), 0);
 	regfree(&re);
-	CU_ASSERT_EQUAL(profdir_name(name, 20, 7, 0, rnd), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(profdir_name(name, 20, 7, 0, 1, rnd), -ENAMETOOLONG);
 }
 
 /* The text of path (beneath dir), NUL-terminated, in text[len]. */
@@ -56,8 +65,10 @@ static void test_create_and_finish(void)
 	clock_pair_now(&sum.start);
 	CU_ASSERT_EQUAL_FATAL(profdir_create(out, &sum, name, sizeof(name), &dir), 0);
 	CU_ASSERT_EQUAL(fstatat(dir, PROFDIR_HOST_DATA, &st, 0), 0);
-	CU_ASSERT_EQUAL(faccessat(dir, "start_info", R_OK, 0), 0);
-	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_START, R_OK, 0), 0);
+	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_INFO, R_OK, 0), 0);
+	CU_ASSERT_NOT_EQUAL(faccessat(dir, PROFDIR_HOST_END, F_OK, 0), 0);
+	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"collecting\""));
 	CU_ASSERT_PTR_NULL(strstr(text, "\"end\""));
 	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
@@ -65,15 +76,16 @@ static void test_create_and_finish(void)
 	/* Made once: a second host file is refused, not truncated. */
 	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), -EEXIST);
 	/* A leftover temporary file (a crash) does not stop the finish. */
-	close(openat(dir, PROFDIR_INFO ".tmp", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, PROFDIR_FACTS ".tmp", O_WRONLY | O_CREAT, 0600));
 	clock_pair_now(&sum.end);
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
-	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_END, R_OK, 0), 0);
+	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"complete\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\": 42"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"comm\": \"a\\\"b\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"api_events\": 5"));
-	CU_ASSERT_NOT_EQUAL(faccessat(dir, PROFDIR_INFO ".tmp", F_OK, 0), 0);
+	CU_ASSERT_NOT_EQUAL(faccessat(dir, PROFDIR_FACTS ".tmp", F_OK, 0), 0);
 	close(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	CU_ASSERT_EQUAL(system(cmd), 0);
@@ -93,17 +105,18 @@ static void test_incomplete_and_discard(void)
 	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
 	close(fd);
 	/* end_info there already: the window cannot be called complete. */
-	close(openat(dir, "end_info", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, PROFDIR_HOST_END, O_WRONLY | O_CREAT, 0600));
 	sum.incomplete_reason = NULL;
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), -EEXIST);
-	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"incomplete\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"cannot write end_info\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"cannot write host/end_info\""));
 	/* No host data on disk: not complete either, and said why. */
 	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_FILE, 0), 0);
-	CU_ASSERT_EQUAL(unlinkat(dir, "end_info", 0), 0);
+	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_END, 0), 0);
+	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_END ".done", 0), -1);
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
-	read_text(dir, PROFDIR_INFO, text, sizeof(text));
+	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"host data not synced: No such file or directory\""));
 	close(dir);
 
@@ -166,7 +179,7 @@ int register_profdir_tests(unsigned int *skipped)
 	};
 	/* Files in a window are made with openat2(). */
 	static const CU_TestInfo openat2_tests[] = {
-		{ "create, then finish with info.json", test_create_and_finish },
+		{ "create, then finish with " PROFDIR_FACTS, test_create_and_finish },
 		{ "an incomplete window; discard", test_incomplete_and_discard },
 		CU_TEST_INFO_NULL,
 	};

@@ -19,6 +19,7 @@ int register_agent_path_tests(void);
 int register_db_tests(void);
 int register_summary_tests(void);
 int register_params_tests(unsigned int *skipped);
+int register_layout_tests(unsigned int *skipped);
 /* Tests that cannot run here are not registered but counted in *skipped. */
 int register_cupti_tests(unsigned int *skipped);
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The little JSON writing that info.json and the timeline need. */
+/* The little JSON that msprof's own files and the timeline need. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "json.h"
 
 void json_put_str(FILE *fp, const char *s)
@@ -16,4 +19,14 @@ void json_put_str(FILE *fp, const char *s)
 			fputc(c, fp);
 	}
 	fputc('"', fp);
+}
+
+long long json_find_number(const char *text, const char *key)
+{
+	char k[64];
+	const char *at;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	at = strstr(text, k);
+	return at ? strtoll(at + strlen(k), NULL, 10) : 0;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,4 +73,29 @@ const char *open_file_strerror(int err)
 		return "not a regular file";
 	}
 	return strerror(-err);
+}
+
+int read_small_beneath(int dirfd, const char *path, char *text, size_t cap)
+{
+	struct stat st;
+	size_t n = 0;
+	int err = 0, fd = open_file_beneath(dirfd, path, &st);
+
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size >= cap)
+		err = -EFBIG;
+	while (!err && n < (size_t)st.st_size) {
+		ssize_t got = read(fd, text + n, (size_t)st.st_size - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			err = got ? -errno : -EPROTO;
+		else
+			n += (size_t)got;
+	}
+	close(fd);
+	text[n] = '\0';
+	return err;
 }

@@ -2,6 +2,7 @@
 #ifndef MSPROF_SAFE_OPEN_H
 #define MSPROF_SAFE_OPEN_H
 
+#include <stddef.h>
 #include <sys/stat.h>
 
 /*
@@ -23,7 +24,14 @@ int open_file_beneath(int dirfd, const char *path, struct stat *st);
 /* The same for a file given by path, with only its last component a link. */
 int open_file_nofollow(const char *path, struct stat *st);
 
-/* What an error of the two above means, for a message. */
+/*
+ * Reads the whole of a small file beneath dirfd (as open_file_beneath) into
+ * text, NUL-terminated: -EFBIG if it does not fit cap - 1 bytes, -EPROTO if
+ * it shrank while read.
+ */
+int read_small_beneath(int dirfd, const char *path, char *text, size_t cap);
+
+/* What an error of open_file_*() means, for a message. */
 const char *open_file_strerror(int err);
 
 #endif

@@ -316,8 +316,8 @@ static bool is_window(int fd, const char *dir)
 	for (base = end; base > dir && base[-1] != '/'; base--)
 		;
 	return (end - base > 5 && !strncmp(base, "PROF_", 5)) ||
-	       !fstatat(fd, PROFDIR_INFO, &st, AT_SYMLINK_NOFOLLOW) ||
-	       !fstatat(fd, "start_info", &st, AT_SYMLINK_NOFOLLOW);
+	       !fstatat(fd, PROFDIR_FACTS, &st, AT_SYMLINK_NOFOLLOW) ||
+	       !fstatat(fd, PROFDIR_HOST_START, &st, AT_SYMLINK_NOFOLLOW);
 }
 
 static int is_prof_entry(const struct dirent *de)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "msprof/protocol.h"
 #include "profdir.h"
 #include "profmeta.h"
@@ -15,39 +16,6 @@
 
 /* Metadata files are small: a bigger one is not ours. */
 #define META_MAX 65536
-
-static int read_small(int dirfd, const char *name, char *text, size_t cap)
-{
-	struct stat st;
-	size_t n = 0;
-	int err = 0, fd = open_file_beneath(dirfd, name, &st);
-
-	if (fd < 0)
-		return fd;
-	if ((uint64_t)st.st_size >= cap)
-		err = -EFBIG;
-	while (!err && n < (size_t)st.st_size) {
-		ssize_t got = read(fd, text + n, (size_t)st.st_size - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			err = got ? -errno : -EPROTO;
-		else
-			n += (size_t)got;
-	}
-	close(fd);
-	text[n] = '\0';
-	return err;
-}
-
-/* The number after key in info.json (which msprof writes), 0 if absent. */
-static unsigned long long json_number(const char *text, const char *key)
-{
-	const char *at = strstr(text, key);
-
-	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
-}
 
 /* A string-valued number, as start_info and end_info hold them. */
 static uint64_t json_str_number(const char *text, const char *key)
@@ -95,7 +63,29 @@ static void read_state(struct profmeta *m, const char *text)
 		set_incomplete(m, "state unknown");
 }
 
-static int read_info(struct profmeta *m, const char *text)
+/* {"mono_ns": .., "raw_ns": .., "real_ns": ..} after "key": in text. */
+static void read_pair(struct clock_pair *c, const char *text, const char *key)
+{
+	char k[32];
+	const char *at;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	at = strstr(text, k);
+	if (!at)
+		return;
+	c->mono_ns = (uint64_t)json_find_number(at, "mono_ns");
+	c->raw_ns = (uint64_t)json_find_number(at, "raw_ns");
+	c->real_ns = (uint64_t)json_find_number(at, "real_ns");
+}
+
+static void copy_str(const char *text, const char *key, char *out, size_t len)
+{
+	if (msprof_json_get_str(text, key, out, len))
+		*out = '\0';
+}
+
+/* msprof-ebpf's account of the window (PROFDIR_FACTS). */
+static int read_facts(struct profmeta *m, const char *text)
 {
 	const char *pid;
 
@@ -105,25 +95,61 @@ static int read_info(struct profmeta *m, const char *text)
 	if (!pid && !m->incomplete)
 		return -EPROTO;
 	m->pid = pid ? atoi(pid + 6) : 0;
-	m->lost_events = json_number(text, "\"lost_events\":");
-	m->unfinished = json_number(text, "\"unfinished_at_stop\":");
-	m->window = (unsigned int)json_number(text, "\"window\":");
+	m->ns_pid = (int)json_find_number(text, "ns_pid");
+	if (strstr(text, "\"rank_id\":"))
+		m->rank_id = (int)json_find_number(text, "rank_id");
+	m->lost_events = (unsigned long long)json_find_number(text, "lost_events");
+	m->unfinished = (unsigned long long)json_find_number(text, "unfinished_at_stop");
+	m->window = (unsigned int)json_find_number(text, "window");
 	if (msprof_json_get_str(text, "comm", m->comm, sizeof(m->comm)))
 		snprintf(m->comm, sizeof(m->comm), "task");
+	copy_str(text, "hostname", m->hostname, sizeof(m->hostname));
+	copy_str(text, "hostUid", m->host_uid, sizeof(m->host_uid));
+	/* The end pair follows the start's: each is searched from its key. */
+	read_pair(&m->start, text, "start");
+	read_pair(&m->end, text, "end");
 	return 0;
 }
 
-static void read_clock(struct clock_pair *c, const char *text,
-		       const char *real_us_key)
+/*
+ * No account (msprof died as the window began, or it was removed): what
+ * host/ says.  Its start_info and host_start.log hold the start's three
+ * clocks (cntvct is CLOCK_MONOTONIC); the records say the rest.
+ */
+static void read_host_meta(struct profmeta *m, int dirfd, char *text)
 {
-	c->real_ns = json_str_number(text, real_us_key) * 1000;
-	c->raw_ns = json_str_number(text, "clockMonotonicRaw");
-	c->mono_ns = json_str_number(text, "clockMonotonic");
+	const char *at;
+
+	snprintf(m->comm, sizeof(m->comm), "task");
+	set_incomplete(m, "no " PROFDIR_FACTS ": the controller ended before stop");
+	if (!read_small_beneath(dirfd, PROFDIR_HOST_START, text, META_MAX)) {
+		m->start.real_ns = json_str_number(text, "collectionTimeBegin") * 1000;
+		m->start.raw_ns = json_str_number(text, "clockMonotonicRaw");
+	}
+	if (!read_small_beneath(dirfd, PROFDIR_HOST_START_LOG, text, META_MAX)) {
+		at = strstr(text, "\ncntvct:");
+		m->start.mono_ns = at ? strtoull(at + 8, NULL, 10) : 0;
+	}
+	if (!read_small_beneath(dirfd, PROFDIR_HOST_END, text, META_MAX)) {
+		m->end.real_ns = json_str_number(text, "collectionTimeEnd") * 1000;
+		m->end.raw_ns = json_str_number(text, "clockMonotonicRaw");
+	}
+	if (!read_small_beneath(dirfd, PROFDIR_HOST_INFO, text, META_MAX)) {
+		m->ns_pid = (int)json_str_number(text, "pid");
+		if (strstr(text, "\"rank_id\":"))
+			m->rank_id = (int)json_find_number(text, "rank_id");
+		copy_str(text, "pid_name", m->comm, sizeof(m->comm));
+		copy_str(text, "hostname", m->hostname, sizeof(m->hostname));
+		copy_str(text, "hostUid", m->host_uid, sizeof(m->host_uid));
+		if (!*m->comm)
+			snprintf(m->comm, sizeof(m->comm), "task");
+	}
 }
 
 int profmeta_read(struct profmeta *m, int dirfd)
 {
 	int err, start_err;
+	struct stat st;
 	char *text;
 
 	memset(m, 0, sizeof(*m));
@@ -131,21 +157,19 @@ int profmeta_read(struct profmeta *m, int dirfd)
 	text = malloc(META_MAX);
 	if (!text)
 		return -ENOMEM;
-	start_err = read_small(dirfd, "start_info", text, META_MAX);
-	if (!start_err)
-		read_clock(&m->start, text, "collectionTimeBegin");
-	if (!read_small(dirfd, "end_info", text, META_MAX))
-		read_clock(&m->end, text, "collectionTimeEnd");
-	err = read_small(dirfd, PROFDIR_INFO, text, META_MAX);
+	err = read_small_beneath(dirfd, PROFDIR_FACTS, text, META_MAX);
 	if (!err) {
-		err = read_info(m, text);
-	} else if (err == -ENOENT && start_err) {
-		err = start_err == -ENOENT ? -ENOENT : -ENODATA;
+		err = read_facts(m, text);
 	} else if (err == -ENOENT) {
-		/* A crash before stop: the records say what the task was. */
-		snprintf(m->comm, sizeof(m->comm), "task");
-		set_incomplete(m, "no info.json: the controller ended before stop");
-		err = 0;
+		start_err = open_file_beneath(dirfd, PROFDIR_HOST_START, &st);
+		if (start_err >= 0) {
+			close(start_err);
+			/* A crash before stop: the records say what the task was. */
+			read_host_meta(m, dirfd, text);
+			err = 0;
+		} else {
+			err = start_err == -ENOENT ? -ENOENT : -ENODATA;
+		}
 	}
 	free(text);
 	return err;
@@ -155,22 +179,24 @@ void profmeta_strerror(char *buf, size_t len, int err)
 {
 	switch (err) {
 	case -ENOENT:
-		snprintf(buf, len, "not a msprof window (no info.json or start_info)");
+		snprintf(buf, len, "not a msprof window (no %s or %s)",
+			 PROFDIR_FACTS, PROFDIR_HOST_START);
 		break;
 	case -ENODATA:
-		snprintf(buf, len, "no info.json, and start_info is not a regular file");
+		snprintf(buf, len, "no %s, and %s is not a regular file",
+			 PROFDIR_FACTS, PROFDIR_HOST_START);
 		break;
 	case -EPROTO:
-		snprintf(buf, len, "info.json: not one msprof wrote (no pid)");
+		snprintf(buf, len, "%s: not one msprof wrote (no pid)", PROFDIR_FACTS);
 		break;
 	case -EFBIG:
-		snprintf(buf, len, "info.json: too large to be msprof's");
+		snprintf(buf, len, "%s: too large to be msprof's", PROFDIR_FACTS);
 		break;
 	case -ENOMEM:
 		snprintf(buf, len, "%s", strerror(-err));
 		break;
 	default:
-		snprintf(buf, len, "info.json: %s", open_file_strerror(err));
+		snprintf(buf, len, "%s: %s", PROFDIR_FACTS, open_file_strerror(err));
 	}
 }
 

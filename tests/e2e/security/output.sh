@@ -57,8 +57,8 @@ stage=$(stages "$out")
 check "one staging directory, the user's, mode 700" \
 	[ "$(stat -c '%U %a' "$stage" 2>/dev/null)" = "$TEST_USER 700" ]
 d=$(prof_dirs "$out")
-check "info.json says collecting during the window" \
-	[ "$(jq -r .state "$d/info.json")" = collecting ]
+check "the window's account says collecting during the window" \
+	[ "$(jq -r .state "$d/msprof_ebpf_window.json")" = collecting ]
 # The names export writes through for the next minute (local time stamps).
 now=$(date +%s)
 stamps=$(for i in $(seq -5 60); do date -d "@$((now + i))" +%Y%m%d%H%M%S; done)
@@ -89,7 +89,7 @@ check "no entry of the user's, no link, no FIFO in the PROF_ dir" only_roots "$o
 check "device data still taken, root's" \
 	[ "$(stat -c %U "$d/device_0/data/task_time.data" 2>/dev/null)" = root -a \
 	  -s "$d/device_0/data/task_time.data" ]
-check "info.json says complete after stop" [ "$(jq -r .state "$d/info.json")" = complete ]
+check "the window's account says complete after stop" [ "$(jq -r .state "$d/msprof_ebpf_window.json")" = complete ]
 check "the staging directory is removed at the end" [ -z "$(stages "$out")" ]
 "$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
 check "export exits 0" [ $? -eq 0 ]
@@ -123,7 +123,7 @@ wait_for "$WORK/swap.log" "collection stopped (window 1)"
 check "PROF_ swapped for a link mid-window: root's dir untouched" victim_untouched
 held=$out/held
 check "the window is finished where it was made" \
-	[ "$(jq -r .state "$held/info.json")" = complete -a -s "$held/end_info" \
+	[ "$(jq -r .state "$held/msprof_ebpf_window.json")" = complete -a -s "$held/host/end_info" \
 	  -a -s "$held/device_0/data/task_time.data" ]
 mv "$out" "$sticky/prof.moved"
 ln -s "$VDIR" "$out"
@@ -138,7 +138,7 @@ show "$WORK/swap.log"
 check "--output swapped for a link between windows: root's dir untouched" victim_untouched
 # (The agent, which writes its stage by path, lost its device data.)
 check "the next window is made where --output was opened" \
-	[ "$(jq -r .state "$(ls -d "$sticky"/prof.moved/PROF_000002_*)/info.json")" = complete ]
+	[ "$(jq -r .state "$(ls -d "$sticky"/prof.moved/PROF_000002_*)/msprof_ebpf_window.json")" = complete ]
 rm "$out"
 
 # --- 3: a staging directory made beforehand -------------------------------
@@ -192,9 +192,9 @@ kill -KILL "$MSPROF_PID"
 msprof_close
 d=$(prof_dirs "$out")
 check "a killed controller's window says collecting" \
-	[ "$(jq -r .state "$d/info.json")" = collecting ]
+	[ "$(jq -r .state "$d/msprof_ebpf_window.json")" = collecting ]
 check "... and names the stage its device data went to" \
-	jq -e '.device_status | test("flushes it into .*/\\.msprof_stage_[0-9]+_[0-9]+_")' "$d/info.json"
+	jq -e '.device_status | test("flushes it into .*/\\.msprof_stage_[0-9]+_[0-9]+_")' "$d/msprof_ebpf_window.json"
 left=$(stages "$out")
 check "its staging directory is left" [ -n "$left" ]
 flushed() {	# the agent flushes the cut window when its connection ends
@@ -208,15 +208,15 @@ flushed() {	# the agent flushes the cut window when its connection ends
 	done
 	return 1
 }
-check "... holding the cut window's device data, where info.json says" \
-	flushed "$(jq -r '.device_status | sub(".*flushes it into "; "")' "$d/info.json")"
+check "... holding the cut window's device data, where the window's account says" \
+	flushed "$(jq -r '.device_status | sub(".*flushes it into "; "")' "$d/msprof_ebpf_window.json")"
 feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$UTASK" --output="$out" >"$WORK/after.log" 2>&1
 check "the next session works" [ $? -eq 0 ]
 show "$WORK/after.log"
 check "... without touching the stage left before" [ "$(stages "$out")" = "$left" ]
 check "... and its own window is complete" \
-	[ "$(jq -r .state "$(prof_dirs "$out" | grep -vx "$d")/info.json")" = complete ]
+	[ "$(jq -r .state "$(prof_dirs "$out" | grep -vx "$d")/msprof_ebpf_window.json")" = complete ]
 
 # --- a start that fails leaves nothing; a full disk at stop ---------------
 # A tmpfs whose inodes run out in the middle of the second target's PROF_.
@@ -235,8 +235,9 @@ used() { echo $(($(stat -f -c %c "$small") - $(stat -f -c %d "$small"))); }
 out=$small/out
 msprof_open "$WORK/full.log" --dynamic=on --pid="$t1,$t2" --output="$out"
 wait_for "$WORK/full.log" "attached to pid $t2"
-# A PROF_ dir takes 6: itself, host, data, start_info, info.json, the host file.
-mount -o remount,nr_inodes=$(($(used) + 6 + 3)) "$small"
+# A PROF_ dir takes 13: itself, host, data, msprof_ebpf_window.json, the host
+# file, host/'s info.json, sample.json, start_info, host_start.log and their .done.
+mount -o remount,nr_inodes=$(($(used) + 13 + 3)) "$small"
 say start
 wait_for "$WORK/full.log" "collection not started"
 say status
@@ -263,5 +264,5 @@ show "$WORK/full.log"
 check "a full disk at stop is reported" grep -q "No space left on device" "$WORK/full.log"
 for d in $(prof_dirs "$out"); do
 	check "a full disk at stop: no window says complete" \
-		[ "$(jq -r .state "$d/info.json")" != complete ]
+		[ "$(jq -r .state "$d/msprof_ebpf_window.json")" != complete ]
 done

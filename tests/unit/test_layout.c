@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/* What a PROF_ directory says of the task: its rank, from its environment. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export/profmeta.h"
+#include "procfs.h"
+#include "profdir.h"
+#include "unit.h"
+
+/* An environ block in a memfd, read from its start. */
+static int environ_fd(const char *block, size_t len)
+{
+	int fd = memfd_create("environ", MFD_CLOEXEC);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, block, len), (ssize_t)len);
+	CU_ASSERT_EQUAL(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static int lookup(const char *block, size_t len, const char *name, char *out,
+		  size_t outlen)
+{
+	int fd = environ_fd(block, len), err;
+
+	err = procfs_getenv_fd(fd, name, out, outlen);
+	close(fd);
+	return err;
+}
+
+#define BLOCK(s) s, sizeof(s) - 1
+
+static void test_getenv_fd(void)
+{
+	char val[16];
+
+	/* Only the whole name counts; the first of two wins. */
+	CU_ASSERT_EQUAL(lookup(BLOCK("XRANK_ID=1\0RANK_IDX=2\0RANK_ID\0RANK_ID=5\0RANK_ID=6\0"),
+			       "RANK_ID", val, sizeof(val)), 0);
+	CU_ASSERT_STRING_EQUAL(val, "5");
+	CU_ASSERT_EQUAL(lookup(BLOCK("A=1\0B=2\0"), "RANK_ID", val, sizeof(val)), -ENOENT);
+	CU_ASSERT_EQUAL(lookup(BLOCK(""), "RANK_ID", val, sizeof(val)), -ENOENT);
+	/* The last entry without its NUL (a task that rewrote it). */
+	CU_ASSERT_EQUAL(lookup(BLOCK("A=1\0RANK_ID=12"), "RANK_ID", val, sizeof(val)), 0);
+	CU_ASSERT_STRING_EQUAL(val, "12");
+	CU_ASSERT_EQUAL(lookup(BLOCK("RANK_ID="), "RANK_ID", val, sizeof(val)), 0);
+	CU_ASSERT_STRING_EQUAL(val, "");
+	/* A value longer than the caller's room. */
+	CU_ASSERT_EQUAL(lookup(BLOCK("RANK_ID=12345678901234567890\0"), "RANK_ID", val,
+			       sizeof(val)), -ENAMETOOLONG);
+}
+
+/* A block bigger than any execve() takes, with no NUL: bounded, not read whole. */
+static void test_getenv_huge(void)
+{
+	size_t len = (size_t)12 << 20;
+	char *block = malloc(len), val[16];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(block);
+	memset(block, 'A', len);
+	CU_ASSERT_EQUAL(lookup(block, len, "RANK_ID", val, sizeof(val)), -E2BIG);
+	/* One huge entry, then the name: found while within the bound. */
+	block[(size_t)1 << 20] = '\0';
+	memcpy(block + ((size_t)1 << 20) + 1, "RANK_ID=3", 10);
+	CU_ASSERT_EQUAL(lookup(block, ((size_t)1 << 20) + 11, "RANK_ID", val, sizeof(val)), 0);
+	CU_ASSERT_STRING_EQUAL(val, "3");
+	/* A name matching the start of a huge entry costs nothing either. */
+	memcpy(block, "RANK_ID=", 8);
+	CU_ASSERT_EQUAL(lookup(block, (size_t)1 << 20, "RANK_ID", val, sizeof(val)),
+			-ENAMETOOLONG);
+	free(block);
+}
+
+static void test_rank_parse(void)
+{
+	CU_ASSERT_EQUAL(procfs_rank_parse("0"), 0);
+	CU_ASSERT_EQUAL(procfs_rank_parse("17"), 17);
+	CU_ASSERT_EQUAL(procfs_rank_parse("999999999"), 999999999);
+	CU_ASSERT_EQUAL(procfs_rank_parse("abc"), -1);
+	CU_ASSERT_EQUAL(procfs_rank_parse(""), -1);
+	CU_ASSERT_EQUAL(procfs_rank_parse("-3"), -1);
+	CU_ASSERT_EQUAL(procfs_rank_parse("3 "), -1);
+	CU_ASSERT_EQUAL(procfs_rank_parse("1234567890"), -1);
+}
+
+/* The rank of a real process, as its /proc/<pid>/environ says. */
+static int rank_of(char *const envp[])
+{
+	char *argv[] = { "sleep", "30", NULL };
+	char comm[16] = "";
+	pid_t pid;
+	int rank, i;
+
+	CU_ASSERT_EQUAL_FATAL(posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, envp), 0);
+	/* Under ASan the child may not have exec'd yet: its environ is then ours. */
+	for (i = 0; i < 200 && strcmp(comm, "sleep"); i++) {
+		procfs_comm(pid, comm, sizeof(comm));
+		usleep(10000);
+	}
+	CU_ASSERT_STRING_EQUAL(comm, "sleep");
+	rank = procfs_rank_id(pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return rank;
+}
+
+static void test_rank_id(void)
+{
+	char *with_id[] = { "RANK=4", "RANK_ID=7", NULL };
+	char *bad_id[] = { "RANK_ID=abc", "RANK=4", NULL };
+	char *bad_both[] = { "RANK_ID=abc", "RANK=x1", NULL };
+	char *none[] = { "PATH=/bin", NULL };
+
+	CU_ASSERT_EQUAL(rank_of(with_id), 7);
+	CU_ASSERT_EQUAL(rank_of(bad_id), 4);
+	CU_ASSERT_EQUAL(rank_of(bad_both), -1);
+	CU_ASSERT_EQUAL(rank_of(none), -1);
+	/* No such process: no rank, no error. */
+	CU_ASSERT_EQUAL(procfs_rank_id(0x3fffffff), -1);
+}
+
+/* The text of path beneath dir, NUL-terminated. */
+static void slurp(int dir, const char *path, char *text, size_t len)
+{
+	int fd = openat(dir, path, O_RDONLY);
+	ssize_t n;
+
+	text[0] = '\0';
+	CU_ASSERT_FATAL(fd >= 0);
+	n = read(fd, text, len - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+}
+
+static int make_window(char *base, int *out, struct profdir_summary *sum)
+{
+	char name[64];
+	int dir, fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	*out = open(base, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(*out >= 0);
+	clock_pair_now(&sum->start);
+	CU_ASSERT_EQUAL_FATAL(profdir_create(*out, sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
+	return dir;
+}
+
+static void drop_window(char *base, int out)
+{
+	char cmd[96];
+
+	close(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* What profdir writes, profmeta reads back: the clocks, the task, the rank. */
+static void test_meta_round_trip(void)
+{
+	static const struct params_switches sw = { .acl = true, .task_time = true };
+	struct profdir_summary sum = { .host_pid = 4242, .ns_pid = 7, .comm = "hostUid",
+				       .rank_id = 3, .switches = &sw, .window = 2,
+				       .lost_events = 5, .unfinished = 1,
+				       .device_status = "success" };
+	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	struct profmeta m;
+	int out, dir = make_window(base, &out, &sum);
+
+	slurp(dir, PROFDIR_HOST_INFO, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"7\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":3,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"platform_version\":\"5\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"DeviceInfo\":[]}"));
+	slurp(dir, "host/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"64\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"acl\":\"on\",\"runtimeApi\":\"off\""));
+	slurp(dir, PROFDIR_HOST_START ".done", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "filesize:", 9), 0);
+	/* While it runs: collecting, the start known, no end. */
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT(m.incomplete);
+	CU_ASSERT_EQUAL(m.start.mono_ns, sum.start.mono_ns);
+	CU_ASSERT_EQUAL(m.end.mono_ns, 0);
+	clock_pair_now(&sum.end);
+	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT_FALSE(m.incomplete);
+	CU_ASSERT_EQUAL(m.pid, 4242);
+	CU_ASSERT_EQUAL(m.ns_pid, 7);
+	CU_ASSERT_STRING_EQUAL(m.comm, "hostUid");
+	CU_ASSERT_EQUAL(m.rank_id, 3);
+	CU_ASSERT_EQUAL(m.window, 2);
+	CU_ASSERT_EQUAL(m.lost_events, 5);
+	CU_ASSERT_EQUAL(m.unfinished, 1);
+	CU_ASSERT_NOT_EQUAL(m.host_uid[0], '\0');
+	CU_ASSERT_EQUAL(memcmp(&m.start, &sum.start, sizeof(m.start)), 0);
+	CU_ASSERT_EQUAL(memcmp(&m.end, &sum.end, sizeof(m.end)), 0);
+	/* msprof's scale: start_info's epoch µs at the start. */
+	CU_ASSERT_EQUAL(profmeta_epoch_ns(&m, sum.start.mono_ns),
+			sum.start.real_ns / 1000 * 1000);
+
+	/* No account (a crash as the window began): host/ says the start. */
+	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_FACTS, 0), 0);
+	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
+	CU_ASSERT(m.incomplete);
+	CU_ASSERT_EQUAL(m.start.mono_ns, sum.start.mono_ns);
+	CU_ASSERT_EQUAL(m.start.raw_ns, sum.start.raw_ns);
+	CU_ASSERT_EQUAL(m.start.real_ns, sum.start.real_ns / 1000 * 1000);
+	CU_ASSERT_EQUAL(m.ns_pid, 7);
+	CU_ASSERT_EQUAL(m.rank_id, 3);
+	CU_ASSERT_STRING_EQUAL(m.comm, "hostUid");
+	close(dir);
+	drop_window(base, out);
+}
+
+/* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
+static void test_device_meta(void)
+{
+	/* A task named as a key: the keys read back are still found. */
+	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
+	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	int out, dir = make_window(base, &out, &sum);
+	struct stat st;
+
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_0", 0750), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_3", 0750), 0);
+	close(openat(dir, "device_3/info.json.3", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, "agent_stats_cupti.json", O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_STRING_EQUAL(profdir_device_backend(dir), "cupti");
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 3, "cupti", NULL), 0);
+	slurp(dir, "device_0/info.json.0", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
+	slurp(dir, "device_0/host_start.log.0", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
+	slurp(dir, "device_0/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);
+	/* The runtime's own metadata: nothing added beside it. */
+	CU_ASSERT_EQUAL(fstatat(dir, "device_3/info.json.3", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_3/start_info.3", &st, 0), 0);
+	/* Written once: a second pass finds device_0 described. */
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	close(dir);
+	drop_window(base, out);
+}
+
+int register_layout_tests(unsigned int *skipped)
+{
+	static const CU_TestInfo tests[] = {
+		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
+		{ "environ: huge and without NULs, read within a bound", test_getenv_huge },
+		{ "rank ids: digits only", test_rank_parse },
+		{ "rank id: RANK_ID, else RANK, else -1", test_rank_id },
+		CU_TEST_INFO_NULL,
+	};
+	/* Files in a window are made with openat2(). */
+	static const CU_TestInfo openat2_tests[] = {
+		{ "metadata written and read back", test_meta_round_trip },
+		{ "device metadata, a runtime's kept", test_device_meta },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite_needing("layout", tests, openat2_tests,
+				 unit_no_openat2(), skipped);
+}
