@@ -41,7 +41,7 @@ static void put_records(const char *dir, const char *name, uint16_t type,
 }
 
 /*
- * pid 5; epoch = 1 ms + monotonic ns.  An acl call (ns tid 3) whose name
+ * pid 5 (in its namespace); epoch = 1 ms + monotonic ns.  An acl call (ns tid 3) whose name
  * needs escaping copies 4096 bytes host to device; its copy task runs
  * 2000..3000; one ioctl; 3 host events lost.
  */
@@ -80,8 +80,11 @@ static void make_window(char *dir)
 	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/device_0/data", dir);
 	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	put(dir, "start_info", "{\"collectionTimeBegin\": \"1000\", \"clockMonotonicRaw\": \"0\", \"clockMonotonic\": \"0\"}\n");
-	put(dir, PROFDIR_INFO, "{\"pid\": 5, \"comm\": \"t\", \"host\": {\"lost_events\": 3}}");
+	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
+	/* The task is 5 in its namespace, 77 to msprof: 5 numbers its pids. */
+	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}, "
+	    "\"host\": {\"lost_events\": 3}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
 	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
 	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
