@@ -111,6 +111,10 @@ n=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"])] | length')
 check "timeline holds device tasks ($n)" [ "$n" -gt 10 ]
 n=$(timeline "$d" '[.[] | select(.ph=="s" and .cat=="HostToDevice")] | length')
 check "device tasks linked to their launches ($n)" [ "$n" -gt 10 ]
+python3 tests/e2e/check_timeline.py "$d"
+check "the timeline follows msprof's conventions (two devices)" [ $? -eq 0 ]
+check "its pids are the task's own pid's, as host/info.json's ($NS_PID)" [ "$(timeline "$d" -r '
+	[.[] | .pid / 1024 | floor] | unique | map(tostring) | join(",")')" = "$NS_PID" ]
 
 # --- from inside the namespaces, by the pid the task sees ----------------------
 inside=/tmp/out-inside
