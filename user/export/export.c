@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,52 @@ static int write_temp(int ofd, const struct output_file *o, const char *name,
 	return err;
 }
 
+/* One output written by a thread of its own. */
+struct output_job {
+	int ofd;
+	const struct output_file *o;
+	const char *name;
+	char tmp[NAME_MAX + 1];
+	const struct profdata *p;
+	pthread_t thread;
+	bool threaded;
+	int err;
+};
+
+static void *run_job(void *arg)
+{
+	struct output_job *j = arg;
+
+	j->err = write_temp(j->ofd, j->o, j->name, j->tmp, sizeof(j->tmp), j->p);
+	return NULL;
+}
+
+/*
+ * The outputs only read the window and each walks the host file on its
+ * own, so they are written side by side: the timeline, by far the
+ * largest, then takes the export's time alone.  A thread that cannot be
+ * had is done here instead.  The first error, if any.
+ */
+static int run_jobs(struct output_job *jobs, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 1; i < n; i++)
+		jobs[i].threaded = !pthread_create(&jobs[i].thread, NULL,
+						   run_job, &jobs[i]);
+	run_job(&jobs[0]);
+	for (i = 1; i < n; i++) {
+		if (jobs[i].threaded)
+			pthread_join(jobs[i].thread, NULL);
+		else
+			run_job(&jobs[i]);
+	}
+	for (i = 0; i < n; i++)
+		err = err ?: jobs[i].err;
+	return err;
+}
+
 /* "<base>_<stamp>.<ext>" or "<base>.<ext>". */
 static void output_name(char *buf, size_t len, const struct output_file *o,
 			const char *stamp)
@@ -196,37 +243,42 @@ static int remove_stale(int ofd, const char *entry, void *ctx)
  */
 static int write_outputs(int ofd, const char *label, const struct profdata *p)
 {
-	char names[NOUTPUTS][NAME_MAX + 1], tmps[NOUTPUTS][NAME_MAX + 1];
+	char names[NOUTPUTS][NAME_MAX + 1];
+	struct output_job jobs[NOUTPUTS];
 	struct stale st = { .keep = names, .nkeep = NOUTPUTS };
 	time_t now = time(NULL);
 	char stamp[16];
 	struct tm tm;
-	size_t i, n;
-	int err = 0;
+	size_t i, renamed, n = NOUTPUTS;
+	int err;
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	for (n = 0; n < NOUTPUTS && !err; n++) {
-		output_name(names[n], sizeof(names[n]), &outputs[n], stamp);
-		err = write_temp(ofd, &outputs[n], names[n], tmps[n],
-				 sizeof(tmps[n]), p);
+	for (i = 0; i < NOUTPUTS; i++) {
+		output_name(names[i], sizeof(names[i]), &outputs[i], stamp);
+		jobs[i] = (struct output_job){
+			.ofd = ofd, .o = &outputs[i], .name = names[i], .p = p,
+		};
 	}
-	if (err) {
-		n--;
-		fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
-			label, PROFDIR_OUTPUT, names[n], strerror(-err));
-	}
+	err = run_jobs(jobs, NOUTPUTS);
+	for (i = 0; i < NOUTPUTS && err; i++)
+		if (jobs[i].err)
+			fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
+				label, PROFDIR_OUTPUT, names[i],
+				strerror(-jobs[i].err));
 	testpoint("export-before-rename");
-	for (i = 0; i < n && !err; i++)
-		if (renameat(ofd, tmps[i], ofd, names[i])) {
+	for (renamed = 0; renamed < n && !err; renamed++)
+		if (renameat(ofd, jobs[renamed].tmp, ofd, names[renamed])) {
 			err = -errno;
 			fprintf(stderr, "msprof: %s: not exported: cannot rename into %s/%s: %s\n",
-				label, PROFDIR_OUTPUT, names[i], strerror(-err));
+				label, PROFDIR_OUTPUT, names[renamed], strerror(-err));
+			break;
 		}
 	if (err) {
 		/* The renamed ones too: all of an export or none of it. */
 		while (n--)
-			unlinkat(ofd, n < i ? names[n] : tmps[n], 0);
+			if (!jobs[n].err)
+				unlinkat(ofd, n < renamed ? names[n] : jobs[n].tmp, 0);
 		return err;
 	}
 	for (i = 0; i < NOUTPUTS; i++)

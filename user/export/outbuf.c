@@ -21,7 +21,7 @@ int ob_flush(struct outbuf *b)
 	return 0;
 }
 
-void ob_strn(struct outbuf *b, const char *s, size_t n)
+void ob_strn_long(struct outbuf *b, const char *s, size_t n)
 {
 	while (n) {
 		size_t take = OUTBUF_SIZE - b->len;
@@ -39,35 +39,55 @@ void ob_strn(struct outbuf *b, const char *s, size_t n)
 	}
 }
 
-void ob_str(struct outbuf *b, const char *s)
-{
-	ob_strn(b, s, strlen(s));
-}
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
-void ob_char(struct outbuf *b, char c)
-{
-	ob_room(b);
-	b->buf[b->len++] = c;
-}
-
-/* Digits of v, at least min of them, right-aligned at end. */
+/* Digits of v, at least min of them, right-aligned at end: two a division. */
 static char *digits(char *end, uint64_t v, int min)
 {
-	int n = 0;
+	char *stop = end - min;
 
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-		n++;
-	} while (v || n < min);
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	while (end > stop)
+		*--end = '0';
 	return end;
 }
 
+/* How many digits v has. */
+static unsigned int count_digits(uint64_t v)
+{
+	unsigned int n = 1;
+	uint64_t p = 10;
+
+	while (n < 20 && v >= p) {
+		n++;
+		p *= 10;
+	}
+	return n;
+}
+
+/* Written in place: no copy of a number through a buffer of its own. */
 void ob_u64(struct outbuf *b, uint64_t v)
 {
-	char tmp[24], *end = tmp + sizeof(tmp), *at = digits(end, v, 1);
+	unsigned int n = count_digits(v);
 
-	ob_strn(b, at, (size_t)(end - at));
+	ob_room(b);
+	digits(b->buf + b->len + n, v, (int)n);
+	b->len += n;
 }
 
 void ob_i64(struct outbuf *b, int64_t v)
@@ -93,12 +113,15 @@ void ob_hex(struct outbuf *b, uint64_t v)
 
 void ob_us3(struct outbuf *b, uint64_t ns)
 {
-	char tmp[32], *end = tmp + sizeof(tmp), *at;
+	unsigned int n = count_digits(ns / 1000);
+	char *at;
 
-	at = digits(end, ns % 1000, 3);
-	*--at = '.';
-	at = digits(at, ns / 1000, 1);
-	ob_strn(b, at, (size_t)(end - at));
+	ob_room(b);
+	at = b->buf + b->len;
+	digits(at + n, ns / 1000, (int)n);
+	at[n] = '.';
+	digits(at + n + 4, ns % 1000, 3);
+	b->len += n + 4;
 }
 
 void ob_json_str(struct outbuf *b, const char *s)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * Formatting millions of events: text is built in a buffer by these small
@@ -36,9 +37,35 @@ static inline void ob_room(struct outbuf *b)
 		ob_flush(b);
 }
 
-void ob_strn(struct outbuf *b, const char *s, size_t n);
-void ob_str(struct outbuf *b, const char *s);
-void ob_char(struct outbuf *b, char c);
+/* What does not fit in the buffer's rest, in pieces. */
+void ob_strn_long(struct outbuf *b, const char *s, size_t n);
+
+/*
+ * Inline, so that the length of a literal is known where it is appended
+ * and the copy is a few moves, not a call.
+ */
+static inline void ob_strn(struct outbuf *b, const char *s, size_t n)
+{
+	if (n <= OUTBUF_SLACK) {
+		ob_room(b);
+		memcpy(b->buf + b->len, s, n);
+		b->len += n;
+	} else {
+		ob_strn_long(b, s, n);
+	}
+}
+
+static inline void ob_str(struct outbuf *b, const char *s)
+{
+	ob_strn(b, s, strlen(s));
+}
+
+static inline void ob_char(struct outbuf *b, char c)
+{
+	ob_room(b);
+	b->buf[b->len++] = c;
+}
+
 void ob_u64(struct outbuf *b, uint64_t v);
 void ob_i64(struct outbuf *b, int64_t v);
 void ob_hex(struct outbuf *b, uint64_t v);	/* lower case, no 0x */

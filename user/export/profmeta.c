@@ -172,6 +172,8 @@ int profmeta_read(struct profmeta *m, int dirfd)
 		}
 	}
 	free(text);
+	if (!err)
+		profmeta_set_rate(m);
 	return err;
 }
 
@@ -200,15 +202,23 @@ void profmeta_strerror(char *buf, size_t len, int err)
 	}
 }
 
+void profmeta_set_rate(struct profmeta *m)
+{
+	const struct clock_pair *s = &m->start, *e = &m->end;
+
+	m->rate_q48 = 0;
+	if (e->mono_ns > s->mono_ns && e->raw_ns > s->raw_ns)
+		m->rate_q48 = (uint64_t)(((unsigned __int128)(e->raw_ns - s->raw_ns) << 48) /
+					 (e->mono_ns - s->mono_ns));
+}
+
 /* raw(mono): the raw clock ran at end's rate against the monotonic one. */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns)
 {
-	const struct clock_pair *s = &m->start, *e = &m->end;
-	int64_t d = (int64_t)(mono_ns - s->mono_ns);
-	uint64_t epoch0 = s->real_ns / 1000 * 1000;
+	int64_t d = (int64_t)(mono_ns - m->start.mono_ns);
+	uint64_t epoch0 = m->start.real_ns / 1000 * 1000;
 
-	if (e->mono_ns > s->mono_ns && e->raw_ns > s->raw_ns)
-		d = (int64_t)((__int128)d * (int64_t)(e->raw_ns - s->raw_ns) /
-			      (int64_t)(e->mono_ns - s->mono_ns));
+	if (m->rate_q48)
+		d = (int64_t)(((__int128)d * m->rate_q48) >> 48);
 	return epoch0 + (uint64_t)d;
 }

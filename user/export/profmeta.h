@@ -22,6 +22,12 @@ struct profmeta {
 	unsigned long long unfinished;	/* calls in flight at stop */
 	bool incomplete;		/* not closed by a stop */
 	char incomplete_reason[448];
+	/*
+	 * The raw clock's ns per monotonic ns over the window, << 48 (0: the
+	 * same); profmeta_read() sets it from start and end, which is why
+	 * converting millions of times costs a multiplication each.
+	 */
+	uint64_t rate_q48;
 };
 
 /*
@@ -40,5 +46,7 @@ void profmeta_strerror(char *buf, size_t len, int err);
  * taken from the start and end pairs.
  */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns);
+/* rate_q48 from m's start and end, for a profmeta not read from a directory. */
+void profmeta_set_rate(struct profmeta *m);
 
 #endif
