@@ -123,6 +123,22 @@ feed() {
 prof_dirs() {	# prof_dirs DIR: the PROF_ directories in DIR, sorted
 	find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort
 }
+# one_window DEVICES GAP: one attached window (1.5 s) of an npu_sample on
+# DEVICES devices, stopped GAP s before quit; the task is ended after.
+# Sets d to its PROF_ directory (checked: the session exits 0, one
+# directory); msprof's output is in $WORK/msprof.log.
+one_window() {
+	local -a dirs
+	start_task --steps 0 --step-ms 10 --devices "$1" || exit 1
+	feed start "sleep 1.5" stop "sleep $2" quit |
+		"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" \
+		>"$WORK/msprof.log" 2>&1
+	check "msprof session exits 0" [ $? -eq 0 ]
+	kill -TERM "$TASK_PID"
+	mapfile -t dirs < <(prof_dirs "$WORK/out")
+	check "one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
+	d=${dirs[0]}
+}
 stages() {	# stages DIR: the staging directories msprof left in DIR, sorted
 	find "$1" -maxdepth 1 -name '.msprof_stage_*' | sort
 }

@@ -5,15 +5,8 @@
 # whenever less than everything was exported.
 source tests/e2e/lib.sh
 
-start_task --steps 0 --step-ms 10 || exit 1
-out=$WORK/out
-feed start "sleep 1.5" stop "sleep 2" quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
-check "msprof session exits 0" [ $? -eq 0 ]
-kill -TERM "$TASK_PID"
-mapfile -t dirs < <(prof_dirs "$out")
-check "one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
-src=${dirs[0]}
+one_window 1 2
+src=$d
 api=$(jq .host.api_events "$src/msprof_ebpf_window.json")
 check "the window holds API calls ($api)" [ "$api" -gt 20 ]
 

@@ -4,15 +4,7 @@
 # row order, and sums that agree with the timeline of the same export.
 source tests/e2e/lib.sh
 
-start_task --steps 0 --step-ms 10 --devices 2 || exit 1
-out=$WORK/out
-feed start "sleep 1.5" stop "sleep 1" quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$out" >"$WORK/msprof.log" 2>&1
-check "msprof session exits 0" [ $? -eq 0 ]
-kill -TERM "$TASK_PID"
-mapfile -t dirs < <(prof_dirs "$out")
-check "one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
-d=${dirs[0]}
+one_window 2 1
 
 timeout 60 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>"$WORK/err"
 check "export exits 0" [ $? -eq 0 ]

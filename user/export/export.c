@@ -261,11 +261,14 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 		};
 	}
 	err = run_jobs(jobs, NOUTPUTS);
+	/* One line: a full disk fails them all alike. */
 	for (i = 0; i < NOUTPUTS && err; i++)
-		if (jobs[i].err)
+		if (jobs[i].err) {
 			fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
 				label, PROFDIR_OUTPUT, names[i],
 				strerror(-jobs[i].err));
+			break;
+		}
 	testpoint("export-before-rename");
 	for (renamed = 0; renamed < n && !err; renamed++)
 		if (renameat(ofd, jobs[renamed].tmp, ofd, names[renamed])) {
