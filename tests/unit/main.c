@@ -61,6 +61,18 @@ const char *unit_no_openat2(void)
 	return errno == ENOSYS ? "openat2() is ENOSYS here: qemu-user" : NULL;
 }
 
+void unit_read_text(int dir, const char *path, char *text, size_t len)
+{
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	text[0] = '\0';
+	CU_ASSERT_FATAL(fd >= 0);
+	n = read(fd, text, len - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+}
+
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,
 	       const char *why)
 {

@@ -129,19 +129,6 @@ static void test_rank_id(void)
 	CU_ASSERT_EQUAL(procfs_rank_id(0x3fffffff), -1);
 }
 
-/* The text of path beneath dir, NUL-terminated. */
-static void slurp(int dir, const char *path, char *text, size_t len)
-{
-	int fd = openat(dir, path, O_RDONLY);
-	ssize_t n;
-
-	text[0] = '\0';
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, text, len - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
-}
-
 static int make_window(char *base, int *out, struct profdir_summary *sum)
 {
 	char name[64];
@@ -178,15 +165,15 @@ static void test_meta_round_trip(void)
 	struct profmeta m;
 	int out, dir = make_window(base, &out, &sum);
 
-	slurp(dir, PROFDIR_HOST_INFO, text, sizeof(text));
+	unit_read_text(dir, PROFDIR_HOST_INFO, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"7\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":3,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"platform_version\":\"5\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"DeviceInfo\":[]}"));
-	slurp(dir, "host/sample.json", text, sizeof(text));
+	unit_read_text(dir, "host/sample.json", text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"64\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"acl\":\"on\",\"runtimeApi\":\"off\""));
-	slurp(dir, PROFDIR_HOST_START ".done", text, sizeof(text));
+	unit_read_text(dir, PROFDIR_HOST_START ".done", text, sizeof(text));
 	CU_ASSERT_EQUAL(strncmp(text, "filesize:", 9), 0);
 	/* While it runs: collecting, the start known, no end. */
 	CU_ASSERT_EQUAL(profmeta_read(&m, dir), 0);
@@ -241,16 +228,16 @@ static void test_device_meta(void)
 	CU_ASSERT_STRING_EQUAL(profdir_device_backend(dir), "cupti");
 	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
 	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 3, "cupti", NULL), 0);
-	slurp(dir, "device_0/info.json.0", text, sizeof(text));
+	unit_read_text(dir, "device_0/info.json.0", text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
-	slurp(dir, "device_0/host_start.log.0", text, sizeof(text));
+	unit_read_text(dir, "device_0/host_start.log.0", text, sizeof(text));
 	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
-	slurp(dir, "device_0/sample.json", text, sizeof(text));
+	unit_read_text(dir, "device_0/sample.json", text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
 	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
 	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);

@@ -37,19 +37,6 @@ static void test_name_format(void)
 	CU_ASSERT_EQUAL(profdir_name(name, 20, 7, 0, 1, rnd), -ENAMETOOLONG);
 }
 
-/* The text of path (beneath dir), NUL-terminated, in text[len]. */
-static void read_text(int dir, const char *path, char *text, size_t len)
-{
-	int fd = openat(dir, path, O_RDONLY);
-	ssize_t n;
-
-	text[0] = '\0';
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, text, len - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
-}
-
 static void test_create_and_finish(void)
 {
 	char base[] = "/tmp/msprof-unit-XXXXXX", name[64], cmd[200], text[2048];
@@ -68,7 +55,7 @@ static void test_create_and_finish(void)
 	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_START, R_OK, 0), 0);
 	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_INFO, R_OK, 0), 0);
 	CU_ASSERT_NOT_EQUAL(faccessat(dir, PROFDIR_HOST_END, F_OK, 0), 0);
-	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
+	unit_read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"collecting\""));
 	CU_ASSERT_PTR_NULL(strstr(text, "\"end\""));
 	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
@@ -80,7 +67,7 @@ static void test_create_and_finish(void)
 	clock_pair_now(&sum.end);
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
 	CU_ASSERT_EQUAL(faccessat(dir, PROFDIR_HOST_END, R_OK, 0), 0);
-	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
+	unit_read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"complete\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\": 42"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"comm\": \"a\\\"b\""));
@@ -108,7 +95,7 @@ static void test_incomplete_and_discard(void)
 	close(openat(dir, PROFDIR_HOST_END, O_WRONLY | O_CREAT, 0600));
 	sum.incomplete_reason = NULL;
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), -EEXIST);
-	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
+	unit_read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"state\": \"incomplete\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"cannot write host/end_info\""));
 	/* No host data on disk: not complete either, and said why. */
@@ -116,7 +103,7 @@ static void test_incomplete_and_discard(void)
 	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_END, 0), 0);
 	CU_ASSERT_EQUAL(unlinkat(dir, PROFDIR_HOST_END ".done", 0), -1);
 	CU_ASSERT_EQUAL(profdir_finish(dir, &sum), 0);
-	read_text(dir, PROFDIR_FACTS, text, sizeof(text));
+	unit_read_text(dir, PROFDIR_FACTS, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"incomplete_reason\": \"host data not synced: No such file or directory\""));
 	close(dir);
 

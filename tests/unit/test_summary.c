@@ -6,6 +6,7 @@
 
 #include "export/profdata.h"
 #include "export/summary.h"
+#include "export/outbuf.h"
 #include "export/summary_csv.h"
 #include "unit.h"
 
@@ -13,15 +14,15 @@ static void test_us(void)
 {
 	char buf[CSV_NUM_MAX];
 
-	CU_ASSERT_EQUAL(csv_fmt_us(buf, 0), 5);
+	CU_ASSERT_EQUAL(fmt_us3(buf, 0), 5);
 	CU_ASSERT_STRING_EQUAL(buf, "0.000");
-	csv_fmt_us(buf, 5);
+	fmt_us3(buf, 5);
 	CU_ASSERT_STRING_EQUAL(buf, "0.005");
-	csv_fmt_us(buf, 1234567);
+	fmt_us3(buf, 1234567);
 	CU_ASSERT_STRING_EQUAL(buf, "1234.567");
-	csv_fmt_us(buf, 1700000000123456789ull);
+	fmt_us3(buf, 1700000000123456789ull);
 	CU_ASSERT_STRING_EQUAL(buf, "1700000000123456.789");
-	csv_fmt_us(buf, UINT64_MAX);
+	fmt_us3(buf, UINT64_MAX);
 	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551.615");
 }
 

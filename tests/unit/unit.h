@@ -17,6 +17,8 @@ int register_agent_tests(void);
 int register_kfeatures_tests(void);
 int register_agent_path_tests(void);
 int register_db_tests(void);
+/* The text of path (beneath dir), NUL-terminated, in text[len]. */
+void unit_read_text(int dir, const char *path, char *text, size_t len);
 int register_summary_tests(void);
 int register_params_tests(unsigned int *skipped);
 int register_layout_tests(unsigned int *skipped);

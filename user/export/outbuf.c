@@ -80,14 +80,30 @@ static unsigned int count_digits(uint64_t v)
 	return n;
 }
 
-/* Written in place: no copy of a number through a buffer of its own. */
-void ob_u64(struct outbuf *b, uint64_t v)
+size_t fmt_u64(char *buf, uint64_t v)
 {
 	unsigned int n = count_digits(v);
 
+	digits(buf + n, v, (int)n);
+	buf[n] = '\0';
+	return n;
+}
+
+size_t fmt_us3(char *buf, uint64_t ns)
+{
+	size_t n = fmt_u64(buf, ns / 1000);
+
+	buf[n] = '.';
+	digits(buf + n + 4, ns % 1000, 3);
+	buf[n + 4] = '\0';
+	return n + 4;
+}
+
+/* Written in place: no copy of a number through a buffer of its own. */
+void ob_u64(struct outbuf *b, uint64_t v)
+{
 	ob_room(b);
-	digits(b->buf + b->len + n, v, (int)n);
-	b->len += n;
+	b->len += fmt_u64(b->buf + b->len, v);
 }
 
 void ob_i64(struct outbuf *b, int64_t v)
@@ -113,15 +129,8 @@ void ob_hex(struct outbuf *b, uint64_t v)
 
 void ob_us3(struct outbuf *b, uint64_t ns)
 {
-	unsigned int n = count_digits(ns / 1000);
-	char *at;
-
 	ob_room(b);
-	at = b->buf + b->len;
-	digits(at + n, ns / 1000, (int)n);
-	at[n] = '.';
-	digits(at + n + 4, ns % 1000, 3);
-	b->len += n + 4;
+	b->len += fmt_us3(b->buf + b->len, ns);
 }
 
 void ob_json_str(struct outbuf *b, const char *s)

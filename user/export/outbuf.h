@@ -66,6 +66,10 @@ static inline void ob_char(struct outbuf *b, char c)
 	b->buf[b->len++] = c;
 }
 
+/* The same numbers into buf (24 bytes suffice), NUL-ended; their length. */
+size_t fmt_u64(char *buf, uint64_t v);
+size_t fmt_us3(char *buf, uint64_t ns);
+
 void ob_u64(struct outbuf *b, uint64_t v);
 void ob_i64(struct outbuf *b, int64_t v);
 void ob_hex(struct outbuf *b, uint64_t v);	/* lower case, no 0x */

@@ -202,18 +202,17 @@ static int load_device(int dirfd, const char *entry, void *ctx)
 	return load_file(ctx, name);
 }
 
-/* Threads repeat across runs: sorted, once each. */
-static void unique_tids(struct profdata *p)
+size_t profdata_sort_unique(uint32_t *v, size_t n)
 {
-	size_t i, n = 0;
+	size_t i, kept = 0;
 
-	if (!p->ntids)
-		return;
-	qsort(p->tids, p->ntids, sizeof(*p->tids), by_value);
-	for (i = 0; i < p->ntids; i++)
-		if (!n || p->tids[n - 1] != p->tids[i])
-			p->tids[n++] = p->tids[i];
-	p->ntids = n;
+	if (!n)	/* qsort() wants an array, even of nothing */
+		return 0;
+	qsort(v, n, sizeof(*v), by_value);
+	for (i = 0; i < n; i++)
+		if (!kept || v[kept - 1] != v[i])
+			v[kept++] = v[i];
+	return kept;
 }
 
 static void link_tasks(struct profdata *p)
@@ -251,7 +250,8 @@ int profdata_load_at(struct profdata *p, int dirfd)
 		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
 	if (p->ntasks)
 		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), by_device_start);
-	unique_tids(p);
+	/* Threads repeat across runs: sorted, once each. */
+	p->ntids = profdata_sort_unique(p->tids, p->ntids);
 	link_tasks(p);
 	return 0;
 }

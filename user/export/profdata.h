@@ -94,6 +94,8 @@ int profdata_load(struct profdata *p, const char *dir);
 void profdata_strerror(char *buf, size_t len, int err);
 void profdata_free(struct profdata *p);
 
+/* Sorts v and drops repeats; how many are left. */
+size_t profdata_sort_unique(uint32_t *v, size_t n);
 /* The description of an API id; NULL if it was never named. */
 const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id);
 /* The call of a connection id; NULL for 0 or one out of range. */

@@ -2,23 +2,8 @@
 /* Number and text cells of the summary CSVs, formatted by hand: a row is a few fwrite()s. */
 #include <string.h>
 
+#include "outbuf.h"
 #include "summary_csv.h"
-
-/* The decimal digits of v at buf, NUL-ended; their count. */
-static size_t fmt_u64(char *buf, uint64_t v)
-{
-	char tmp[20];
-	size_t n = 0, i;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
-}
 
 /* The same past 64 bits (a variance can be), in two 64-bit halves: 128-bit division is slow. */
 static size_t fmt_u128(char *buf, u128 v)
@@ -35,19 +20,6 @@ static size_t fmt_u128(char *buf, u128 v)
 		buf[n + i] = (char)('0' + lo % 10);
 	buf[n + 19] = '\0';
 	return n + 19;
-}
-
-size_t csv_fmt_us(char *buf, uint64_t ns)
-{
-	size_t n = fmt_u64(buf, ns / 1000);
-	unsigned int frac = (unsigned int)(ns % 1000);
-
-	buf[n++] = '.';
-	buf[n++] = (char)('0' + frac / 100);
-	buf[n++] = (char)('0' + frac / 10 % 10);
-	buf[n++] = (char)('0' + frac % 10);
-	buf[n] = '\0';
-	return n;
 }
 
 size_t csv_fmt_milli(char *buf, u128 milli)
@@ -92,7 +64,7 @@ void csv_us(FILE *fp, uint64_t ns)
 {
 	char buf[CSV_NUM_MAX];
 
-	fwrite(buf, 1, csv_fmt_us(buf, ns), fp);
+	fwrite(buf, 1, fmt_us3(buf, ns), fp);
 }
 
 void csv_milli(FILE *fp, u128 milli)

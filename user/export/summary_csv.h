@@ -17,8 +17,6 @@ typedef unsigned __int128 u128;
 /* Longest cell the number formatters write, NUL included. */
 #define CSV_NUM_MAX 48
 
-/* ns as µs with 3 decimals: 1234567 -> "1234.567", 5 -> "0.005". */
-size_t csv_fmt_us(char *buf, uint64_t ns);
 /* Thousandths, trailing zeros stripped: 1500 -> "1.5", 2000 -> "2", 0 -> "0". */
 size_t csv_fmt_milli(char *buf, u128 milli);
 

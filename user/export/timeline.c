@@ -84,25 +84,10 @@ struct tl {
 	size_t ncopies;
 };
 
-static int by_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sorts the set and drops repeats: it then holds each id once, ascending. */
 static void idset_close(struct idset *s)
 {
-	size_t i, n = 0;
-
-	if (!s->n)
-		return;
-	qsort(s->v, s->n, sizeof(*s->v), by_u32);
-	for (i = 0; i < s->n; i++)
-		if (!n || s->v[n - 1] != s->v[i])
-			s->v[n++] = s->v[i];
-	s->n = n;
+	s->n = profdata_sort_unique(s->v, s->n);
 }
 
 /*
