@@ -22,6 +22,13 @@ check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
 check "export of one PROF_ directory" [ $? -eq 0 ]
 check "timeline is a JSON array with API, ioctl, device and overlap slices" [ "$(timeline "$d" -r '
 	[.[] | select(.ph=="X") | .pid / 32 | floor % 32] | unique | map(tostring) | join(",")')" = "7,13,14,31" ]
+# msprof's conventions (docs/output.md): check_timeline.py checks the
+# format, processes and threads, counts against our facts, flows, Overlap
+# Analysis and the clock.
+python3 tests/e2e/check_timeline.py "$d"
+check "the timeline checks ran and passed" [ $? -eq 0 ]
+n=$(timeline "$d" '[.[] | select(.ph=="X" and (.args["Task Type"] // "") == "MEMCPY_ASYNC" and has("args") and (.args | has("size(B)")))] | length')
+check "npu_sample's async copies say their size ($n)" [ "$n" -gt 0 ]
 
 # What msprof leaves behind: in launch mode it waits after quit for the
 # app, so its descriptors can be read after the session closed.  The app
