@@ -34,6 +34,35 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 		       t->host_pid);
 }
 
+/*
+ * The agent's connection is gone in the middle of things: what it flushed
+ * of a window as the connection ended is kept, and the reason why its
+ * device side ends there.
+ */
+static void lose_agent(struct target *t, int why)
+{
+	if (*t->dir)
+		target_collect_device_data(t);
+	t->device_status = why;
+	disconnect_target(t);
+}
+
+/*
+ * The task's server ended the session on its own (a real one does at the
+ * 101st request, after 1800 s idle outside a window, or on a message it
+ * does not know) and stopped its collection as it did.  A window running
+ * loses its device side from there; the next start connects again.
+ */
+static void server_ended(struct target *t, int status)
+{
+	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s; msprof connects again at the next start",
+	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
+	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "");
+	if (*t->dir)
+		t->server_ended = true;
+	lose_agent(t, -ESHUTDOWN);
+}
+
 /* Sends one request to the target's agent, if it has one connected. */
 int tell_agent(struct session *s, struct target *t, int type)
 {
@@ -49,6 +78,10 @@ int tell_agent(struct session *s, struct target *t, int type)
 	}
 	err = dynsock_request(t->fd, type, &status);
 	t->requests++;
+	if (err == -ESHUTDOWN) {
+		server_ended(t, status);
+		return err;
+	}
 	if (!err && status != MSPROF_SUCCESS)
 		err = -EIO;
 	if (type == MSPROF_STOP_REQ)
@@ -79,6 +112,29 @@ int tell_agent(struct session *s, struct target *t, int type)
 	return err;
 }
 
+void check_agents(struct session *s)
+{
+	int i, status, err;
+
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->fd < 0)
+			continue;
+		err = dynsock_check_ended(t->fd, &status);
+		if (err == -ESHUTDOWN) {
+			server_ended(t, status);
+		} else if (err) {
+			ERR("pid %d: its profiling agent %s: disconnected",
+			    t->host_pid,
+			    err == -ECONNRESET ? "closed the connection" :
+			    err == -EPROTO ? "sent a message msprof did not ask for" :
+			    strerror(-err));
+			lose_agent(t, err);
+		}
+	}
+}
+
 /* Sends one request to every connected agent; returns the first failure. */
 int tell_agents(struct session *s, int type)
 {
@@ -103,6 +159,8 @@ const char *device_status_text(const struct session *s, const struct target *t,
 		return msprof_msg_status_name(t->device_status);
 	if (t->device_status == -ENOTCONN)
 		return "not connected: the process has no profiling agent";
+	if (t->device_status == -ESHUTDOWN)
+		return "not connected: the task's profiling server ended the session and stopped its collection";
 	snprintf(buf, len, "not connected: %s", strerror(-t->device_status));
 	return buf;
 }

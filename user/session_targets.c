@@ -315,5 +315,6 @@ bool session_check_targets(struct session *s)
 		}
 		alive += !t->exited;
 	}
+	check_agents(s);
 	return alive > 0;
 }
