@@ -27,15 +27,15 @@ static void help(void)
 	     "  help    this text (also: h)");
 }
 
-/* quit: msprof's word on it as the agents answered, then ours. */
-static int quit(struct session *s)
+/*
+ * quit: msprof's word on it as the agents answered, then ours.  What went
+ * wrong is said; as any way out, it leaves with status 0.
+ */
+static void quit(struct session *s)
 {
-	int err = session_quit(s);
-
-	puts(err ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_QUIT_SUCCESS);
+	puts(session_quit(s) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_QUIT_SUCCESS);
 	printf("msprof: left the interactive mode after %u window%s; the task keeps running\n",
 	       s->windows, s->windows == 1 ? "" : "s");
-	return err;
 }
 
 enum verdict { GO_ON, LEAVE };
@@ -52,7 +52,7 @@ static enum verdict run_command(struct session *s, const char *cmd, int *err)
 		*err = session_stop(s);
 	else if (!strcmp(word, "quit") || !strcmp(word, "q") ||
 		 !strcmp(word, "exit")) {
-		*err = quit(s);
+		quit(s);
 		return LEAVE;
 	} else if (!strcmp(word, "status")) {
 		session_status(s);
@@ -85,11 +85,8 @@ static enum verdict run_lines(struct session *s, struct line_input *in,
 	while ((got = line_input_next(in, line, sizeof(line))) > 0) {
 		bool was_collecting = s->collecting;
 
-		if (run_command(s, line, &err) == LEAVE) {
-			if (err && !*first)
-				*first = err;
+		if (run_command(s, line, &err) == LEAVE)
 			return LEAVE;
-		}
 		/* The idle clock restarts when a window ends. */
 		if (was_collecting && !s->collecting)
 			*idle_since = clock_ns(CLOCK_MONOTONIC);

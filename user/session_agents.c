@@ -27,6 +27,11 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
 	if (type != MSPROF_START_REQ || left >= 3)
 		return;
+	/*
+	 * Ended as a session ends: a real server counts no QUIT, and has
+	 * its three replies read instead of written into a closed socket.
+	 */
+	dynsock_request(t->fd, MSPROF_QUIT_REQ, &(int){ 0 });
 	disconnect_target(t);
 	testpoint("before-reconnect");
 	if (!connect_target(s, t))
@@ -53,11 +58,12 @@ static void lose_agent(struct target *t, int why)
  * does not know) and stopped its collection as it did.  A window running
  * loses its device side from there; the next start connects again.
  */
-static void server_ended(struct target *t, int status)
+static void server_ended(struct target *t, int status, bool quitting)
 {
-	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s; msprof connects again at the next start",
+	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
 	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
-	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "");
+	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
+	    quitting ? "" : "; msprof connects again at the next start");
 	if (*t->dir)
 		t->server_ended = true;
 	lose_agent(t, -ESHUTDOWN);
@@ -79,8 +85,9 @@ int tell_agent(struct session *s, struct target *t, int type)
 	err = dynsock_request(t->fd, type, &status);
 	t->requests++;
 	if (err == -ESHUTDOWN) {
-		server_ended(t, status);
-		return err;
+		server_ended(t, status, type == MSPROF_QUIT_REQ);
+		/* A QUIT wants no more than that. */
+		return type == MSPROF_QUIT_REQ && status == MSPROF_SUCCESS ? 0 : err;
 	}
 	if (!err && status != MSPROF_SUCCESS)
 		err = -EIO;
@@ -123,7 +130,7 @@ void check_agents(struct session *s)
 			continue;
 		err = dynsock_check_ended(t->fd, &status);
 		if (err == -ESHUTDOWN) {
-			server_ended(t, status);
+			server_ended(t, status, false);
 		} else if (err) {
 			ERR("pid %d: its profiling agent %s: disconnected",
 			    t->host_pid,
