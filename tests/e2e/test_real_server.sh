@@ -201,3 +201,19 @@ wire prompt >"$WORK/prompt.wire"
 check "prompt: refusals never reach the server" expect "$WORK/prompt.wire" \
 	"accept 1" params "send 0 0" "recv 1" "send 2 0" "recv 3" "send 4 0" \
 	"recv 5" "send 6 0" "send 7 0" "send 6 0"
+
+# --- the real limit: msprof never sends the 101st request -----------------
+# It reconnects before a START that would not fit, ending the session with
+# QUIT first (a QUIT is not counted), so that no window is cut.
+start_server many
+cmds=()
+for i in $(seq 55); do cmds+=(start stop); done
+feed "${cmds[@]}" quit |
+	"$MSPROF" --dynamic=on --pid="$SRV_PID" --output="$WORK/many" >"$WORK/many.log" 2>&1
+check "many: exit 0" [ $? -eq 0 ]
+check "many: 55 windows" [ "$(prof_dirs "$WORK/many" | wc -l)" -eq 55 ]
+check "many: the server never ended a session on its own" ! grep -q "session ends" "$WORK/many.srv"
+check "many: none is marked incomplete" ! grep -rq "ended the session" "$WORK/many"
+check "many: one reconnect" [ "$(grep -c '^accept' "$WORK/many.srv")" -eq 2 ]
+check "many: the first session ended by QUIT and its three replies" \
+	[ "$(grep -B4 -x 'accept 2' "$WORK/many.srv" | tr '\n' ' ')" = "recv 5 send 6 0 send 7 0 send 6 0 accept 2 " ]
