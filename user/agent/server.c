@@ -74,28 +74,45 @@ static int32_t conn_stop(struct conn *c)
 	return agent_devices_stop(c->devs, c->dir) ? MSPROF_FAIL : MSPROF_SUCCESS;
 }
 
-/* Answers one request; false when the connection is to end after it. */
+/* QUIT, asked or not: a window still running ends, its data kept. */
+static int32_t conn_quit(struct conn *c)
+{
+	return c->started ? conn_stop(c) : MSPROF_SUCCESS;
+}
+
+/*
+ * Answers one request; false when the session is to end after it: at
+ * QUIT, and, as a real server does, at a type it does not know (which
+ * gets no answer of its own).  The request's status means nothing: the
+ * real client leaves it uninitialised.
+ */
 static bool conn_request(struct conn *c, const struct msprof_msg *req)
 {
-	int32_t status;
-
 	switch (req->type) {
 	case MSPROF_START_REQ:
-		status = conn_start(c);
-		break;
+		return !reply(c, MSPROF_START_RSP, conn_start(c));
 	case MSPROF_STOP_REQ:
-		status = conn_stop(c);
-		break;
+		return !reply(c, MSPROF_STOP_RSP, conn_stop(c));
 	case MSPROF_QUIT_REQ:
-		status = c->started ? conn_stop(c) : MSPROF_SUCCESS;
-		reply(c, MSPROF_QUIT_RSP, status);
+		reply(c, MSPROF_QUIT_RSP, conn_quit(c));
 		return false;
 	default:
-		status = MSPROF_FAIL;
-		break;
+		return false;
 	}
-	/* Unsigned: a hostile type of INT32_MAX must not overflow. */
-	return !reply(c, (int32_t)((uint32_t)req->type + 1), status);
+}
+
+/*
+ * However a session ends (QUIT, the request past the limit, idle, a
+ * message it does not know, a client that went quiet or away), it ends as
+ * a real server ends it: DISCONNECT, then QUIT once more, whose answer
+ * says whether a window still running could be stopped.  After a QUIT the
+ * client so gets three messages.  Unlike the real server, the agent then
+ * closes the connection.
+ */
+static void end_session(struct conn *c)
+{
+	reply(c, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
+	reply(c, MSPROF_QUIT_RSP, conn_quit(c));
 }
 
 /* Only root and the task's own user may drive its profiling. */
@@ -211,7 +228,7 @@ void agent_serve(const struct agent_server *srv, int fd, int *next)
 	struct msprof_params_msg params;
 	struct msprof_msg req;
 	int32_t status;
-	int nr;
+	unsigned int nr = 0;
 
 	*next = -1;
 	if (!peer_allowed(fd))
@@ -223,18 +240,13 @@ void agent_serve(const struct agent_server *srv, int fd, int *next)
 	status = conn_params(&c, &params);
 	if (reply(&c, MSPROF_PARAMS_RSP, status) || status != MSPROF_SUCCESS)
 		return;
-	for (nr = 1; nr <= MSPROF_MAX_MSGS; nr++) {
-		if (wait_request(&c, srv->fd) ||
-		    msprof_read_by(fd, &req, sizeof(req),
-				   msprof_now_ms() + srv->limits.request_ms, -1) ||
-		    !conn_request(&c, &req))
-			break;
-	}
-	if (nr > MSPROF_MAX_MSGS)
-		reply(&c, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
-	/* However the connection ends, the window's device data is kept. */
-	if (c.started)
-		conn_stop(&c);
+	/* QUIT is not counted: the request past MSPROF_MAX_MSGS is the last. */
+	while (!wait_request(&c, srv->fd) &&
+	       !msprof_read_by(fd, &req, sizeof(req),
+			       msprof_now_ms() + srv->limits.request_ms, -1) &&
+	       conn_request(&c, &req) && ++nr <= MSPROF_MAX_MSGS)
+		;
+	end_session(&c);
 	*next = c.next;
 }
 
