@@ -95,17 +95,19 @@ int dynsock_connect(const char *path, int *fd)
 }
 
 /*
- * After its DISCONNECT a real server stops its collection and sends the
- * QUIT reply that says how that went; it comes at once, and is read here
- * with a short bound.  -ESHUTDOWN either way: the session is over.
+ * After its DISCONNECT a server stops its collection and sends the QUIT
+ * reply that says how that went: waited for as a QUIT reply is, since the
+ * device data it flushes is only complete then.  -ESHUTDOWN either way:
+ * the session is over.
  */
 static int read_session_end(int fd, int sig, int *status)
 {
+	uint64_t deadline = msprof_now_ms() +
+			    dynsock_reply_timeout_s(MSPROF_QUIT_RSP) * 1000ull;
 	struct msprof_msg rsp;
 
 	*status = -1;
-	if (!msprof_read_by(fd, &rsp, sizeof(rsp),
-			    msprof_now_ms() + DYNSOCK_DRAIN_MS, sig) &&
+	if (!msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig) &&
 	    rsp.type == MSPROF_QUIT_RSP)
 		*status = rsp.status;
 	return -ESHUTDOWN;

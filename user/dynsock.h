@@ -26,7 +26,7 @@ int dynsock_send_params(int fd, const char *json);
  */
 int dynsock_request(int fd, int type, int *status);
 /*
- * Between requests, without waiting for any to come: -ESHUTDOWN (*status
+ * Between requests, without waiting for one to come: -ESHUTDOWN (*status
  * as above) when the server has ended the session on its own (its idle
  * or request limit), -ECONNRESET when it closed, -EPROTO for a message
  * nobody asked for, 0 when nothing came.

@@ -129,12 +129,16 @@ void check_agents(struct session *s)
 		if (t->fd < 0)
 			continue;
 		err = dynsock_check_ended(t->fd, &status);
+		/*
+		 * A close alone is left to the next request, or to the exit
+		 * check: an exiting task's agent closes first and flushes
+		 * its window after.
+		 */
 		if (err == -ESHUTDOWN) {
 			server_ended(t, status, false);
-		} else if (err) {
+		} else if (err && err != -ECONNRESET) {
 			ERR("pid %d: its profiling agent %s: disconnected",
 			    t->host_pid,
-			    err == -ECONNRESET ? "closed the connection" :
 			    err == -EPROTO ? "sent a message msprof did not ask for" :
 			    strerror(-err));
 			lose_agent(t, err);

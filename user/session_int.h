@@ -39,8 +39,8 @@ int adopt_rank(int pid, void *s);
 int tell_agent(struct session *s, struct target *t, int type);
 int tell_agents(struct session *s, int type);
 /*
- * Notices agents whose server ended the session on its own, or closed,
- * between requests: says so and lets them go (the next start reconnects).
+ * Notices agents whose server ended the session on its own between
+ * requests: says so and lets them go (the next start reconnects).
  */
 void check_agents(struct session *s);
 /* What the window's info.json says of its device side. */
