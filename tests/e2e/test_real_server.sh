@@ -14,13 +14,14 @@ if [ ! -x "$SERVER" ]; then
 	exit 1
 fi
 
-# start_server NAME ARGS...: the server, as a task started without $HOME
-# (the real one takes its user's home from the user database, never from
-# $HOME); sets SRV_PID, logs to $WORK/NAME.srv.
+# start_server NAME ARGS...: the server, with a $HOME that is not its
+# user's home (the real one binds in the home the user database gives,
+# never in $HOME: msprof must look there too); sets SRV_PID, logs to
+# $WORK/NAME.srv.
 start_server() {
 	local name=$1
 	shift
-	env -u HOME "$SERVER" "$@" >"$WORK/$name.srv" 2>&1 &
+	env HOME="$WORK/not-home" "$SERVER" "$@" >"$WORK/$name.srv" 2>&1 &
 	SRV_PID=$!
 	PIDS_TO_KILL+=("$SRV_PID")
 	wait_for "$WORK/$name.srv" "listening"
