@@ -177,6 +177,9 @@ int connect_target(struct session *s, struct target *t)
 	else if (t->stage_parent_refused)
 		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
 		    t->host_pid);
+	else if (err == -EINVAL)
+		ERR("pid %d: its profiling server at %s refused msprof's parameters: not connected",
+		    t->host_pid, t->sock_path);
 	else if (err == -ENOTSOCK)
 		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
 		    t->host_pid, t->sock_path);
