@@ -218,3 +218,9 @@ check "many: none is marked incomplete" ! grep -rq "ended the session" "$WORK/ma
 check "many: one reconnect" [ "$(grep -c '^accept' "$WORK/many.srv")" -eq 2 ]
 check "many: the first session ended by QUIT and its three replies" \
 	[ "$(grep -B4 -x 'accept 2' "$WORK/many.srv" | tr '\n' ' ')" = "recv 5 send 6 0 send 7 0 send 6 0 accept 2 " ]
+
+# What msprof and the servers said, for a failure's diagnosis.
+[ "$CHECKS_FAILED" -eq 0 ] || for f in "$WORK"/*.log "$WORK"/*.srv; do
+	echo "--- $f"
+	show "$f"
+done
