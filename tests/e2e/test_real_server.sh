@@ -24,6 +24,8 @@ start_server() {
 	env HOME="$WORK/not-home" "$SERVER" "$@" >"$WORK/$name.srv" 2>&1 &
 	SRV_PID=$!
 	PIDS_TO_KILL+=("$SRV_PID")
+	# Killed, it leaves its socket file, as a real task does.
+	CLEANUP_CMDS+=("rm -f $(getent passwd "$(id -u)" | cut -d: -f6)/dynamic_profiling_socket_$SRV_PID")
 	wait_for "$WORK/$name.srv" "listening"
 }
 
