@@ -221,6 +221,48 @@ check "many: one reconnect" [ "$(grep -c '^accept' "$WORK/many.srv")" -eq 2 ]
 check "many: the first session ended by QUIT and its three replies" \
 	[ "$(grep -B4 -x 'accept 2' "$WORK/many.srv" | tr '\n' ' ')" = "recv 5 send 6 0 send 7 0 send 6 0 accept 2 " ]
 
+# --- bad parameters end the real server for good ---------------------------
+# msprof always sends the whole 4100 bytes; a client that sends fewer gets
+# {0,FAIL}, and the server stops accepting and removes its socket.
+start_server bad
+sock=$(sed -n 's/^listening //p' "$WORK/bad.srv")
+reply=$(timeout 10 python3 - "$sock" <<'END'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(struct.pack("=I", 3) + b"{}x")
+print("%d %d" % struct.unpack("=ii", s.recv(8)))
+END
+)
+check "bad params: answered {0,FAIL}" [ "$reply" = "0 1" ]
+check "bad params: the server ended for good" wait_for "$WORK/bad.srv" "server ended after 1 accepts"
+check "bad params: its socket is gone" [ ! -e "$sock" ]
+check "bad params: the task runs on" alive "$SRV_PID"
+
+# --- our agent starting in the same home leaves real servers be -------------
+# It removes stale socket files, found by connecting: a real server takes
+# a hang-up before the parameters for bad parameters and ends for good.
+# One named for a live process is not probed; one named for a pid not seen
+# here (a key pid, another namespace's) is held past the server's 1 s wait.
+start_server near
+near=$SRV_PID
+sleep 0 &
+dead=$!
+wait "$dead"
+DYNAMIC_PROFILING_KEY_PID=$dead start_server keyed
+home=$(getent passwd "$(id -u)" | cut -d: -f6)
+HOME=$home PROFILING_MODE=dynamic "$SAMPLE" --steps 0 --step-ms 10 >"$WORK/agent.out" 2>&1 &
+agent=$!
+PIDS_TO_KILL+=("$agent")
+wait_socket "$home" "$agent"
+sleep 2	# its probe is let go after 1.5 s
+check "a live task's server was not probed" ! grep -q "^accept" "$WORK/near.srv"
+check "a keyed server was probed, and waited out" grep -qx "params timeout" "$WORK/keyed.srv"
+check "neither server ended" ! grep -q "server ended" "$WORK/near.srv" "$WORK/keyed.srv"
+feed start stop q | "$MSPROF" --dynamic=on --pid="$near" --output="$WORK/near" >"$WORK/near.log" 2>&1
+check "msprof still works with the live one" [ "$(prof_dirs "$WORK/near" | wc -l)" -eq 1 ]
+
 # What msprof and the servers said, for a failure's diagnosis.
 [ "$CHECKS_FAILED" -eq 0 ] || for f in "$WORK"/*.log "$WORK"/*.srv; do
 	echo "--- $f"
