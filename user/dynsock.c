@@ -94,6 +94,25 @@ int dynsock_connect(const char *path, int *fd)
 	return 0;
 }
 
+/*
+ * After its DISCONNECT a server stops its collection and sends the QUIT
+ * reply that says how that went: waited for as a QUIT reply is, since the
+ * device data it flushes is only complete then.  -ESHUTDOWN either way:
+ * the session is over.
+ */
+static int read_session_end(int fd, int sig, int *status)
+{
+	uint64_t deadline = msprof_now_ms() +
+			    dynsock_reply_timeout_s(MSPROF_QUIT_RSP) * 1000ull;
+	struct msprof_msg rsp;
+
+	*status = -1;
+	if (!msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig) &&
+	    rsp.type == MSPROF_QUIT_RSP)
+		*status = rsp.status;
+	return -ESHUTDOWN;
+}
+
 /* Sends msg and reads the reply of the type wanted, by one deadline. */
 static int exchange(int fd, const void *msg, size_t len, int want,
 		    int *status)
@@ -109,15 +128,25 @@ static int exchange(int fd, const void *msg, size_t len, int want,
 	err = msprof_write_by(fd, msg, len, deadline, sig);
 	if (!err)
 		err = msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig);
+	if (!err && rsp.type == MSPROF_DISCONNECT_RSP)
+		err = read_session_end(fd, sig, status);
+	else if (!err && rsp.type != want)
+		err = -EPROTO;
+	else if (!err)
+		*status = rsp.status;
+	/*
+	 * A real server ends the session after every QUIT, with a DISCONNECT
+	 * and a second QUIT reply; it never closes the connection itself.
+	 * Read them (an agent that closes instead ends the wait at once),
+	 * so that the server does not write into a closed socket.
+	 */
+	if (!err && want == MSPROF_QUIT_RSP &&
+	    !msprof_read_by(fd, &rsp, sizeof(rsp),
+			    msprof_now_ms() + DYNSOCK_DRAIN_MS, sig) &&
+	    rsp.type == MSPROF_DISCONNECT_RSP)
+		read_session_end(fd, sig, &(int){ 0 });
 	close(sig);
-	if (err)
-		return err;
-	if (rsp.type == MSPROF_DISCONNECT_RSP)
-		return -ECONNRESET;
-	if (rsp.type != want)
-		return -EPROTO;
-	*status = rsp.status;
-	return 0;
+	return err;
 }
 
 int dynsock_send_params(int fd, const char *json)
@@ -136,7 +165,31 @@ int dynsock_send_params(int fd, const char *json)
 
 int dynsock_request(int fd, int type, int *status)
 {
+	/* The status of a request means nothing; a real client sends any. */
 	struct msprof_msg msg = { .type = type, .status = MSPROF_SUCCESS };
 
 	return exchange(fd, &msg, sizeof(msg), type + 1, status);
+}
+
+int dynsock_check_ended(int fd, int *status)
+{
+	struct msprof_msg rsp;
+	ssize_t n;
+	int sig, err;
+
+	n = recv(fd, &rsp, sizeof(rsp), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	if (!n)
+		return -ECONNRESET;
+	err = watch_signals(&sig);
+	if (err)
+		return err;
+	err = msprof_read_by(fd, &rsp, sizeof(rsp),
+			     msprof_now_ms() + DYNSOCK_DRAIN_MS, sig);
+	if (!err)
+		err = rsp.type == MSPROF_DISCONNECT_RSP ?
+		      read_session_end(fd, sig, status) : -EPROTO;
+	close(sig);
+	return err;
 }

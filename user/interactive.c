@@ -2,6 +2,7 @@
 /* The interactive prompt and the event loop around it. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,17 +17,25 @@
 /* Checks for exited targets this often while waiting for input. */
 #define POLL_MS 500
 
-
-
-
 static void help(void)
 {
-	puts("commands:\n"
+	puts("Usage:\n"
 	     "  start   begin a collection window\n"
 	     "  stop    end it and write its PROF_ directories\n"
 	     "  status  state, window, events and losses so far\n"
-	     "  quit    stop if needed and leave; the task keeps running\n"
-	     "  help    this text");
+	     "  quit    stop if needed and leave; the task keeps running (also: q)\n"
+	     "  help    this text (also: h)");
+}
+
+/*
+ * quit: msprof's word on it as the agents answered, then ours.  What went
+ * wrong is said; as any way out, it leaves with status 0.
+ */
+static void quit(struct session *s)
+{
+	puts(session_quit(s) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_QUIT_SUCCESS);
+	printf("msprof: left the interactive mode after %u window%s; the task keeps running\n",
+	       s->windows, s->windows == 1 ? "" : "s");
 }
 
 enum verdict { GO_ON, LEAVE };
@@ -41,14 +50,19 @@ static enum verdict run_command(struct session *s, const char *cmd, int *err)
 		*err = session_start(s);
 	else if (!strcmp(word, "stop"))
 		*err = session_stop(s);
-	else if (!strcmp(word, "quit") || !strcmp(word, "exit"))
+	else if (!strcmp(word, "quit") || !strcmp(word, "q") ||
+		 !strcmp(word, "exit")) {
+		quit(s);
 		return LEAVE;
-	else if (!strcmp(word, "status"))
+	} else if (!strcmp(word, "status")) {
 		session_status(s);
-	else if (!strcmp(word, "help"))
+	} else if (!strcmp(word, "help") || !strcmp(word, "h")) {
 		help();
-	else
-		printf("msprof: unknown command '%s' (try help)\n", word);
+	} else {
+		/* As msprof's own prompt answers one. */
+		printf("invalid option -- '%s'\n", word);
+		help();
+	}
 	return GO_ON;
 }
 
@@ -105,8 +119,15 @@ static int run_loop(struct session *s, struct line_input *in, int sigfd,
 		if (fds[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
-				printf("\nmsprof: %s, leaving\n", strsignal((int)si.ssi_signo));
+			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+				return first;
+			/* As at msprof's own prompt: Ctrl-C does not leave. */
+			if (si.ssi_signo == SIGINT) {
+				puts("\nUse 'quit' or 'q' to exit dynamic profiling.");
+				line_input_prompt(in);
+				continue;
+			}
+			printf("\nmsprof: %s, leaving\n", strsignal((int)si.ssi_signo));
 			return first;
 		}
 		if (fds[0].revents & (POLLIN | POLLHUP))

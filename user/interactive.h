@@ -8,7 +8,8 @@
 
 /*
  * The (msprof) prompt: reads start/stop/quit from stdin until quit, end of
- * input, a signal in sigfd, or every target gone; child (launch mode, else
+ * input, a signal in sigfd other than SIGINT (which is answered as msprof
+ * answers it), or every target gone; child (launch mode, else
  * 0) is reaped when it exits.  Leaves after idle_s seconds without a
  * window running (counted from entry or the last stop).  Returns 0 or the
  * first failure.

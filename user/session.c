@@ -223,6 +223,7 @@ int begin_window(struct session *s, struct target *t)
 	t->stage_ignored = 0;
 	t->device_err = 0;
 	t->ndevices = 0;
+	t->server_ended = false;
 	err = open_window(s, t);
 	if (err)
 		return err;
@@ -252,6 +253,7 @@ static void abort_start(struct session *s)
 	for (i = 0; i < s->ntargets; i++)
 		if (s->targets[i].dir_fd >= 0)
 			close_window(s, &s->targets[i]);
+	puts(MSPROF_SAYS_START_FAILED);
 	printf("msprof: collection not started; nothing was written\n");
 	/* The next start makes this window's directories afresh. */
 	s->windows--;
@@ -262,10 +264,14 @@ int session_start(struct session *s)
 	int i, err;
 
 	if (s->collecting) {
-		printf("msprof: collection is already running; type stop first\n");
+		puts(MSPROF_SAYS_ALREADY_STARTED);
+		printf("msprof: collection is already running (window %u); type stop first\n",
+		       s->windows);
 		return 0;
 	}
 	testpoint("start-begin");
+	/* A server that ended the session since is connected again below. */
+	check_agents(s);
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
 		launch_each_task(s->launched, s->home, adopt_rank, s);
@@ -307,7 +313,12 @@ int session_start(struct session *s)
 	/* Device collection failing still leaves a useful host window. */
 	tell_agents(s, MSPROF_START_REQ);
 	testpoint("after-start-req");
+	puts(MSPROF_SAYS_START_SUCCESS);
 	printf("msprof: collection started (window %u)\n", s->windows);
+	for (i = 0; i < s->ntargets; i++)
+		if (*s->targets[i].dir)
+			printf("msprof: pid %d: window in %s\n",
+			       s->targets[i].host_pid, s->targets[i].dir);
 	testpoint("collecting");
 	return 0;
 }
@@ -364,7 +375,11 @@ int end_window(struct session *s, struct target *t,
 	else if (t->device_err)
 		snprintf(reason, sizeof(reason), "device data: %s",
 			 strerror(-t->device_err));
-	sum.incomplete_reason = herr || t->device_err ? reason : NULL;
+	else if (t->server_ended)
+		snprintf(reason, sizeof(reason),
+			 "device data: the task's profiling server ended the session during the window and stopped its collection");
+	sum.incomplete_reason = herr || t->device_err || t->server_ended ?
+				reason : NULL;
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
 	sum.device_status = device_status_text(s, t, why, sizeof(why));
@@ -385,6 +400,18 @@ int end_window(struct session *s, struct target *t,
 	return err ?: herr ?: t->device_err;
 }
 
+/* An agent answered the window's STOP with a failure. */
+static bool agent_failed(const struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ntargets; i++)
+		if (*s->targets[i].dir &&
+		    s->targets[i].device_status == MSPROF_FAIL)
+			return true;
+	return false;
+}
+
 int session_stop(struct session *s)
 {
 	uint64_t stats[MSPROF_STAT_MAX], ioctls = 0, unnamed = 0;
@@ -392,6 +419,7 @@ int session_stop(struct session *s)
 	int i, err, first = 0;
 
 	if (!s->collecting) {
+		puts(MSPROF_SAYS_NOT_STARTED);
 		printf("msprof: collection is not running; type start first\n");
 		return 0;
 	}
@@ -402,6 +430,8 @@ int session_stop(struct session *s)
 	s->collecting = false;
 	tell_agents(s, MSPROF_STOP_REQ);
 	testpoint("after-stop-req");
+	/* msprof's word on the stop, as the agents answered; details follow. */
+	puts(agent_failed(s) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_STOP_SUCCESS);
 	/* Returns still in flight now are lost with the probes; few by design. */
 	tracer_detach(s->tracer);
 	testpoint("after-detach");
@@ -443,10 +473,9 @@ int session_stop(struct session *s)
 	return first;
 }
 
-void session_close(struct session *s)
+int session_quit(struct session *s)
 {
-	struct target *t;
-	int i;
+	int i, err = 0, qerr;
 
 	testpoint("quit-begin");
 	if (s->tracer) {
@@ -455,15 +484,23 @@ void session_close(struct session *s)
 		/* A task that is gone gets no goodbye, and no error about it. */
 		session_check_targets(s);
 		if (s->collecting)
-			session_stop(s);
+			err = session_stop(s);
 	}
-	tell_agents(s, MSPROF_QUIT_REQ);
+	qerr = tell_agents(s, MSPROF_QUIT_REQ);
 	testpoint("after-quit-req");
-	for (i = 0; i < s->ntargets; i++) {
-		t = &s->targets[i];
-		disconnect_target(t);
-		ctl_unlock(&t->lock);
-	}
+	for (i = 0; i < s->ntargets; i++)
+		disconnect_target(&s->targets[i]);
+	return err ?: qerr;
+}
+
+void session_close(struct session *s)
+{
+	int i;
+
+	/* Once quit, nothing is collecting and no agent is connected. */
+	session_quit(s);
+	for (i = 0; i < s->ntargets; i++)
+		ctl_unlock(&s->targets[i].lock);
 	tracer_close(s->tracer);
 	s->tracer = NULL;
 	probe_set_free(&s->probes);

@@ -44,7 +44,24 @@ int session_open(struct session *s, const struct msprof_opts *o,
 		 pid_t launched, const char *home);
 int session_start(struct session *s);
 int session_stop(struct session *s);
-/* Stops a running window, tells the agents we quit, unloads everything. */
+/*
+ * The result lines msprof's own client prints (scripts written for it
+ * look for them); msprof says its details after each.
+ */
+#define MSPROF_SAYS_START_SUCCESS "dynamic profiling start success......"
+#define MSPROF_SAYS_ALREADY_STARTED "[WARNING] dynamic profiling already started......"
+#define MSPROF_SAYS_START_FAILED "[ERROR] dynamic profiling start failed......"
+#define MSPROF_SAYS_STOP_SUCCESS "dynamic profiling stop success......"
+#define MSPROF_SAYS_NOT_STARTED "[WARNING] dynamic profiling has not started......"
+#define MSPROF_SAYS_STOP_FAILED "[ERROR] dynamic profiling stop failed......"
+#define MSPROF_SAYS_QUIT_SUCCESS "dynamic profiling quit success......"
+
+/*
+ * Stops a running window and tells the agents we quit, then lets them go:
+ * 0, or the first failure (the reason is printed).  Idempotent.
+ */
+int session_quit(struct session *s);
+/* session_quit(), then unloads everything. */
 void session_close(struct session *s);
 /* Prints the state, the window so far and each target. */
 void session_status(struct session *s);

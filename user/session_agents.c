@@ -27,11 +27,46 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 		       t->host_pid, t->requests, MSPROF_MAX_MSGS);
 	if (type != MSPROF_START_REQ || left >= 3)
 		return;
+	/*
+	 * Ended as a session ends: a real server counts no QUIT, and has
+	 * its three replies read instead of written into a closed socket.
+	 */
+	dynsock_request(t->fd, MSPROF_QUIT_REQ, &(int){ 0 });
 	disconnect_target(t);
 	testpoint("before-reconnect");
 	if (!connect_target(s, t))
 		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
 		       t->host_pid);
+}
+
+/*
+ * The agent's connection is gone in the middle of things: what it flushed
+ * of a window as the connection ended is kept, and the reason why its
+ * device side ends there.
+ */
+static void lose_agent(struct target *t, int why)
+{
+	if (*t->dir)
+		target_collect_device_data(t);
+	t->device_status = why;
+	disconnect_target(t);
+}
+
+/*
+ * The task's server ended the session on its own (a real one does at the
+ * 101st request, after 1800 s idle outside a window, or on a message it
+ * does not know) and stopped its collection as it did.  A window running
+ * loses its device side from there; the next start connects again.
+ */
+static void server_ended(struct target *t, int status, bool quitting)
+{
+	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
+	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
+	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
+	    quitting ? "" : "; msprof connects again at the next start");
+	if (*t->dir)
+		t->server_ended = true;
+	lose_agent(t, -ESHUTDOWN);
 }
 
 /* Sends one request to the target's agent, if it has one connected. */
@@ -49,6 +84,11 @@ int tell_agent(struct session *s, struct target *t, int type)
 	}
 	err = dynsock_request(t->fd, type, &status);
 	t->requests++;
+	if (err == -ESHUTDOWN) {
+		server_ended(t, status, type == MSPROF_QUIT_REQ);
+		/* A QUIT wants no more than that. */
+		return type == MSPROF_QUIT_REQ && status == MSPROF_SUCCESS ? 0 : err;
+	}
 	if (!err && status != MSPROF_SUCCESS)
 		err = -EIO;
 	if (type == MSPROF_STOP_REQ)
@@ -79,6 +119,33 @@ int tell_agent(struct session *s, struct target *t, int type)
 	return err;
 }
 
+void check_agents(struct session *s)
+{
+	int i, status, err;
+
+	for (i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->fd < 0)
+			continue;
+		err = dynsock_check_ended(t->fd, &status);
+		/*
+		 * A close alone is left to the next request, or to the exit
+		 * check: an exiting task's agent closes first and flushes
+		 * its window after.
+		 */
+		if (err == -ESHUTDOWN) {
+			server_ended(t, status, false);
+		} else if (err && err != -ECONNRESET) {
+			ERR("pid %d: its profiling agent %s: disconnected",
+			    t->host_pid,
+			    err == -EPROTO ? "sent a message msprof did not ask for" :
+			    strerror(-err));
+			lose_agent(t, err);
+		}
+	}
+}
+
 /* Sends one request to every connected agent; returns the first failure. */
 int tell_agents(struct session *s, int type)
 {
@@ -103,6 +170,8 @@ const char *device_status_text(const struct session *s, const struct target *t,
 		return msprof_msg_status_name(t->device_status);
 	if (t->device_status == -ENOTCONN)
 		return "not connected: the process has no profiling agent";
+	if (t->device_status == -ESHUTDOWN)
+		return "not connected: the task's profiling server ended the session and stopped its collection";
 	snprintf(buf, len, "not connected: %s", strerror(-t->device_status));
 	return buf;
 }

@@ -38,6 +38,11 @@ int adopt_rank(int pid, void *s);
 /* session_agents.c: requests to the targets' agents. */
 int tell_agent(struct session *s, struct target *t, int type);
 int tell_agents(struct session *s, int type);
+/*
+ * Notices agents whose server ended the session on its own between
+ * requests: says so and lets them go (the next start reconnects).
+ */
+void check_agents(struct session *s);
 /* What the window's info.json says of its device side. */
 const char *device_status_text(const struct session *s, const struct target *t,
 			       char *buf, size_t len);

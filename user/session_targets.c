@@ -180,6 +180,9 @@ int connect_target(struct session *s, struct target *t)
 	else if (err == -EILSEQ)
 		ERR("pid %d: the staging directory %s holds '\"', '\\' or a control character, which a runtime's parameters cannot carry: not connected (choose another --output)",
 		    t->host_pid, t->task_stage);
+	else if (err == -EINVAL)
+		ERR("pid %d: its profiling server at %s refused msprof's parameters: not connected",
+		    t->host_pid, t->sock_path);
 	else if (err == -ENOTSOCK)
 		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
 		    t->host_pid, t->sock_path);
@@ -318,5 +321,6 @@ bool session_check_targets(struct session *s)
 		}
 		alive += !t->exited;
 	}
+	check_agents(s);
 	return alive > 0;
 }

@@ -63,16 +63,13 @@ static int passwd_home(int pid, uid_t uid, char *home, size_t len)
 	return err;
 }
 
-/* The task's home: its HOME, else its user's home directory. */
-static int task_home(const struct target *t, char *home, size_t len)
+/* The task's user's home directory, in the user database it sees. */
+static int user_home(const struct target *t, char *home, size_t len)
 {
 	uid_t uid;
 	gid_t gid;
 	int err;
 
-	err = procfs_getenv(t->host_pid, "HOME", home, len);
-	if (err != -ENOENT)
-		return err;
 	err = procfs_owner(t->host_pid, &uid, &gid);
 	if (err)
 		return err;
@@ -82,9 +79,49 @@ static int task_home(const struct target *t, char *home, size_t len)
 	return copy_home(getpwuid(uid), home, len);
 }
 
+/* "/proc/<pid>/root<home>/dynamic_profiling_socket_<ns pid>" */
+static int sock_path_in(struct target *t, const char *home)
+{
+	size_t n;
+
+	/* Through the task's root: the same path from the host or inside. */
+	if (snprintf(t->sock_path, sizeof(t->sock_path), "/proc/%d/root%s",
+		     t->host_pid, home) >= (int)sizeof(t->sock_path))
+		return -ENAMETOOLONG;
+	n = strlen(t->sock_path);
+	return msprof_socket_path(t->sock_path + n, sizeof(t->sock_path) - n,
+				  "", t->ns_pid);
+}
+
+/*
+ * Our agent binds in the task's HOME, a real CANN server in its user's
+ * home from the user database: the first of the two holding a socket.
+ * With neither, the HOME one is the one named in messages.
+ */
+static int find_socket(struct target *t)
+{
+	char home[PATH_MAX], first[PATH_MAX] = "";
+	int err;
+
+	err = procfs_getenv(t->host_pid, "HOME", home, sizeof(home));
+	if (!err) {
+		err = sock_path_in(t, home);
+		if (err || !access(t->sock_path, F_OK))
+			return err;
+		strcpy(first, t->sock_path);
+	} else if (err != -ENOENT) {
+		return err;
+	}
+	err = user_home(t, home, sizeof(home));
+	if (!err)
+		err = sock_path_in(t, home);
+	if (*first && (err || access(t->sock_path, F_OK)))
+		strcpy(t->sock_path, first);
+	return *first ? 0 : err;
+}
+
 int target_init(struct target *t, int host_pid)
 {
-	char home[PATH_MAX], root[64];
 	bool same_mnt_ns = true;
 	int err;
 
@@ -102,18 +139,7 @@ int target_init(struct target *t, int host_pid)
 	if (!err)
 		err = procfs_same_ns(host_pid, "mnt", &same_mnt_ns);
 	t->own_mnt_ns = !same_mnt_ns;
-	if (!err)
-		err = task_home(t, home, sizeof(home));
-	if (err)
-		return err;
-	/* Through the task's root: the same path from the host or inside. */
-	snprintf(root, sizeof(root), "/proc/%d/root", host_pid);
-	if (snprintf(t->sock_path, sizeof(t->sock_path), "%s%s", root, home) >=
-	    (int)sizeof(t->sock_path))
-		return -ENAMETOOLONG;
-	return msprof_socket_path(t->sock_path + strlen(t->sock_path),
-				  sizeof(t->sock_path) - strlen(t->sock_path),
-				  "", t->ns_pid);
+	return err ?: find_socket(t);
 }
 
 /* Any entry at all: the directory is not the one just made. */

@@ -52,6 +52,7 @@ struct target {
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */
 	int dir_fd;		/* open on it, -1 if none */
 	int device_status;	/* the agent's answer to STOP_REQ, or -errno */
+	bool server_ended;	/* its server ended the session inside the window */
 };
 
 /* Looks the task up in /proc; -ESRCH if it does not exist. */

@@ -11,7 +11,10 @@
 
 #define MSPROF_SOCKET_PREFIX	"dynamic_profiling_socket_"
 #define MSPROF_PARAMS_LEN	4096
-/* The agent drops a connection after this many messages or idle seconds. */
+/*
+ * A server ends the session after the request past this many (QUIT not
+ * counted), or after this many idle seconds outside a window.
+ */
 #define MSPROF_MAX_MSGS		100
 #define MSPROF_IDLE_TIMEOUT_S	1800
 

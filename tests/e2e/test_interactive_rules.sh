@@ -1,8 +1,9 @@
 #!/bin/bash
 # Interactive-mode rules: the prompt and its commands, start/stop out of
 # order, status, the idle timeout, one controller per task (a killed one
-# frees the task at once), and quit / SIGINT / SIGTERM / end of input all
-# finishing a running window and leaving the task running.
+# frees the task at once), and quit / q / SIGTERM / end of input all
+# finishing a running window and leaving the task running; SIGINT, as at
+# msprof's own prompt, is answered and does not leave.
 source tests/e2e/lib.sh
 
 start_task --steps 0 --step-ms 10 || exit 1
@@ -13,16 +14,30 @@ run_msprof() {	# run_msprof LOG ARGS...: msprof on the task, commands on stdin
 }
 
 # --- commands and their messages ----------------------------------------
-feed help stop start "sleep 0.5" start status bogus stop stop quit |
+feed help h stop start "sleep 0.5" start status bogus stop stop quit |
 	run_msprof "$WORK/cmds.log" --output="$WORK/cmds"
 check "commands: exit 0" [ $? -eq 0 ]
 check "the prompt is (msprof)" grep -q '^(msprof) ' "$WORK/cmds.log"
 check "help lists the commands" grep -q "status  state, window" "$WORK/cmds.log"
+check "h is help too, as at msprof's prompt" [ "$(grep -c "status  state, window" "$WORK/cmds.log")" -eq 3 ]
 check "stop while stopped is refused politely" grep -q "collection is not running; type start first" "$WORK/cmds.log"
-check "start while started is refused politely" grep -q "collection is already running; type stop first" "$WORK/cmds.log"
+check "start while started is refused politely" grep -q "collection is already running (window 1); type stop first" "$WORK/cmds.log"
+# The result lines msprof's own prompt prints, in order, after the prompt.
+sed -E 's/^(\(msprof\) )+//' "$WORK/cmds.log" |
+	grep -E '^(\[(WARNING|ERROR)\] )?dynamic profiling ' >"$WORK/cmds.said"
+check "msprof's own result lines, in order" diff - "$WORK/cmds.said" <<'END'
+[WARNING] dynamic profiling has not started......
+dynamic profiling start success......
+[WARNING] dynamic profiling already started......
+dynamic profiling stop success......
+[WARNING] dynamic profiling has not started......
+dynamic profiling quit success......
+END
 check "status shows the window" grep -q "state: collecting, window 1" "$WORK/cmds.log"
 check "status shows the target and its events" grep -Eq "pid $TASK_PID \(npu_sample\): [0-9]+ API calls" "$WORK/cmds.log"
-check "an unknown command is named" grep -q "unknown command 'bogus'" "$WORK/cmds.log"
+check "an unknown command is named as msprof names it" grep -qx "(msprof) invalid option -- 'bogus'" "$WORK/cmds.log"
+usage_follows() { [ "$(grep -A1 -xF "(msprof) invalid option -- 'bogus'" "$WORK/cmds.log" | tail -1)" = Usage: ]; }
+check "and the usage follows" usage_follows
 check "one start/stop pair, one PROF_ directory" [ "$(prof_dirs "$WORK/cmds" | wc -l)" -eq 1 ]
 
 # --- no start within the idle timeout -------------------------------------
@@ -52,7 +67,7 @@ check "a killed controller frees the task at once" [ $? -eq 0 ]
 check "and the next one collects" [ "$(prof_dirs "$WORK/third" | wc -l)" -eq 1 ]
 
 # --- every way out finishes the window --------------------------------
-for how in quit eof SIGINT SIGTERM; do
+for how in quit q eof SIGINT SIGTERM; do
 	mkfifo "$WORK/$how.cmd"
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/$how" \
 		<"$WORK/$how.cmd" >"$WORK/$how.log" 2>&1 &
@@ -63,8 +78,13 @@ for how in quit eof SIGINT SIGTERM; do
 	check "$how: probes on in the window" probes_attached "$m"
 	sleep 0.5
 	case $how in
-	quit) echo quit >&3 ;;
+	quit | q) echo $how >&3 ;;
 	eof) exec 3>&- ;;
+	SIGINT)
+		kill -INT "$m"
+		check "SIGINT: answered as msprof's prompt answers it" wait_for "$WORK/$how.log" "Use 'quit' or 'q' to exit dynamic profiling."
+		check "SIGINT: msprof stays, the window open" probes_attached "$m"
+		echo quit >&3 ;;
 	*) kill -"${how#SIG}" "$m" ;;
 	esac
 	wait_pid "$m"

@@ -14,7 +14,7 @@
 #include "msprof/protocol.h"
 #include "agent/agent_int.h"
 
-/* More than a connection can use: 100 requests after the parameters. */
+/* More than a session can use: 101 requests after the parameters. */
 #define MAX_INPUT (sizeof(struct msprof_params_msg) + \
 		   (MSPROF_MAX_MSGS + 8) * sizeof(struct msprof_msg))
 

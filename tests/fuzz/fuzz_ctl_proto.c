@@ -2,7 +2,8 @@
 /*
  * The controller's reading of the agent's replies: msprof sends its
  * parameters and a few requests over a socketpair whose other end answers
- * with the fuzz bytes, then hangs up.
+ * with the fuzz bytes, then hangs up; what is left after the last reply is
+ * read as a server's word between requests.
  *
  * Input: byte 0 holds the number of requests (low 3 bits), one byte per
  * request picks its type, and the rest is what the agent sends back.
@@ -49,8 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    types[data[1 + i] % (sizeof(types) /
 							 sizeof(types[0]))],
 				    &status))
-			break;
+			goto out;
 	}
+	/* What the agent sent unasked after its last reply. */
+	dynsock_check_ended(sv[0], &status);
 out:
 	close(sv[0]);
 	close(sv[1]);

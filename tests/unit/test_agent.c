@@ -109,11 +109,30 @@ static void expect_reply(int fd, int32_t type, int32_t status)
 	CU_ASSERT_EQUAL(rsp.status, status);
 }
 
-static void request(int fd, int32_t type, int32_t status)
+/*
+ * The real client leaves a request's status uninitialised: whatever it
+ * holds, the agent must not look at it.
+ */
+static int32_t garbage(void)
 {
-	struct msprof_msg req = { .type = type };
+	static uint32_t x = 0x9e3779b9;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return (int32_t)x;
+}
+
+static void send_request(int fd, int32_t type)
+{
+	struct msprof_msg req = { .type = type, .status = garbage() };
 
 	CU_ASSERT_EQUAL(msprof_write_by(fd, &req, sizeof(req), soon(), -1), 0);
+}
+
+static void request(int fd, int32_t type, int32_t status)
+{
+	send_request(fd, type);
 	expect_reply(fd, type + 1, status);
 }
 
@@ -123,6 +142,17 @@ static void expect_closed(int fd)
 
 	CU_ASSERT_EQUAL(read(fd, &c, 1), 0);
 	close(fd);
+}
+
+/*
+ * A session ends as a real server ends it: DISCONNECT, then QUIT's
+ * answer (whether a window still running stopped); the agent then closes.
+ */
+static void expect_session_end(int fd, int32_t quit_status)
+{
+	expect_reply(fd, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
+	expect_reply(fd, MSPROF_QUIT_RSP, quit_status);
+	expect_closed(fd);
 }
 
 static void test_requests(void)
@@ -137,12 +167,47 @@ static void test_requests(void)
 	request(fd, MSPROF_STOP_REQ, MSPROF_NOT_START);
 	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
 	request(fd, MSPROF_START_REQ, MSPROF_ALREADY_START);
-	request(fd, MSPROF_STOP_RSP, MSPROF_FAIL);
 	/* Without a device runtime nothing is written, so no directory either. */
 	request(fd, MSPROF_STOP_REQ, MSPROF_SUCCESS);
 	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+	/* Three messages after QUIT, as from a real server. */
 	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
-	expect_closed(fd);
+	expect_session_end(fd, MSPROF_SUCCESS);
+}
+
+/* A type it does not know ends the session, a window in it too. */
+static void test_bad_type(void)
+{
+	int fd = agent_connect();
+
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
+	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+	send_request(fd, MSPROF_STOP_RSP);
+	expect_session_end(fd, MSPROF_SUCCESS);
+
+	fd = agent_connect();
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
+	send_request(fd, -1);
+	expect_session_end(fd, MSPROF_SUCCESS);
+}
+
+/*
+ * The real msprof client's sequence: parameters, then START, STOP, QUIT
+ * with garbage in their status, one reply read each, the type checked to
+ * be the request's + 1; it closes after QUIT.
+ */
+static void test_real_client(void)
+{
+	int fd = agent_connect();
+	int i;
+
+	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
+	for (i = 0; i < 3; i++) {
+		request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
+		request(fd, MSPROF_STOP_REQ, MSPROF_SUCCESS);
+	}
+	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
+	close(fd);
 }
 
 static void test_bad_params(void)
@@ -167,18 +232,19 @@ static void test_message_limit(void)
 	int i;
 
 	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
-	for (i = 0; i < MSPROF_MAX_MSGS; i++)
+	/* QUIT is not counted; the 101st request is answered, then the end. */
+	for (i = 0; i <= MSPROF_MAX_MSGS; i++)
 		request(fd, i % 2 ? MSPROF_STOP_REQ : MSPROF_START_REQ,
 			MSPROF_SUCCESS);
-	expect_reply(fd, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
-	expect_closed(fd);
+	/* It was a START: the window is stopped as the session ends. */
+	expect_session_end(fd, MSPROF_SUCCESS);
 
 	/* A new connection counts from zero again. */
 	fd = agent_connect();
 	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
 	request(fd, MSPROF_START_REQ, MSPROF_SUCCESS);
 	request(fd, MSPROF_QUIT_REQ, MSPROF_SUCCESS);
-	expect_closed(fd);
+	expect_session_end(fd, MSPROF_SUCCESS);
 }
 
 static void test_idle_timeout(void)
@@ -186,7 +252,7 @@ static void test_idle_timeout(void)
 	int fd = agent_connect();
 
 	CU_ASSERT_EQUAL(send_params(fd, "{\"result_dir\": \"/tmp\"}"), MSPROF_SUCCESS);
-	expect_closed(fd);
+	expect_session_end(fd, MSPROF_SUCCESS);
 	/* The agent's exit handler finds its file gone and leaves it be. */
 	CU_ASSERT_EQUAL(unlink(sock), 0);
 	CU_ASSERT_EQUAL(rmdir(home), 0);
@@ -253,7 +319,7 @@ static void test_trickle_bounded(void)
 	ms = serve_ms(-1, sv[1]);
 	CU_ASSERT(ms >= 200 && ms < 2000);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
-	expect_closed(sv[0]);
+	expect_session_end(sv[0], MSPROF_SUCCESS);
 }
 
 /*
@@ -291,7 +357,7 @@ static void test_waiter_gets_in(void)
 	ms = serve_ms(lfd, sv[1]);
 	CU_ASSERT(ms < 150);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
-	expect_closed(sv[0]);
+	expect_session_end(sv[0], MSPROF_SUCCESS);
 
 	/* In a window: yield_ms more, then the window ends. */
 	close(lfd);
@@ -301,7 +367,7 @@ static void test_waiter_gets_in(void)
 	CU_ASSERT(ms >= 300 && ms < 2000);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
 	expect_reply(sv[0], MSPROF_START_RSP, MSPROF_SUCCESS);
-	expect_closed(sv[0]);
+	expect_session_end(sv[0], MSPROF_SUCCESS);
 	close(lfd);
 }
 
@@ -326,7 +392,7 @@ static void test_window_kept(void)
 	CU_ASSERT(ms >= 400);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
 	expect_reply(sv[0], MSPROF_START_RSP, MSPROF_SUCCESS);
-	expect_closed(sv[0]);
+	expect_session_end(sv[0], MSPROF_SUCCESS);
 }
 
 static void test_probe_ignored(void)
@@ -343,7 +409,7 @@ static void test_probe_ignored(void)
 	pthread_join(tid, NULL);
 	CU_ASSERT(ms >= 400);
 	expect_reply(sv[0], MSPROF_PARAMS_RSP, MSPROF_SUCCESS);
-	expect_closed(sv[0]);
+	expect_session_end(sv[0], MSPROF_SUCCESS);
 	close(lfd);
 }
 
@@ -353,9 +419,11 @@ int register_agent_tests(void)
 		{ "mkdir -p", test_mkdir_p },
 		{ "npusim backend needs npusim in the process", test_npusim_absent },
 		{ "requests get their replies", test_requests },
+		{ "the real client's sequence, status unset", test_real_client },
+		{ "a type it does not know ends the session", test_bad_type },
 		{ "bad parameters are refused", test_bad_params },
-		{ "the 100th request ends the connection", test_message_limit },
-		{ "an idle connection is closed", test_idle_timeout },
+		{ "the 101st request ends the session", test_message_limit },
+		{ "an idle session is ended", test_idle_timeout },
 		{ "a message has one deadline, however it trickles", test_trickle_bounded },
 		{ "a waiting client gets in", test_waiter_gets_in },
 		{ "a window is kept while nobody waits", test_window_kept },

@@ -94,7 +94,89 @@ static void test_ctl_replies(void)
 	close(fd);
 
 	fd = agent_said(&agent, &bye, sizeof(bye));
-	CU_ASSERT_EQUAL(dynsock_send_params(fd, "{}"), -ECONNRESET);
+	CU_ASSERT_EQUAL(dynsock_send_params(fd, "{}"), -ESHUTDOWN);
+	close(fd);
+	close(agent);
+}
+
+/* Nothing is left to read on fd. */
+static int drained(int fd)
+{
+	char c;
+
+	return recv(fd, &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN;
+}
+
+/* A real server's three messages after QUIT are all read. */
+static void test_ctl_quit_drained(void)
+{
+	struct msprof_msg three[] = {
+		{ MSPROF_QUIT_RSP, MSPROF_SUCCESS },
+		{ MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS },
+		{ MSPROF_QUIT_RSP, MSPROF_SUCCESS },
+	};
+	int fd, agent, status = -1;
+	uint64_t t0;
+
+	fd = agent_said(&agent, three, sizeof(three));
+	t0 = msprof_now_ms();
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_QUIT_REQ, &status), 0);
+	CU_ASSERT_EQUAL(status, MSPROF_SUCCESS);
+	CU_ASSERT(msprof_now_ms() - t0 < DYNSOCK_DRAIN_MS);
+	CU_ASSERT(drained(fd));
+	close(fd);
+	close(agent);
+
+	/* One that closes after its answer costs no wait either. */
+	fd = agent_said(&agent, three, sizeof(three[0]));
+	shutdown(agent, SHUT_WR);
+	t0 = msprof_now_ms();
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_QUIT_REQ, &status), 0);
+	CU_ASSERT(msprof_now_ms() - t0 < DYNSOCK_DRAIN_MS);
+	close(fd);
+	close(agent);
+
+	/* One that says no more and keeps the connection: a bounded wait. */
+	fd = agent_said(&agent, three, sizeof(three[0]));
+	t0 = msprof_now_ms();
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_QUIT_REQ, &status), 0);
+	CU_ASSERT(msprof_now_ms() - t0 < 2 * DYNSOCK_DRAIN_MS);
+	close(fd);
+	close(agent);
+}
+
+/* The server ends the session on its own: after a reply, or instead. */
+static void test_ctl_session_end(void)
+{
+	struct msprof_msg after[] = {
+		{ MSPROF_START_RSP, MSPROF_SUCCESS },
+		{ MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS },
+		{ MSPROF_QUIT_RSP, MSPROF_FAIL },
+	};
+	struct msprof_msg odd = { MSPROF_START_RSP, MSPROF_SUCCESS };
+	int fd, agent, status = -1;
+
+	fd = agent_said(&agent, after, sizeof(after));
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_START_REQ, &status), 0);
+	CU_ASSERT_EQUAL(status, MSPROF_SUCCESS);
+	CU_ASSERT_EQUAL(dynsock_check_ended(fd, &status), -ESHUTDOWN);
+	CU_ASSERT_EQUAL(status, MSPROF_FAIL);
+	CU_ASSERT(drained(fd));
+	CU_ASSERT_EQUAL(dynsock_check_ended(fd, &status), 0);
+	close(agent);
+	CU_ASSERT_EQUAL(dynsock_check_ended(fd, &status), -ECONNRESET);
+	close(fd);
+
+	/* Instead of the reply: the session had ended before the request. */
+	fd = agent_said(&agent, after + 1, 2 * sizeof(after[0]));
+	CU_ASSERT_EQUAL(dynsock_request(fd, MSPROF_STOP_REQ, &status), -ESHUTDOWN);
+	CU_ASSERT_EQUAL(status, MSPROF_FAIL);
+	CU_ASSERT(drained(fd));
+	close(fd);
+	close(agent);
+
+	fd = agent_said(&agent, &odd, sizeof(odd));
+	CU_ASSERT_EQUAL(dynsock_check_ended(fd, &status), -EPROTO);
 	close(fd);
 	close(agent);
 }
@@ -130,6 +212,8 @@ int register_protocol_tests(void)
 		{ "params JSON string lookup", test_json_get_str },
 		{ "socket path naming", test_socket_path },
 		{ "controller: replies checked", test_ctl_replies },
+		{ "controller: the replies after QUIT are read", test_ctl_quit_drained },
+		{ "controller: a session the server ends", test_ctl_session_end },
 		{ "controller: a signal ends a wait", test_ctl_signal },
 		CU_TEST_INFO_NULL,
 	};

@@ -99,28 +99,45 @@ static int32_t conn_stop(struct conn *c)
 	return agent_devices_stop(c->devs, c->run) ? MSPROF_FAIL : MSPROF_SUCCESS;
 }
 
-/* Answers one request; false when the connection is to end after it. */
+/* QUIT, asked or not: a window still running ends, its data kept. */
+static int32_t conn_quit(struct conn *c)
+{
+	return c->started ? conn_stop(c) : MSPROF_SUCCESS;
+}
+
+/*
+ * Answers one request; false when the session is to end after it: at
+ * QUIT, and, as a real server does, at a type it does not know (which
+ * gets no answer of its own).  The request's status means nothing: the
+ * real client leaves it uninitialised.
+ */
 static bool conn_request(struct conn *c, const struct msprof_msg *req)
 {
-	int32_t status;
-
 	switch (req->type) {
 	case MSPROF_START_REQ:
-		status = conn_start(c);
-		break;
+		return !reply(c, MSPROF_START_RSP, conn_start(c));
 	case MSPROF_STOP_REQ:
-		status = conn_stop(c);
-		break;
+		return !reply(c, MSPROF_STOP_RSP, conn_stop(c));
 	case MSPROF_QUIT_REQ:
-		status = c->started ? conn_stop(c) : MSPROF_SUCCESS;
-		reply(c, MSPROF_QUIT_RSP, status);
+		reply(c, MSPROF_QUIT_RSP, conn_quit(c));
 		return false;
 	default:
-		status = MSPROF_FAIL;
-		break;
+		return false;
 	}
-	/* Unsigned: a hostile type of INT32_MAX must not overflow. */
-	return !reply(c, (int32_t)((uint32_t)req->type + 1), status);
+}
+
+/*
+ * However a session ends (QUIT, the request past the limit, idle, a
+ * message it does not know, a client that went quiet or away), it ends as
+ * a real server ends it: DISCONNECT, then QUIT once more, whose answer
+ * says whether a window still running could be stopped.  After a QUIT the
+ * client so gets three messages.  Unlike the real server, the agent then
+ * closes the connection.
+ */
+static void end_session(struct conn *c)
+{
+	reply(c, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
+	reply(c, MSPROF_QUIT_RSP, conn_quit(c));
 }
 
 /* Only root and the task's own user may drive its profiling. */
@@ -236,7 +253,7 @@ void agent_serve(const struct agent_server *srv, int fd, int *next)
 	struct msprof_params_msg params;
 	struct msprof_msg req;
 	int32_t status;
-	int nr;
+	unsigned int nr = 0;
 
 	*next = -1;
 	if (!peer_allowed(fd))
@@ -248,36 +265,41 @@ void agent_serve(const struct agent_server *srv, int fd, int *next)
 	status = conn_params(&c, &params);
 	if (reply(&c, MSPROF_PARAMS_RSP, status) || status != MSPROF_SUCCESS)
 		return;
-	for (nr = 1; nr <= MSPROF_MAX_MSGS; nr++) {
-		if (wait_request(&c, srv->fd) ||
-		    msprof_read_by(fd, &req, sizeof(req),
-				   msprof_now_ms() + srv->limits.request_ms, -1) ||
-		    !conn_request(&c, &req))
-			break;
-	}
-	if (nr > MSPROF_MAX_MSGS)
-		reply(&c, MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS);
-	/* However the connection ends, the window's device data is kept. */
-	if (c.started)
-		conn_stop(&c);
+	/* QUIT is not counted: the request past MSPROF_MAX_MSGS is the last. */
+	while (!wait_request(&c, srv->fd) &&
+	       !msprof_read_by(fd, &req, sizeof(req),
+			       msprof_now_ms() + srv->limits.request_ms, -1) &&
+	       conn_request(&c, &req) && ++nr <= MSPROF_MAX_MSGS)
+		;
+	end_session(&c);
 	*next = c.next;
 }
 
-/* A socket file nobody listens on refuses a connection at once. */
-static bool is_stale(const char *path)
+/*
+ * A socket file nobody listens on refuses a connection at once.  One that
+ * is accepted is handed back in *held, to be closed only after HOLD_MS:
+ * a real CANN server reads the parameters once, with a 1 s timeout, and
+ * takes a hang-up before them for a bad message that ends its dynamic
+ * profiling for good; after its timeout it never reads the connection.
+ */
+static bool is_stale(const char *path, int *held)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	bool stale;
 	int fd;
 
+	*held = -1;
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return false;
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
-	stale = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
-		errno == ECONNREFUSED;
+	if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		*held = fd;
+		return false;
+	}
+	stale = errno == ECONNREFUSED;
 	close(fd);
 	return stale;
 }
@@ -296,20 +318,58 @@ static bool is_stale(const char *path)
 
 /* Most stale files removed at one start; the rest go at the next. */
 #define MAX_STALE 64
+/* Past a real server's 1 s wait for the parameters (is_stale()). */
+#define HOLD_MS 1500
+
+/* The pid a socket file is named for runs in this PID namespace. */
+static bool alive_here(const char *pid)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(pid, &end, 10);
+	if (errno || end == pid || *end || n <= 0 || n > INT_MAX)
+		return false;
+	return !kill((pid_t)n, 0) || errno == EPERM;
+}
+
+/* Connections is_stale() made to live servers, closed once it is safe. */
+struct held {
+	int fd[2 * MAX_STALE];
+	int n;
+};
+
+static void hold(struct held *h, int fd)
+{
+	if (fd >= 0)
+		h->fd[h->n++] = fd;
+}
+
+static void release(struct held *h)
+{
+	if (h->n)
+		usleep(HOLD_MS * 1000);
+	while (h->n)
+		close(h->fd[--h->n]);
+}
 
 /*
  * Tasks killed before they could clean up leave their socket files behind,
- * and users' PID discovery lists them.  Only a file that refuses a
- * connection twice, a second apart, goes: a live task in another PID
- * namespace sharing this home still answers, whatever its number means
- * here, and one that is between bind() and listen() answers a moment later.
+ * and users' PID discovery lists them.  A file named for a process alive
+ * here is left alone (probing it would cost a real server one of its
+ * accepts).  Of the rest, only a file that refuses a connection twice, a
+ * second apart, goes: a live task in another PID namespace sharing this
+ * home still answers, whatever its number means here, and one that is
+ * between bind() and listen() answers a moment later.
  */
 static void remove_stale_sockets(const struct agent_server *srv)
 {
 	char dir[sizeof(srv->path)], *stale[MAX_STALE];
 	size_t plen = strlen(MSPROF_SOCKET_PREFIX);
+	struct held held = { .n = 0 };
 	struct dirent *de;
-	int i, n = 0;
+	int i, fd, n = 0;
 	char *slash;
 	DIR *d;
 
@@ -321,23 +381,28 @@ static void remove_stale_sockets(const struct agent_server *srv)
 	d = opendir(dir);
 	if (!d)
 		return;
-	while (n < MAX_STALE && (de = readdir(d))) {
+	while (n < MAX_STALE && held.n < MAX_STALE && (de = readdir(d))) {
 		if (strncmp(de->d_name, MSPROF_SOCKET_PREFIX, plen) ||
+		    alive_here(de->d_name + plen) ||
 		    asprintf(&stale[n], "%s/%s", dir, de->d_name) < 0)
 			continue;
-		if (strcmp(stale[n], srv->path) && is_stale(stale[n]))
+		fd = -1;
+		if (strcmp(stale[n], srv->path) && is_stale(stale[n], &fd))
 			n++;
 		else
 			free(stale[n]);
+		hold(&held, fd);
 	}
 	closedir(d);
 	if (n)
 		sleep(1);
 	for (i = 0; i < n; i++) {
-		if (is_stale(stale[i]))
+		if (is_stale(stale[i], &fd))
 			unlink(stale[i]);
+		hold(&held, fd);
 		free(stale[i]);
 	}
+	release(&held);
 }
 
 /* agent_server_stop() shut the listening socket down: the task exits. */
