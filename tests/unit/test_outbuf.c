@@ -5,6 +5,7 @@
 
 #include "export/outbuf.h"
 #include "export/strtab.h"
+#include "printable.h"
 #include "unit.h"
 
 /* What the appenders in fill() wrote, through a memory stream. */
@@ -112,6 +113,14 @@ static void test_strtab(void)
 	strtab_free(&t);
 }
 
+static void test_printable(void)
+{
+	char s[] = "PROF_\x1b]0;owned\a\x1b[2J\x7f ok \xc3\xa9";
+
+	printable(s);
+	CU_ASSERT_STRING_EQUAL(s, "PROF_?]0;owned??[2J? ok \xc3\xa9");
+}
+
 int register_outbuf_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -119,6 +128,7 @@ int register_outbuf_tests(void)
 		{ "JSON strings are escaped", test_json_str },
 		{ "text larger than the buffer arrives whole", test_bulk },
 		{ "strings are interned once, in order", test_strtab },
+		{ "control bytes never reach a terminal", test_printable },
 		CU_TEST_INFO_NULL,
 	};
 

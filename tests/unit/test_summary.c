@@ -121,6 +121,10 @@ static void test_text(void)
 	text_cell("add<int, float>", "\"add<int, float>\"");
 	text_cell("say \"hi\"", "\"say \"\"hi\"\"\"");
 	text_cell("two\nlines", "\"two\nlines\"");
+	/* What a spreadsheet would run is made text. */
+	text_cell("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0");
+	text_cell("@SUM(1,2)", "\"'@SUM(1,2)\"");
+	text_cell("", "");
 }
 
 /* A window of tasks in memory: (device, name, start, duration) each. */

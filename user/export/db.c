@@ -507,7 +507,7 @@ static int name_as_given(sqlite3_vfs *vfs, const char *name, int len,
 static int write_db(int dirfd, const char *tmp, const struct profdata *p)
 {
 	sqlite3_vfs vfs = *sqlite3_vfs_find(NULL);
-	struct dbw w = { .p = p, .pid_hi = (int64_t)p->meta.pid << 32 };
+	struct dbw w = { .p = p, .pid_hi = (int64_t)((uint64_t)(uint32_t)p->meta.pid << 32) };
 	char path[64 + NAME_MAX];
 	size_t i;
 	int err, rc;

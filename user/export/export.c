@@ -16,6 +16,7 @@
 #include "db.h"
 #include "export.h"
 #include "fsutil.h"
+#include "printable.h"
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
@@ -395,6 +396,7 @@ static int export_all(int fd, const char *dir, bool db)
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
+		printable(label);
 		sub = open_dir(fd, list[i]->d_name);
 		if (sub < 0) {
 			fprintf(stderr, "msprof: %s: not exported: %s\n", label,

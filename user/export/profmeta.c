@@ -11,6 +11,7 @@
 #include "json.h"
 #include "msprof/protocol.h"
 #include "profdir.h"
+#include "printable.h"
 #include "profmeta.h"
 #include "safe_open.h"
 
@@ -172,9 +173,15 @@ int profmeta_read(struct profmeta *m, int dirfd)
 		}
 	}
 	free(text);
-	if (!err)
-		profmeta_set_rate(m);
-	return err;
+	if (err)
+		return err;
+	profmeta_set_rate(m);
+	/* Whoever could write the directory wrote these: they reach terminals. */
+	printable(m->comm);
+	printable(m->hostname);
+	printable(m->host_uid);
+	printable(m->incomplete_reason);
+	return 0;
 }
 
 void profmeta_strerror(char *buf, size_t len, int err)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "printable.h"
 #include "profmeta.h"
 #include "query.h"
 
@@ -107,6 +108,7 @@ static int query_one(int fd, const char *label, const char *name,
 	snprintf(r->cell[0], sizeof(r->cell[0]), "NA");
 	device_cell(fd, r->cell[1], sizeof(r->cell[1]));
 	snprintf(r->cell[2], sizeof(r->cell[2]), "%s", name);
+	printable(r->cell[2]);
 	date_cell(&m, r->cell[3], sizeof(r->cell[3]));
 	/* No step trace is recorded: no models or iterations to name. */
 	snprintf(r->cell[4], sizeof(r->cell[4]), "N/A");
@@ -186,6 +188,7 @@ static int query_all(int fd, const char *dir, struct qrow **rows, size_t *nrows)
 	*rows = calloc((size_t)n + 1, sizeof(**rows));
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
+		printable(label);
 		sub = openat(fd, list[i]->d_name,
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Number and text cells of the summary CSVs, formatted by hand: a row is a few fwrite()s. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "outbuf.h"
@@ -83,13 +84,19 @@ void csv_u64(FILE *fp, uint64_t v)
 
 void csv_text(FILE *fp, const char *s)
 {
+	/* The task names its kernels: a spreadsheet would run a formula. */
+	bool formula = *s && strchr("=+-@\t\r", *s);
+	bool quoted = strpbrk(s, ",\"\r\n");
 	const char *q;
 
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (quoted)
+		fputc('"', fp);
+	if (formula)
+		fputc('\'', fp);
+	if (!quoted) {
 		fputs(s, fp);
 		return;
 	}
-	fputc('"', fp);
 	while ((q = strchr(s, '"'))) {
 		fwrite(s, 1, (size_t)(q - s) + 1, fp);
 		fputc('"', fp);

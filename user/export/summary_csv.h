@@ -36,7 +36,9 @@ void csv_u64(FILE *fp, uint64_t v);
 /*
  * A text cell.  msprof quotes nothing; a name holding a comma, quote or line
  * break (a C++ kernel's template arguments) would split its row, so such a
- * cell alone is quoted as RFC 4180 says, which every CSV reader takes.
+ * cell alone is quoted as RFC 4180 says, which every CSV reader takes.  A
+ * cell that starts like a spreadsheet formula (= + - @ TAB CR) gets a '
+ * first, so that opening the file runs nothing a task named.
  */
 void csv_text(FILE *fp, const char *s);
 /* The same cells after a comma: the next cell of a row. */
