@@ -87,13 +87,15 @@ static void read_netcards(struct hostinfo *h)
 	while ((de = readdir(d)) && h->netcards < HOSTINFO_NETCARDS) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/speed", de->d_name);
+		snprintf(path, sizeof(path), "/sys/class/net/%.*s/speed",
+			 IF_NAMESIZE - 1, de->d_name);
 		/* A link that is down has no speed: left out, as msprof does. */
 		first_line(path, speed, sizeof(speed));
 		if (!*speed || strspn(speed, "0123456789") != strlen(speed))
 			continue;
 		v = strtol(speed, NULL, 10);
-		snprintf(h->netcard[h->netcards].name, IF_NAMESIZE, "%s", de->d_name);
+		snprintf(h->netcard[h->netcards].name, IF_NAMESIZE, "%.*s",
+			 IF_NAMESIZE - 1, de->d_name);
 		h->netcard[h->netcards++].speed = v > 0x7fffffff ? 0x7fffffff : (int)v;
 	}
 	closedir(d);
