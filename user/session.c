@@ -221,6 +221,7 @@ int begin_window(struct session *s, struct target *t)
 		return err;
 	}
 	t->stage_ignored = 0;
+	t->stage_left_out = 0;
 	t->device_err = 0;
 	t->ndevices = 0;
 	t->server_ended = false;
@@ -370,6 +371,9 @@ int end_window(struct session *s, struct target *t,
 	if (t->stage_ignored)
 		ERR("pid %d: ignored %u unexpected entries in the staging directory",
 		    t->host_pid, t->stage_ignored);
+	if (t->stage_left_out)
+		ERR("pid %d: left out %u staged files: over the window's %llu-byte copy budget or the output's free-space reserve",
+		    t->host_pid, t->stage_left_out, t->stage_max_bytes);
 	if (herr)
 		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
 	else if (t->device_err)
@@ -378,7 +382,12 @@ int end_window(struct session *s, struct target *t,
 	else if (t->server_ended)
 		snprintf(reason, sizeof(reason),
 			 "device data: the task's profiling server ended the session during the window and stopped its collection");
-	sum.incomplete_reason = herr || t->device_err || t->server_ended ?
+	else if (t->stage_left_out)
+		snprintf(reason, sizeof(reason),
+			 "device data: %u staged files left out (copy budget or free-space reserve)",
+			 t->stage_left_out);
+	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
+				t->stage_left_out ?
 				reason : NULL;
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "dynsock.h"
@@ -130,6 +131,7 @@ int target_init(struct target *t, int host_pid)
 	t->stage_parent_fd = -1;
 	t->stage_fd = -1;
 	t->dir_fd = -1;
+	t->stage_max_bytes = TARGET_STAGE_MAX_BYTES;
 	t->host_pid = host_pid;
 	if (!procfs_alive(host_pid))
 		return -ESRCH;
@@ -339,6 +341,13 @@ enum level {
 /* Far more than a window's files; a larger one is no runtime's. */
 #define STAGE_MAX_FILES 65536
 #define STAGE_MAX_FILE_BYTES (2ll << 30)
+/*
+ * Free space a copy must leave on the output filesystem: 5% of it, at most
+ * 1 GiB, so that root's other writers (and the window's own info files)
+ * still find room.
+ */
+#define STAGE_RESERVE_PERCENT 5
+#define STAGE_RESERVE_MAX (1ull << 30)
 /* "PROF_" 6 digits "_" 17 digits "_" 8 digits 8 letters A-R */
 #define RUN_NAME_LEN 46
 #define DEVICE_DIGITS 4
@@ -455,6 +464,7 @@ struct take {
 	const char *dev;	/* device_<dev>/ being taken, in AT_DEVICE* */
 	struct target_device *device;	/* its entry in t->devices */
 	unsigned int *files;	/* files taken so far in this window */
+	unsigned long long *bytes;	/* bytes copied so far in this window */
 };
 
 static enum staged staged_kind(const struct take *tk, const char *name)
@@ -500,13 +510,14 @@ static enum staged staged_kind(const struct take *tk, const char *name)
  * Opens an entry of the stage only if it is what the task's user made:
  * never a link, a mount point (a task with a user namespace of its own can
  * mount anything it can reach there), a FIFO (O_NONBLOCK: no hang), a hard
- * link to someone else's file, a sparse file, or another user's.
+ * link to someone else's file, a sparse file, or another user's; never a
+ * tty to become msprof's controlling terminal (O_NOCTTY).
  */
 static int open_staged(const struct target *t, int dir, const char *name,
 		       enum staged kind, int *fd, struct stat *st)
 {
 	int flags = kind == STAGED_DIR ? DIR_FLAGS :
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	bool ok;
 	int err;
 
@@ -520,12 +531,14 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	}
 	/*
 	 * A file with holes is not the agent's, which writes in order: its
-	 * size cost the user nothing, and its copy would fill root's disk.
+	 * size cost the user nothing.  (Holes punched after this check are
+	 * bounded by the window's byte budget, take_file().)  An empty file
+	 * has no data for SEEK_HOLE to find (ENXIO) and is fine.
 	 */
 	ok = st->st_uid == t->uid &&
 	     (kind == STAGED_DIR ? S_ISDIR(st->st_mode) :
 	      S_ISREG(st->st_mode) && st->st_nlink == 1 &&
-	      lseek(*fd, 0, SEEK_HOLE) >= st->st_size);
+	      (st->st_size == 0 || lseek(*fd, 0, SEEK_HOLE) >= st->st_size));
 	if (!ok) {
 		close(*fd);
 		return -EPERM;
@@ -533,8 +546,12 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	return 0;
 }
 
-/* Copies st_size bytes at most: the agent's file may still be growing. */
-static int copy_contents(int in, const struct stat *st, int out)
+/*
+ * Copies st_size bytes at most (the agent's file may still be growing),
+ * adding what was written to *bytes.
+ */
+static int copy_contents(int in, const struct stat *st, int out,
+			 unsigned long long *bytes)
 {
 	off_t left = st->st_size, at = 0;
 	ssize_t n;
@@ -547,6 +564,7 @@ static int copy_contents(int in, const struct stat *st, int out)
 		if (!n)
 			break;
 		left -= n;
+		*bytes += (unsigned long long)n;
 	}
 	return fsync(out) ? -errno : 0;
 }
@@ -642,6 +660,28 @@ out:
 	return err;
 }
 
+/*
+ * Whether size more bytes fit: in the window's budget, and on the output
+ * filesystem with its reserve left free.  A failed fstatfs() says no.
+ */
+static bool stage_room(const struct take *tk, off_t size)
+{
+	unsigned long long need = (unsigned long long)size, avail, reserve;
+	struct statfs sf;
+
+	if (*tk->bytes > tk->t->stage_max_bytes ||
+	    need > tk->t->stage_max_bytes - *tk->bytes)
+		return false;
+	if (fstatfs(tk->to, &sf))
+		return false;
+	avail = (unsigned long long)sf.f_bavail * (unsigned long long)sf.f_bsize;
+	reserve = (unsigned long long)sf.f_blocks * (unsigned long long)sf.f_bsize /
+		  100 * STAGE_RESERVE_PERCENT;
+	if (reserve > STAGE_RESERVE_MAX)
+		reserve = STAGE_RESERVE_MAX;
+	return avail >= reserve && need <= avail - reserve;
+}
+
 static int take_file(struct take *tk, int from, const char *name)
 {
 	struct stat st;
@@ -657,9 +697,14 @@ static int take_file(struct take *tk, int from, const char *name)
 		close(in);
 		return 0;
 	}
+	if (!stage_room(tk, st.st_size)) {
+		tk->t->stage_left_out++;
+		close(in);
+		return 0;
+	}
 	err = create_at(tk->to, name, &out);
 	if (!err) {
-		err = copy_contents(in, &st, out);
+		err = copy_contents(in, &st, out, tk->bytes);
 		if (close(out) && !err)
 			err = -errno;
 	}
@@ -716,9 +761,10 @@ int target_collect_device_data(struct target *t)
 	char run[RUN_NAME_LEN + 1] = "";
 	struct removal top = { .uid = t->uid };
 	unsigned int files = 0;
+	unsigned long long bytes = 0;
 	struct take tk = {
 		.t = t, .to = t->dir_fd, .level = AT_STAGE, .run = run,
-		.files = &files,
+		.files = &files, .bytes = &bytes,
 	};
 	int err;
 

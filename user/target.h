@@ -11,6 +11,13 @@
 
 /* More device directories in a window than this are not taken. */
 #define TARGET_MAX_DEVICES 64
+/*
+ * Bytes copied from the stage in one window.  A runtime's device data for
+ * a window is tens to hundreds of MiB; 4 GiB leaves room for a long window
+ * while bounding what a task can make root write (a file's holes, punched
+ * after it was opened, are copied as real blocks).
+ */
+#define TARGET_STAGE_MAX_BYTES (4ull << 30)
 
 /* One task under control: how to reach it and its current window. */
 struct target {
@@ -33,6 +40,10 @@ struct target {
 	/* Its /tmp may not hold a directory of root's making (stage_create). */
 	bool stage_parent_refused;
 	unsigned int stage_ignored;	/* entries not taken in this window */
+	/* Per window: at most this many bytes are copied from the stage. */
+	unsigned long long stage_max_bytes;
+	/* Files left out for the byte budget or the output's free space. */
+	unsigned int stage_left_out;
 	/*
 	 * The device_<N>/ directories taken in this window, and whether each
 	 * brought its runtime's own info.json.<N>: only those without one
@@ -71,7 +82,9 @@ int target_connect(struct target *t, const char *output, int out,
  * directory inside the stage, the files a runtime writes and nothing else,
  * into the window's PROF_ directory, lists the device directories taken in
  * devices[], then empties the stage.  Entries it does not take are counted
- * in stage_ignored; the first failure is kept in device_err too.
+ * in stage_ignored, files left out for stage_max_bytes or the output
+ * filesystem's reserve in stage_left_out; the first failure is kept in
+ * device_err too.
  */
 int target_collect_device_data(struct target *t);
 /*

@@ -107,13 +107,28 @@ static void test_run_name(void)
 #define RUN "PROF_000001_20260101120000123_00012345ABCDEFGH"
 #define OLD_RUN "PROF_000001_20250101120000123_00012345ABCDEFGH"
 
-static void put(int dir, const char *path)
+/* A file of n bytes of 'x' (n <= 256). */
+static void put_bytes(int dir, const char *path, size_t n)
 {
 	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	char buf[256];
 
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(write(fd, "x\n", 2), 2);
+	CU_ASSERT_FATAL(fd >= 0 && n <= sizeof(buf));
+	memset(buf, 'x', n);
+	CU_ASSERT_EQUAL(write(fd, buf, n), (ssize_t)n);
 	close(fd);
+}
+
+static void put(int dir, const char *path)
+{
+	put_bytes(dir, path, 2);
+}
+
+static off_t size_of(int dir, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) ? -1 : st.st_size;
 }
 
 static bool there(int dir, const char *path)
@@ -121,6 +136,31 @@ static bool there(int dir, const char *path)
 	struct stat st;
 
 	return !fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+#define STAGE_TEMPLATE "/tmp/msprof-unit-XXXXXX"
+
+/* A fake stage and PROF_ dir, both the caller's, and t set up on them. */
+static void stage_open(struct target *t, char *stage, char *out)
+{
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(stage));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(out));
+	memset(t, 0, sizeof(*t));
+	t->uid = geteuid();
+	t->stage_max_bytes = TARGET_STAGE_MAX_BYTES;
+	t->stage_fd = open(stage, O_RDONLY | O_DIRECTORY);
+	t->dir_fd = open(out, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(t->stage_fd >= 0 && t->dir_fd >= 0);
+}
+
+static void stage_close(struct target *t, const char *stage, const char *out)
+{
+	char cmd[128];
+
+	close(t->stage_fd);
+	close(t->dir_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", stage, out);
+	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
 static void test_take_run(void)
@@ -148,18 +188,12 @@ static void test_take_run(void)
 		"host/info.json", "host/data/host_trace.data", "stray.txt",
 		"device_01/info.json.01",
 	};
-	char stage[] = "/tmp/msprof-unit-XXXXXX", out[] = "/tmp/msprof-unit-XXXXXX";
+	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE;
 	char path[256];
 	struct target t;
 	size_t i;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(stage));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(out));
-	memset(&t, 0, sizeof(t));
-	t.uid = geteuid();
-	t.stage_fd = open(stage, O_RDONLY | O_DIRECTORY);
-	t.dir_fd = open(out, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_FATAL(t.stage_fd >= 0 && t.dir_fd >= 0);
+	stage_open(&t, stage, out);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		CU_ASSERT_EQUAL(mkdirat(t.stage_fd, dirs[i], 0700), 0);
 	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
@@ -197,10 +231,42 @@ static void test_take_run(void)
 	CU_ASSERT(!there(t.stage_fd, RUN));
 	CU_ASSERT(!there(t.stage_fd, OLD_RUN));
 	CU_ASSERT(!there(t.stage_fd, "stray_at_top"));
-	close(t.stage_fd);
-	close(t.dir_fd);
-	snprintf(path, sizeof(path), "rm -rf %s %s", stage, out);
-	CU_ASSERT_EQUAL(system(path), 0);
+	stage_close(&t, stage, out);
+}
+
+/*
+ * The window's byte budget: what would go over it is left out and counted
+ * apart from the strays; an empty file (a device without tasks) is taken.
+ */
+static void test_take_budget(void)
+{
+	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE;
+	bool first, second;
+	struct target t;
+
+	stage_open(&t, stage, out);
+	t.stage_max_bytes = 150;
+	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN, 0700), 0);
+	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN "/device_0", 0700), 0);
+	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN "/device_0/data", 0700), 0);
+	put_bytes(t.stage_fd, RUN "/device_0/data/task_time.data", 0);
+	put_bytes(t.stage_fd, RUN "/device_0/data/hwts.data.0.slice_0", 100);
+	put_bytes(t.stage_fd, RUN "/device_0/data/hwts.data.0.slice_1", 100);
+
+	CU_ASSERT_EQUAL(target_collect_device_data(&t), 0);
+	CU_ASSERT_EQUAL(size_of(t.dir_fd, "device_0/data/task_time.data"), 0);
+	/* Either slice fits alone, never both. */
+	first = there(t.dir_fd, "device_0/data/hwts.data.0.slice_0");
+	second = there(t.dir_fd, "device_0/data/hwts.data.0.slice_1");
+	CU_ASSERT(first != second);
+	CU_ASSERT_EQUAL(size_of(t.dir_fd, first ? "device_0/data/hwts.data.0.slice_0" :
+					       "device_0/data/hwts.data.0.slice_1"), 100);
+	CU_ASSERT_EQUAL(t.stage_left_out, 1);
+	CU_ASSERT_EQUAL(t.stage_ignored, 0);
+	CU_ASSERT_EQUAL(t.ndevices, 1);
+	/* What was left out does not wait in the stage for a later window. */
+	CU_ASSERT(!there(t.stage_fd, RUN));
+	stage_close(&t, stage, out);
 }
 
 int register_params_tests(unsigned int *skipped)
@@ -215,6 +281,8 @@ int register_params_tests(unsigned int *skipped)
 	static const CU_TestInfo openat2_tests[] = {
 		{ "a runtime's PROF_ dir: allowlisted files taken, the rest counted",
 		  test_take_run },
+		{ "the window's copy budget; an empty file is taken",
+		  test_take_budget },
 		CU_TEST_INFO_NULL,
 	};
 
