@@ -59,6 +59,28 @@ check "a second run replaces communication_matrix.json" is_empty_object "$d/anal
 check "a second run: still exactly the two files" \
 	[ "$(files "$d")" = "communication.json communication_matrix.json " ]
 
+# Killed between writing and renaming: an earlier run's files stay whole,
+# no new one is half there.
+MSPROF_TEST_PAUSE=analyze-before-rename timeout 60 "$MSPROF" --analyze=on \
+	--output="$d" >/dev/null 2>"$WORK/pause" &
+pid=$!
+if wait_for "$WORK/pause" "msprof: test pause at analyze-before-rename" 20; then
+	echo stale >"$d/analyze/communication.json"
+	kill -KILL $pid
+	wait $pid
+	check "killed before the rename: the earlier file is left as it was" \
+		[ "$(cat "$d/analyze/communication.json")" = stale ]
+	check "killed before the rename: the matrix is still whole" \
+		is_empty_object "$d/analyze/communication_matrix.json"
+	analyze "$d"
+	check "a run after the kill: exit 0" [ $rc -eq 0 ]
+	check "a run after the kill replaces the file" is_empty_object "$d/analyze/communication.json"
+else
+	check "the pause before the rename is reached" false
+	kill -KILL $pid
+	wait $pid
+fi
+
 # A parent: every PROF_ entry analyzed or named, as the export walks them.
 p=$WORK/parent
 good=$(copy PROF_good "$p")
