@@ -61,13 +61,16 @@ check "a second run: still exactly the two files" \
 
 # Killed between writing and renaming: an earlier run's files stay whole,
 # no new one is half there.
-MSPROF_TEST_PAUSE=analyze-before-rename timeout 60 "$MSPROF" --analyze=on \
+# (The pause itself ends after 60 s.)
+MSPROF_TEST_PAUSE=analyze-before-rename "$MSPROF" --analyze=on \
 	--output="$d" >/dev/null 2>"$WORK/pause" &
 pid=$!
 if wait_for "$WORK/pause" "msprof: test pause at analyze-before-rename" 20; then
 	echo stale >"$d/analyze/communication.json"
 	kill -KILL $pid
-	wait $pid
+	wait $pid 2>/dev/null
+	check "killed before the rename: temporary files only" \
+		[ "$(ls -A "$d/analyze" | grep -c '^\.communication.*\.tmp$')" = 2 ]
 	check "killed before the rename: the earlier file is left as it was" \
 		[ "$(cat "$d/analyze/communication.json")" = stale ]
 	check "killed before the rename: the matrix is still whole" \
@@ -75,10 +78,12 @@ if wait_for "$WORK/pause" "msprof: test pause at analyze-before-rename" 20; then
 	analyze "$d"
 	check "a run after the kill: exit 0" [ $rc -eq 0 ]
 	check "a run after the kill replaces the file" is_empty_object "$d/analyze/communication.json"
+	check "a run after the kill: the killed run's temporary files removed" \
+		[ "$(files "$d")" = "communication.json communication_matrix.json " ]
 else
 	check "the pause before the rename is reached" false
 	kill -KILL $pid
-	wait $pid
+	wait $pid 2>/dev/null
 fi
 
 # A parent: every PROF_ entry analyzed or named, as the export walks them.

@@ -30,6 +30,27 @@ static const char *const files[] = {
 #define EMPTY "{}"
 
 /*
+ * ".<file>.<16 hex>.tmp", which a run killed before its rename leaves; the
+ * directory is ours (output_dir_open), so nothing here is followed.
+ */
+static int remove_temp(int afd, const char *entry, void *ctx)
+{
+	size_t i, n, len = strlen(entry);
+
+	(void)ctx;
+	for (i = 0; i < NFILES; i++) {
+		n = strlen(files[i]);
+		if (len == n + 22 && entry[0] == '.' &&
+		    !strncmp(entry + 1, files[i], n) && entry[n + 1] == '.' &&
+		    strspn(entry + n + 2, "0123456789abcdef") == 16 &&
+		    !strcmp(entry + n + 18, ".tmp") &&
+		    unlinkat(afd, entry, 0) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
  * Both under temporary names, then both renamed in over an earlier run's:
  * a failed run leaves none of its files half-written or alone.
  */
@@ -37,9 +58,12 @@ static int write_files(int afd, const char *label)
 {
 	char tmp[NFILES][NAME_MAX + 1];
 	size_t i, made = 0, renamed = 0;
-	int err = 0;
+	int err = dir_for_each(afd, remove_temp, NULL);
 
-	for (; made < NFILES; made++) {
+	if (err)
+		fprintf(stderr, "msprof: %s: a killed run's temporary files are left in %s: %s\n",
+			label, PROFDIR_ANALYZE, strerror(-err));
+	for (err = 0; made < NFILES; made++) {
 		err = write_temp_at(afd, files[made], EMPTY, strlen(EMPTY),
 				    tmp[made], sizeof(tmp[made]));
 		if (err) {
