@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent_path.h"
+#include "export/analyze.h"
 #include "export/export.h"
 #include "export/query.h"
 #include "interactive.h"
@@ -199,6 +200,11 @@ int main(int argc, char **argv)
 	if (o.mode == MSPROF_MODE_EXPORT) {
 		testpoint("export-begin");
 		err = export_run(o.output, o.db);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
+	if (o.mode == MSPROF_MODE_ANALYZE) {
+		err = analyze_run(o.output);
 		opts_free(&o);
 		return err ? 1 : 0;
 	}

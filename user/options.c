@@ -24,6 +24,7 @@ enum {
 	OPT_UPROBE,
 	OPT_TYPE,
 	OPT_QUERY,
+	OPT_ANALYZE,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
@@ -59,6 +60,7 @@ static const struct option fixed_opts[] = {
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "type", required_argument, NULL, OPT_TYPE },
 	{ "query", required_argument, NULL, OPT_QUERY },
+	{ "analyze", required_argument, NULL, OPT_ANALYZE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 };
@@ -71,6 +73,7 @@ void opts_usage(FILE *fp)
 	      "       msprof --dynamic=on --pid=<pid>[,<pid>...] [options]  (attach mode)\n"
 	      "       msprof --export=on [--type=text|db] --output=<PROF dir or its parent>\n"
 	      "       msprof --query=on --output=<PROF dir or its parent>\n"
+	      "       msprof --analyze=on --output=<PROF dir or its parent>\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
 	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
@@ -81,6 +84,8 @@ void opts_usage(FILE *fp)
 	      "  --type=text|db          with --export=on: db also writes PROF_*/msprof_<ts>.db\n"
 	      "                          (msprof's SQLite tables; default text)\n"
 	      "  --query=on|off          list PROF_ directories: job, devices, dir, time, rank\n"
+	      "  --analyze=on|off        write PROF_*/analyze/: the communication analysis\n"
+	      "                          (a mode of its own: run --export=on separately)\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --follow-children=on|off  processes a target starts become targets\n"
@@ -277,7 +282,7 @@ static int split_application(struct msprof_opts *o, const char *val)
 
 /* What one option does; *seen collects the modes and conflicts. */
 struct seen {
-	bool dynamic, export, query, help, version;
+	bool dynamic, export, query, analyze, help, version;
 	const char *type;	/* --type, if given */
 	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
@@ -305,6 +310,8 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		return parse_switch(name, val, &s->export, err, len);
 	case OPT_QUERY:
 		return parse_switch(name, val, &s->query, err, len);
+	case OPT_ANALYZE:
+		return parse_switch(name, val, &s->analyze, err, len);
 	case OPT_TYPE:
 		if (strcmp(val, "text") && strcmp(val, "db"))
 			return input_error(err, len, "--type takes text or db, not '%s'", val);
@@ -359,9 +366,16 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 	if (s->type && !s->export)
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
 	if (s->query) {
-		if (s->export || s->dynamic || o->npids || o->app_argv)
-			return input_error(err, len, "--query=on cannot be combined with --export, --dynamic, --pid or an app");
+		if (s->export || s->analyze || s->dynamic || o->npids || o->app_argv)
+			return input_error(err, len, "--query=on cannot be combined with --export, --analyze, --dynamic, --pid or an app");
 		o->mode = MSPROF_MODE_QUERY;
+		return 0;
+	}
+	/* As msprof: analyzing is a command of its own, after the export. */
+	if (s->analyze) {
+		if (s->export || s->dynamic || o->npids || o->app_argv)
+			return input_error(err, len, "--analyze=on cannot be combined with --export, --dynamic, --pid or an app");
+		o->mode = MSPROF_MODE_ANALYZE;
 		return 0;
 	}
 	if (s->export) {
@@ -371,7 +385,7 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return 0;
 	}
 	if (!s->dynamic)
-		return input_error(err, len, "no mode given: use --dynamic=on with an app or --pid, --export=on or --query=on (try --help)");
+		return input_error(err, len, "no mode given: use --dynamic=on with an app or --pid, --export=on, --query=on or --analyze=on (try --help)");
 	if (s->delayed)
 		return input_error(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
 	if (o->npids && o->app_argv)

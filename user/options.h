@@ -16,6 +16,7 @@ enum msprof_mode {
 	MSPROF_MODE_ATTACH,	/* --dynamic=on --pid=... */
 	MSPROF_MODE_EXPORT,	/* --export=on */
 	MSPROF_MODE_QUERY,	/* --query=on */
+	MSPROF_MODE_ANALYZE,	/* --analyze=on */
 	MSPROF_MODE_HELP,
 	MSPROF_MODE_VERSION,
 };

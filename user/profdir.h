@@ -23,6 +23,7 @@
 #define PROFDIR_HOST_END	"host/end_info"
 #define PROFDIR_HOST_START_LOG	"host/host_start.log"
 #define PROFDIR_OUTPUT		"mindstudio_profiler_output"
+#define PROFDIR_ANALYZE		"analyze"	/* --analyze=on */
 
 /*
  * "PROF_<6-digit index>_<YYYYMMDDhhmmssmmm local>_<8-digit pid><8 letters

@@ -321,6 +321,31 @@ static void test_query(void)
 	expect_error(bad, "--query takes on or off, not 'yes'");
 }
 
+static void test_analyze(void)
+{
+	char *a[] = { "--analyze=on", "--output=/tmp/x", NULL };
+	char *off[] = { "--analyze=off", "--export=on", NULL };
+	char *exp[] = { "--analyze=on", "--export=on", NULL };
+	char *pid[] = { "--analyze=on", "--dynamic=on", "--pid=3", NULL };
+	char *app[] = { "--analyze=on", "true", NULL };
+	char *type[] = { "--analyze=on", "--type=db", NULL };
+	char *query[] = { "--analyze=on", "--query=on", NULL };
+	char *bad[] = { "--analyze=1", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, a), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ANALYZE);
+	CU_ASSERT_STRING_EQUAL(o.output, "/tmp/x");
+	CU_ASSERT_EQUAL(parse(&o, off), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_EXPORT);
+	expect_error(exp, "--analyze=on cannot be combined with --export, --dynamic, --pid or an app");
+	expect_error(pid, "--analyze=on cannot be combined");
+	expect_error(app, "--analyze=on cannot be combined");
+	expect_error(type, "--type=db goes with --export=on");
+	expect_error(query, "--query=on cannot be combined with --export, --analyze");
+	expect_error(bad, "--analyze takes on or off, not '1'");
+}
+
 int register_options_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -337,6 +362,7 @@ int register_options_tests(void)
 		{ "--type=db and --type=text", test_type },
 		{ "--type: bad values, without --export", test_type_errors },
 		{ "--query=on and what it cannot go with", test_query },
+		{ "--analyze=on and what it cannot go with", test_analyze },
 		CU_TEST_INFO_NULL,
 	};
 

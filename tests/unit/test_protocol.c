@@ -79,7 +79,11 @@ static int agent_said(int *agent, const void *reply, size_t len)
 static void test_ctl_replies(void)
 {
 	struct msprof_msg ok = { MSPROF_START_RSP, MSPROF_NOT_SET_DEVICE };
-	struct msprof_msg bye = { MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS };
+	/* A server ending the session: DISCONNECT, then its QUIT. */
+	struct msprof_msg bye[] = {
+		{ MSPROF_DISCONNECT_RSP, MSPROF_SUCCESS },
+		{ MSPROF_QUIT_RSP, MSPROF_SUCCESS },
+	};
 	int fd, agent, status = -1;
 
 	fd = agent_said(&agent, &ok, sizeof(ok));
@@ -93,7 +97,7 @@ static void test_ctl_replies(void)
 			-ECONNRESET);
 	close(fd);
 
-	fd = agent_said(&agent, &bye, sizeof(bye));
+	fd = agent_said(&agent, bye, sizeof(bye));
 	CU_ASSERT_EQUAL(dynsock_send_params(fd, "{}"), -ESHUTDOWN);
 	close(fd);
 	close(agent);

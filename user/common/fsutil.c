@@ -138,15 +138,13 @@ int create_at(int dir, const char *path, int *fd)
 	return *fd < 0 ? *fd : 0;
 }
 
-int write_new_at(int dir, const char *name, const void *buf, size_t len)
+/* The len bytes of buf into fd, synced; fd is closed. */
+static int write_close(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
-	int fd, err;
+	int err = 0;
 
-	err = create_at(dir, name, &fd);
-	if (err)
-		return err;
 	while (len && !err) {
 		n = write(fd, p, len);
 		if (n < 0) {
@@ -161,6 +159,14 @@ int write_new_at(int dir, const char *name, const void *buf, size_t len)
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+int write_new_at(int dir, const char *name, const void *buf, size_t len)
+{
+	int fd, err;
+
+	err = create_at(dir, name, &fd);
+	return err ?: write_close(fd, buf, len);
 }
 
 int write_replace_at(int dir, const char *name, const void *buf, size_t len)
@@ -195,6 +201,19 @@ int create_temp_at(int dir, const char *name, char *tmp, size_t len)
 		err = create_at(dir, tmp, &fd);
 	}
 	return err ?: fd;
+}
+
+int write_temp_at(int dir, const char *name, const void *buf, size_t len,
+		  char *tmp, size_t tmplen)
+{
+	int err, fd = create_temp_at(dir, name, tmp, tmplen);
+
+	if (fd < 0)
+		return fd;
+	err = write_close(fd, buf, len);
+	if (err)
+		unlinkat(dir, tmp, 0);
+	return err;
 }
 
 int dir_check_ours(int fd)

@@ -47,6 +47,12 @@ int write_replace_at(int dir, const char *name, const void *buf, size_t len);
  */
 int create_temp_at(int dir, const char *name, char *tmp, size_t len);
 /*
+ * Makes a create_temp_at() file in dir holding the len bytes of buf,
+ * synced; tmp receives its name.  0 or -errno, and no file then.
+ */
+int write_temp_at(int dir, const char *name, const void *buf, size_t len,
+		  char *tmp, size_t tmplen);
+/*
  * 0 if the open directory fd is one only we (or root) can write: owned by
  * us or root, not writable by others, nor by a group other than ours or
  * root's.  -EPERM otherwise.

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* --export=on: every PROF_ directory under the given one into a timeline. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,74 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "db.h"
 #include "export.h"
 #include "fsutil.h"
-#include "printable.h"
 #include "profdata.h"
 #include "profdir.h"
-#include "safe_open.h"
 #include "summary.h"
 #include "testpoint.h"
 #include "timeline.h"
-
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-/*
- * A directory, not a link to one: -ELOOP then, which O_DIRECTORY alone
- * reports as -ENOTDIR.
- */
-static int open_dir(int fd, const char *name)
-{
-	int sub = openat(fd, name, DIR_FLAGS);
-	struct stat st;
-
-	if (sub >= 0 || errno != ENOTDIR)
-		return sub >= 0 ? sub : -errno;
-	if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return -ENOTDIR;
-}
-
-/*
- * The output directory, made or found in the PROF_ directory: it must be a
- * directory of ours that no one else can write, since we create files in
- * it.  -EPERM: someone else's.
- */
-static int open_output(int dirfd, bool *made)
-{
-	int fd, err;
-
-	*made = !mkdirat(dirfd, PROFDIR_OUTPUT, 0750);
-	if (!*made && errno != EEXIST)
-		return -errno;
-	fd = open_dir(dirfd, PROFDIR_OUTPUT);
-	if (fd < 0)
-		return fd;
-	err = dir_check_ours(fd);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-static const char *output_strerror(int err)
-{
-	switch (err) {
-	case -ELOOP:
-		return PROFDIR_OUTPUT " is a symbolic link: refused";
-	case -ENOTDIR:
-		return PROFDIR_OUTPUT " is not a directory: refused";
-	case -EPERM:
-		return PROFDIR_OUTPUT " belongs to another user or others can write it: refused";
-	}
-	return strerror(-err);
-}
+#include "windows.h"
 
 /*
  * The files an export writes into mindstudio_profiler_output/: a name,
@@ -231,7 +174,7 @@ static int remove_stale(int ofd, const char *entry, void *ctx)
 	for (i = 0; i < st->nkeep; i++)
 		if (!strcmp(entry, st->keep[i]))
 			return 0;
-	/* A directory of ours (open_output): nothing here is followed. */
+	/* A directory of ours (output_dir_open): nothing here is followed. */
 	if (unlinkat(ofd, entry, 0) && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -296,13 +239,14 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 
 static int export_files(int dirfd, const char *label, const struct profdata *p)
 {
+	char why[128];
 	bool made;
 	int err, ofd;
 
-	ofd = open_output(dirfd, &made);
+	ofd = output_dir_open(dirfd, PROFDIR_OUTPUT, &made);
 	if (ofd < 0) {
-		fprintf(stderr, "msprof: %s: not exported: %s\n", label,
-			output_strerror(ofd));
+		output_dir_strerror(why, sizeof(why), PROFDIR_OUTPUT, ofd);
+		fprintf(stderr, "msprof: %s: not exported: %s\n", label, why);
 		return ofd;
 	}
 	err = write_outputs(ofd, label, p);
@@ -335,8 +279,9 @@ static void report_losses(const char *label, const struct profdata *p)
 }
 
 /* 0: exported whole; 1: exported, less than the window held; or -errno. */
-static int export_one(int dirfd, const char *label, bool db)
+static int export_one(int dirfd, const char *label, void *ctx)
 {
+	bool db = *(const bool *)ctx;
 	struct profdata p;
 	char why[256];
 	int err;
@@ -361,86 +306,11 @@ static int export_one(int dirfd, const char *label, bool db)
 	return err;
 }
 
-/* Named PROF_..., or holding what a window begins with. */
-static bool is_window(int fd, const char *dir)
-{
-	const char *end = dir + strlen(dir), *base;
-	struct stat st;
-
-	while (end > dir && end[-1] == '/')
-		end--;
-	for (base = end; base > dir && base[-1] != '/'; base--)
-		;
-	return (end - base > 5 && !strncmp(base, "PROF_", 5)) ||
-	       !fstatat(fd, PROFDIR_FACTS, &st, AT_SYMLINK_NOFOLLOW) ||
-	       !fstatat(fd, PROFDIR_HOST_START, &st, AT_SYMLINK_NOFOLLOW);
-}
-
-static int is_prof_entry(const struct dirent *de)
-{
-	return !strncmp(de->d_name, "PROF_", 5);
-}
-
-/* Every PROF_ entry is exported or named with why not. */
-static int export_all(int fd, const char *dir, bool db)
-{
-	int i, n, sub, err, ok = 0, part = 0, failed = 0;
-	struct dirent **list;
-	char label[PATH_MAX + NAME_MAX + 2];
-
-	n = scandirat(fd, ".", &list, is_prof_entry, alphasort);
-	if (n < 0) {
-		err = -errno;
-		fprintf(stderr, "msprof: %s: %s\n", dir, strerror(-err));
-		return err;
-	}
-	for (i = 0; i < n; i++) {
-		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
-		printable(label);
-		sub = open_dir(fd, list[i]->d_name);
-		if (sub < 0) {
-			fprintf(stderr, "msprof: %s: not exported: %s\n", label,
-				sub == -ENOTDIR ? "not a directory" :
-				open_file_strerror(sub));
-			failed++;
-		} else {
-			err = export_one(sub, label, db);
-			close(sub);
-			ok += !err;
-			part += err > 0;
-			failed += err < 0;
-		}
-		free(list[i]);
-	}
-	free(list);
-	if (!n) {
-		fprintf(stderr, "msprof: %s: no PROF_ directory to export\n", dir);
-		return -ENOENT;
-	}
-	if (!part && !failed)
-		return 0;
-	fprintf(stderr, "msprof: %s: %d of %d PROF_ entries exported whole, %d in part, %d not exported\n",
-		dir, ok, n, part, failed);
-	return failed ? -EIO : -EBADMSG;
-}
-
 int export_run(const char *dir, bool db)
 {
-	int err, fd = open_dir(AT_FDCWD, dir);
+	const struct window_walk w = {
+		.verb = "export", .done = "exported", .one = export_one, .ctx = &db,
+	};
 
-	if (fd < 0) {
-		fprintf(stderr, "msprof: %s: %s\n", dir, fd == -ELOOP ?
-			"a symbolic link (not followed): give the directory it names" :
-			strerror(-fd));
-		return fd;
-	}
-	if (is_window(fd, dir)) {
-		err = export_one(fd, dir, db);
-		if (err > 0)
-			err = -EBADMSG;
-	} else {
-		err = export_all(fd, dir, db);
-	}
-	close(fd);
-	return err;
+	return windows_walk(dir, &w);
 }

@@ -241,9 +241,10 @@ int query_run(const char *dir)
 		err = query_all(fd, dir, &rows, &n);
 	}
 	close(fd);
-	qsort(rows, n, sizeof(*rows), by_job_time);
-	if (n)
+	if (n) {
+		qsort(rows, n, sizeof(*rows), by_job_time);
 		print_table(rows, n);
+	}
 	free(rows);
 	return err;
 }

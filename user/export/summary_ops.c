@@ -320,8 +320,9 @@ int summary_op_statistic(FILE *fp, const struct profdata *p)
 		err = add_task(&tb, p, &p->tasks[i]);
 	if (!err) {
 		set_device_totals(&tb);
-		qsort_r(tb.rows, tb.n, sizeof(*tb.rows), by_total,
-			(void *)&p->names);
+		if (tb.n)	/* qsort_r() wants an array, even of nothing */
+			qsort_r(tb.rows, tb.n, sizeof(*tb.rows), by_total,
+				(void *)&p->names);
 		fputs("Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
 		      fp);
 		for (i = 0; i < tb.n; i++)
