@@ -38,8 +38,6 @@ run_export() {
 printf 'export of one synthetic window of %d events (%d steps)\n' "$events" "$EXPORT_STEPS"
 printf '%-22s %8s %12s %8s %10s %8s\n' export seconds 'M events/s' 'x target' 'peak MiB' 'x limit'
 run_export "text (json + csv)"
-if "$MSPROF" --help 2>&1 | grep -q -- '--type='; then
-	run_export "text + db (--type=db)" --type=db
-fi
+run_export "text + db (--type=db)" --type=db
 awk -v tr="$TARGET_RATE" -v tk="$TARGET_RSS_KIB" 'BEGIN {
 	printf "targets: >= %.1f M events/s (x target >= 1), <= %d MiB peak (x limit <= 1)\n", tr / 1e6, tk / 1024 }'

@@ -28,5 +28,7 @@ produced=$((8 * STEPS + 8 + 8 * STEPS + 5))
 check "a 4K buffer loses records ($lost)" [ "$lost" -gt 0 ]
 check "produced $produced = written $api + $io + lost $lost" [ $((api + io + lost)) -eq $produced ]
 check "stop says how many were lost" grep -q "warning: $lost host events were lost" "$WORK/msprof.log"
-"$MSPROF" --export=on --output="$d" >/dev/null
+"$MSPROF" --export=on --output="$d" >/dev/null 2>"$WORK/export.err"
+check "export exits non-zero: less than the window was exported" [ $? -ne 0 ]
+check "export says how many were lost" grep -q "$lost host events were lost in the window" "$WORK/export.err"
 check "the timeline shows the loss" [ "$(timeline "$d" '[.[] | select(.ph=="i") | .args.lost_events] | add')" = "$lost" ]

@@ -273,6 +273,9 @@ static void report_losses(const char *label, const struct profdata *p)
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
 		fprintf(stderr, "msprof: %s: %u more data files read in part\n",
 			label, p->nproblems - PROFDATA_MAX_PROBLEMS);
+	if (p->meta.lost_events)
+		fprintf(stderr, "msprof: %s: %llu host events were lost in the window (ring buffer full): exported the rest\n",
+			label, p->meta.lost_events);
 	if (p->meta.incomplete)
 		fprintf(stderr, "msprof: %s: incomplete window (%s): exported what was recorded\n",
 			label, p->meta.incomplete_reason);
@@ -301,7 +304,7 @@ static int export_one(int dirfd, const char *label, void *ctx)
 		fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
 			label);
 	if (!err)
-		err = p.nproblems || p.meta.incomplete;
+		err = p.nproblems || p.meta.incomplete || p.meta.lost_events;
 	profdata_free(&p);
 	return err;
 }

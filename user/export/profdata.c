@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "printable.h"
 #include "profdata.h"
 #include "profdir.h"
 #include "safe_open.h"
@@ -126,7 +127,6 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	case MSPROF_REC_API:
 		return add_call(p, body);
 	case MSPROF_REC_IOCTL:
-		p->nioctls++;
 		latest(p, io->end_ns);
 		if (!p->meta.pid)
 			p->meta.pid = (int)io->tgid;
@@ -185,6 +185,7 @@ static int load_file(struct profdata *p, const char *name)
 		return 0;
 	pb = &p->problems[p->nproblems - 1];
 	snprintf(pb->file, sizeof(pb->file), "%s", name);
+	printable(pb->file);	/* a device_ name is whatever was made there */
 	pb->err = err;
 	pb->stop = stop;
 	return 0;

@@ -69,7 +69,6 @@ struct profdata {
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct profcall *calls;	/* by ns_tid, then start, then depth */
 	size_t ncalls;
-	size_t nioctls;
 	uint32_t *tids;		/* threads with host records (msprof's view), ascending */
 	size_t ntids;
 	struct devtask *tasks;	/* by device, then start */

@@ -100,7 +100,6 @@ static int read_facts(struct profmeta *m, const char *text)
 	if (strstr(text, "\"rank_id\":"))
 		m->rank_id = (int)json_find_number(text, "rank_id");
 	m->lost_events = (unsigned long long)json_find_number(text, "lost_events");
-	m->unfinished = (unsigned long long)json_find_number(text, "unfinished_at_stop");
 	m->window = (unsigned int)json_find_number(text, "window");
 	if (msprof_json_get_str(text, "comm", m->comm, sizeof(m->comm)))
 		snprintf(m->comm, sizeof(m->comm), "task");

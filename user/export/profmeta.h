@@ -19,7 +19,6 @@ struct profmeta {
 	struct clock_pair start;	/* taken as the gate opened */
 	struct clock_pair end;		/* as it closed; all 0: never stopped */
 	unsigned long long lost_events;	/* dropped by the kernel side */
-	unsigned long long unfinished;	/* calls in flight at stop */
 	bool incomplete;		/* not closed by a stop */
 	char incomplete_reason[448];
 	/*
