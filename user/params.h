@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The parameters message's JSON as a CANN runtime reads it (its collector's
- * own keys, one compact line, no escapes): see docs/output/params.md.
+ * own keys, one compact line, no escapes): see docs/output.md.
  */
 #ifndef MSPROF_PARAMS_H
 #define MSPROF_PARAMS_H

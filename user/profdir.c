@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * PROF_ directories: their names, msprof's metadata in host/ and
- * device_<N>/ (docs/output/layout.md), and msprof-ebpf's own account of
+ * device_<N>/ (docs/output.md), and msprof-ebpf's own account of
  * the window at the root.
  */
 #include <errno.h>

@@ -324,7 +324,7 @@ int target_connect(struct target *t, const char *output, int out,
 /*
  * What is taken from the stage: the one PROF_ directory a runtime (or our
  * agent, devdata.c) made there in this window, and in it only the files a
- * runtime writes (docs/output/params.md); everything else is counted.
+ * runtime writes (docs/output.md); everything else is counted.
  */
 enum staged { STAGED_STRAY, STAGED_FILE, STAGED_DIR };
 

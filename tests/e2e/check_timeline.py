@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks an exported PROF_ directory's timeline against msprof's conventions
-(docs/output/timeline.md, spec §4).  Prints one "ok"/"FAIL"/"skip" line a
+(docs/output.md, spec §4).  Prints one "ok"/"FAIL"/"skip" line a
 check, as the e2e scripts do; exits 1 if one failed.
 
 usage: check_timeline.py PROF_DIR

@@ -107,7 +107,7 @@ timeline() {
 # events JSON KIND [NAME]: trace events of one kind: "s" flow starts,
 # "device" task slices, "driver" ioctl slices, else API slices of a layer
 # ("AscendCL"), of one API if NAME is given; the export writes one event a
-# line, keys in msprof's order (docs/output/timeline.md).
+# line, keys in msprof's order (docs/output.md).
 events() {
 	case $2 in
 	s) grep -c '^{"name":"HostToDevice[0-9]*","pid":[0-9]*,"tid":[0-9]*,"ph":"s"' "$1" ;;

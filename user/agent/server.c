@@ -50,7 +50,7 @@ static int reply(struct conn *c, int32_t type, int32_t status)
 }
 
 /*
- * The keys a CANN runtime reads (docs/output/params.md), of which only
+ * The keys a CANN runtime reads (docs/output.md), of which only
  * these matter here; others are ignored, and a missing one means what it
  * means to the runtime: taskTime on.  Without result_dir there is nowhere
  * to write.

@@ -9,7 +9,7 @@
 /*
  * The summaries msprof's export writes beside the timeline in
  * mindstudio_profiler_output/, with its names, headers, row order and
- * number formats (docs/output/summaries.md).  Each returns 0 or a
+ * number formats (docs/output.md).  Each returns 0 or a
  * negative errno, as export.c's table of outputs wants.
  */
 
