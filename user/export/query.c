@@ -3,21 +3,18 @@
  * --query=on: msprof's query table (MP analysis/msinterface/
  * msprof_query.py), one row per PROF_ directory.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fsutil.h"
 #include "printable.h"
 #include "profmeta.h"
 #include "query.h"
+#include "windows.h"
 
 #define NCOLS 8
 
@@ -107,7 +104,7 @@ static int query_one(int fd, const char *label, const char *name,
 	/* info.json's jobInfo: msprof writes "NA" when no job is named. */
 	snprintf(r->cell[0], sizeof(r->cell[0]), "NA");
 	device_cell(fd, r->cell[1], sizeof(r->cell[1]));
-	snprintf(r->cell[2], sizeof(r->cell[2]), "%s", name);
+	snprintf(r->cell[2], sizeof(r->cell[2]), "%.*s", NAME_MAX, name);
 	printable(r->cell[2]);
 	date_cell(&m, r->cell[3], sizeof(r->cell[3]));
 	/* No step trace is recorded: no models or iterations to name. */
@@ -147,11 +144,6 @@ static void print_table(const struct qrow *rows, size_t n)
 	}
 }
 
-static int is_prof_entry(const struct dirent *de)
-{
-	return !strncmp(de->d_name, "PROF_", 5);
-}
-
 static const char *base_name(const char *dir, char *buf, size_t len)
 {
 	size_t n = strlen(dir);
@@ -162,89 +154,48 @@ static const char *base_name(const char *dir, char *buf, size_t len)
 	return strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
 }
 
-/* Why name could not be opened as a directory: O_NOFOLLOW says ENOTDIR of a link. */
-static const char *link_or(int fd, const char *name, int err)
+/* The rows found so far. */
+struct query_rows {
+	struct qrow *rows;
+	size_t n, cap;
+};
+
+static int query_window(int fd, const char *label, void *ctx)
 {
-	struct stat st;
+	struct query_rows *q = ctx;
+	char buf[PATH_MAX];
+	int err;
 
-	if (err == ENOTDIR && !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) &&
-	    S_ISLNK(st.st_mode))
-		return "a symbolic link (not followed)";
-	return strerror(err);
-}
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 16;
+		struct qrow *rows = realloc(q->rows, cap * sizeof(*rows));
 
-/* Every PROF_ entry of the directory open as fd. */
-static int query_all(int fd, const char *dir, struct qrow **rows, size_t *nrows)
-{
-	char label[PATH_MAX + NAME_MAX + 2];
-	struct dirent **list;
-	int i, n, sub, failed = 0;
-
-	n = scandirat(fd, ".", &list, is_prof_entry, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "msprof: %s: %s\n", dir, strerror(errno));
-		return -errno;
-	}
-	*rows = calloc((size_t)n + 1, sizeof(**rows));
-	for (i = 0; i < n; i++) {
-		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
-		printable(label);
-		sub = openat(fd, list[i]->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0) {
+		if (!rows) {
 			fprintf(stderr, "msprof: %s: not queried: %s\n", label,
-				link_or(fd, list[i]->d_name, errno));
-			failed++;
-		} else if (*rows) {
-			if (query_one(sub, label, list[i]->d_name,
-				      &(*rows)[*nrows]))
-				failed++;
-			else
-				(*nrows)++;
+				strerror(ENOMEM));
+			return -ENOMEM;
 		}
-		if (sub >= 0)
-			close(sub);
-		free(list[i]);
+		q->rows = rows;
+		q->cap = cap;
 	}
-	free(list);
-	if (!*rows)
-		return -ENOMEM;
-	if (!n) {
-		fprintf(stderr, "msprof: %s: no PROF_ directory to query\n", dir);
-		return -ENOENT;
-	}
-	return failed ? -EIO : 0;
+	err = query_one(fd, label, base_name(label, buf, sizeof(buf)),
+			&q->rows[q->n]);
+	q->n += !err;
+	return err;
 }
 
 int query_run(const char *dir)
 {
-	int err, fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct qrow *rows = NULL;
-	struct profmeta m;
-	char buf[PATH_MAX];
-	size_t n = 0;
+	struct query_rows q = { 0 };
+	struct window_walk w = {
+		.verb = "query", .done = "queried", .one = query_window, .ctx = &q,
+	};
+	int err = windows_walk(dir, &w);
 
-	if (fd < 0) {
-		err = -errno;
-		fprintf(stderr, "msprof: %s: %s\n", dir, err == -ELOOP ?
-			"a symbolic link (not followed): give the directory it names" :
-			strerror(-err));
-		return err;
+	if (q.n) {
+		qsort(q.rows, q.n, sizeof(*q.rows), by_job_time);
+		print_table(q.rows, q.n);
 	}
-	/* DIR itself a window: its metadata reads. */
-	if (profmeta_read(&m, fd) != -ENOENT) {
-		rows = calloc(1, sizeof(*rows));
-		err = rows ? query_one(fd, dir, base_name(dir, buf, sizeof(buf)),
-				       rows) : -ENOMEM;
-		n = !err;
-	} else {
-		err = query_all(fd, dir, &rows, &n);
-	}
-	close(fd);
-	if (n) {
-		qsort(rows, n, sizeof(*rows), by_job_time);
-		print_table(rows, n);
-	}
-	free(rows);
+	free(q.rows);
 	return err;
 }
