@@ -123,16 +123,32 @@ feed() {
 prof_dirs() {	# prof_dirs DIR: the PROF_ directories in DIR, sorted
 	find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort
 }
-# one_window DEVICES GAP: one attached window (1.5 s) of an npu_sample on
-# DEVICES devices, stopped GAP s before quit; the task is ended after.
-# Sets d to its PROF_ directory (checked: the session exits 0, one
-# directory); msprof's output is in $WORK/msprof.log.
+# timed_window SECONDS LOG ARGS...: msprof ARGS, one window of SECONDS
+# counted from when collection started (not from when start was typed:
+# connecting takes its time on a loaded machine), then quit; the status is
+# msprof's.
+timed_window() {
+	local secs=$1 log=$2
+	shift 2
+	msprof_open "$log" "$@"
+	say start
+	wait_for "$log" "collection started" 30 >&2
+	sleep "$secs"
+	say stop
+	wait_for "$log" "collection stopped" 60 >&2
+	say quit
+	msprof_close
+}
+
+# one_window DEVICES: one attached window (1.5 s) of an npu_sample on
+# DEVICES devices; the task is ended after.  Sets d to its PROF_ directory
+# (checked: the session exits 0, one directory); msprof's output is in
+# $WORK/msprof.log.
 one_window() {
 	local -a dirs
 	start_task --steps 0 --step-ms 10 --devices "$1" || exit 1
-	feed start "sleep 1.5" stop "sleep $2" quit |
-		"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" \
-		>"$WORK/msprof.log" 2>&1
+	timed_window 1.5 "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" \
+		--output="$WORK/out"
 	check "msprof session exits 0" [ $? -eq 0 ]
 	kill -TERM "$TASK_PID"
 	mapfile -t dirs < <(prof_dirs "$WORK/out")

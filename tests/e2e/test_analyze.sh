@@ -6,7 +6,7 @@
 # write.
 source tests/e2e/lib.sh
 
-one_window 1 2
+one_window 1
 src=$d
 
 # copy NAME [PARENT]: a fresh copy of the window, not yet analyzed.

@@ -4,7 +4,7 @@
 # re-export leaves one db, a text export none; a refused export nothing.
 source tests/e2e/lib.sh
 
-one_window 2 1
+one_window 2
 dbs() { find "$d" -maxdepth 1 -name '*.db*' -printf '%f\n' | sort; }
 
 # export ARGS...: into $d with a bound; sets rc, stdout in $WORK/out.log.

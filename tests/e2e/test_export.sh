@@ -5,7 +5,7 @@
 # whenever less than everything was exported.
 source tests/e2e/lib.sh
 
-one_window 1 2
+one_window 1
 src=$d
 api=$(jq .host.api_events "$src/msprof_ebpf_window.json")
 check "the window holds API calls ($api)" [ "$api" -gt 20 ]

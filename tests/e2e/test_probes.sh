@@ -7,9 +7,8 @@
 source tests/e2e/lib.sh
 
 start_task --steps 0 --step-ms 10 || exit 1
-feed start "sleep 1" stop quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/nest" \
-	--uprobe=libnpusim:npusim_drv_ioctl >"$WORK/nest.log" 2>&1
+timed_window 1 "$WORK/nest.log" --dynamic=on --pid="$TASK_PID" \
+	--output="$WORK/nest" --uprobe=libnpusim:npusim_drv_ioctl
 check "--uprobe: exit 0" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/nest")
 "$MSPROF" --export=on --output="$d" >/dev/null
@@ -35,8 +34,8 @@ check "ioctls decoded: npusim's type and the submit command" \
 	  "$(timeline "$d" '[.[] | select(.name=="ioctl" and .args.nr==6 and .args.dir==3 and .args.size==32)] | length')" -gt 0 ]
 
 # --ioctl-payload: the argument struct of each driver call, as bytes.
-feed start "sleep 1" stop quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/payload" --ioctl-payload=on >"$WORK/payload.log" 2>&1
+timed_window 1 "$WORK/payload.log" --dynamic=on --pid="$TASK_PID" \
+	--output="$WORK/payload" --ioctl-payload=on
 d=$(prof_dirs "$WORK/payload")
 "$MSPROF" --export=on --output="$d" >/dev/null
 # As many bytes as the command's size field says: npusim's struct is 32.
@@ -45,8 +44,8 @@ check "--ioctl-payload: every ioctl carries its 32-byte argument" [ "$(timeline 
 # copies 65536 bytes host to device each step.
 check "--ioctl-payload: the memcpy's size (65536) is in it" [ "$(timeline "$d" -r '[.[] | select(.name=="ioctl" and .args.nr==5) | .args.payload[32:56]] | unique | join(",")')" = "000001000000000000000000" ]
 
-feed start "sleep 1" stop quit |
-	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/off" --ascendcl=off >"$WORK/off.log" 2>&1
+timed_window 1 "$WORK/off.log" --dynamic=on --pid="$TASK_PID" \
+	--output="$WORK/off" --ascendcl=off
 d=$(prof_dirs "$WORK/off")
 check "--ascendcl=off: no API calls" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" = 0 ]
 check "--ascendcl=off: ioctls still kept" [ "$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")" -gt 0 ]

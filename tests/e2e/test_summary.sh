@@ -4,7 +4,7 @@
 # row order, and sums that agree with the timeline of the same export.
 source tests/e2e/lib.sh
 
-one_window 2 1
+one_window 2
 
 timeout 60 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>"$WORK/err"
 check "export exits 0" [ $? -eq 0 ]
