@@ -89,11 +89,11 @@ int main(void)
 		return 1;
 	if (register_options_tests() || register_profdir_tests(&skipped) ||
 	    register_recfile_tests() || register_profdata_tests(&skipped) ||
-	    register_outbuf_tests() || register_timeline_tests() ||
+	    register_outbuf_tests() || register_timeline_tests(&skipped) ||
 	    register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||
 	    register_kfeatures_tests() ||
-	    register_agent_path_tests() || register_db_tests() ||
+	    register_agent_path_tests() || register_db_tests(&skipped) ||
 	    register_summary_tests() || register_params_tests(&skipped) ||
 	    register_layout_tests(&skipped) ||
 	    register_cupti_tests(&skipped)) {

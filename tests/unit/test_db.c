@@ -180,13 +180,18 @@ static void test_db_export(void)
 	free_tasks(p);
 }
 
-int register_db_tests(void)
+int register_db_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "overlap: Computing is the union of ops, Free the rest", test_overlap },
+		CU_TEST_INFO_NULL,
+	};
+	/* The db is made with openat2(), as is every file beneath a window. */
+	static const CU_TestInfo needy[] = {
 		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite("db and overlap", tests);
+	return add_suite_needing("db and overlap", tests, needy,
+				 unit_no_openat2(), skipped);
 }

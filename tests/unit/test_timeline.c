@@ -198,13 +198,16 @@ static void test_many_streams(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
-int register_timeline_tests(void)
+int register_timeline_tests(unsigned int *skipped)
 {
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	/* A window's files are read with openat2(). */
 	static const CU_TestInfo tests[] = {
 		{ "events as msprof writes them, names escaped", test_events },
 		{ "many streams, each named once", test_many_streams },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite("timeline", tests);
+	return add_suite_needing("timeline", none, tests, unit_no_openat2(),
+				 skipped);
 }

@@ -10,13 +10,13 @@ int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
 int register_profdata_tests(unsigned int *skipped);
 int register_outbuf_tests(void);
-int register_timeline_tests(void);
+int register_timeline_tests(unsigned int *skipped);
 int register_protocol_tests(void);
 int register_elfsym_tests(void);
 int register_agent_tests(void);
 int register_kfeatures_tests(void);
 int register_agent_path_tests(void);
-int register_db_tests(void);
+int register_db_tests(unsigned int *skipped);
 /* The text of path (beneath dir), NUL-terminated, in text[len]. */
 void unit_read_text(int dir, const char *path, char *text, size_t len);
 int register_summary_tests(void);
