@@ -97,11 +97,13 @@ why() {
 		grep -o 'msprof: .*' "$1" | tail -1 | grep . || tail -1 "$1"
 }
 
-# timeline DIR: the exported timeline of the PROF_ directory in DIR.
+# timeline DIR: the exported timeline of the PROF_ directory in DIR (export
+# prints every file it wrote: the timeline is msprof_<stamp>.json).
 timeline() {
 	local d
 	d=$(find "$1" -maxdepth 1 -name "PROF_*" -type d | head -1)
-	[ -n "$d" ] && "$MSPROF" --export=on --output="$d" 2>>"$1.export.err"
+	[ -n "$d" ] && "$MSPROF" --export=on --output="$d" 2>>"$1.export.err" |
+		grep '/msprof_[0-9]*\.json$'
 }
 
 # events JSON KIND [NAME]: trace events of one kind: "s" flow starts,
