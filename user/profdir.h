@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "clock.h"
+#include "profname.h"
 #include "params.h"
 
 #define PROFDIR_HOST_DATA	"host/data"
@@ -25,13 +26,6 @@
 #define PROFDIR_OUTPUT		"mindstudio_profiler_output"
 #define PROFDIR_ANALYZE		"analyze"	/* --analyze=on */
 
-/*
- * "PROF_<6-digit index>_<YYYYMMDDhhmmssmmm local>_<8-digit pid><8 letters
- * A-R>" as msprof names it; rnd supplies the 8 random bytes.
- * -ENAMETOOLONG if len is too short.
- */
-int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
-		 int pid, const unsigned char rnd[8]);
 
 /* msprof's collection switches, as sample.json (and the params) say them. */
 

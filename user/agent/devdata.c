@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "devdata.h"
 #include "fsutil.h"
+#include "profname.h"
 
 void rec_buf_init(struct rec_buf *b, size_t size)
 {
@@ -150,26 +151,17 @@ int agent_stats_write(const char *dir, const char *backend,
 
 int agent_run_dir_name(const char *result_dir, char *buf, size_t len)
 {
+	uint64_t now = clock_ns(CLOCK_REALTIME);
 	unsigned char rnd[8];
-	char letters[9];
-	struct timespec ts;
-	struct tm tm;
-	size_t i;
+	char name[64];
 	int n;
 
 	/* Not secret: only two windows of one millisecond must differ. */
-	clock_gettime(CLOCK_REALTIME, &ts);
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		memcpy(rnd, &ts.tv_nsec, sizeof(rnd) < sizeof(ts.tv_nsec) ?
-		       sizeof(rnd) : sizeof(ts.tv_nsec));
-	for (i = 0; i < sizeof(rnd); i++)
-		letters[i] = (char)('A' + rnd[i] % 18);
-	letters[8] = '\0';
-	localtime_r(&ts.tv_sec, &tm);
-	n = snprintf(buf, len,
-		     "%s/PROF_000001_%04d%02d%02d%02d%02d%02d%03ld_%08d%s",
-		     result_dir, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
-		     (int)getpid() % 100000000, letters);
+		memcpy(rnd, &now, sizeof(rnd));
+	/* A runtime's index is always 1 (spec §2). */
+	if (profdir_name(name, sizeof(name), 1, now, (int)getpid(), rnd))
+		return -ENAMETOOLONG;
+	n = snprintf(buf, len, "%s/%s", result_dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
