@@ -51,8 +51,8 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 # The user's own, for sub-makes of another architecture: ours add -I$(BUILD)/gen.
 USER_CFLAGS := $(CFLAGS)
-override CFLAGS += $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE -Itests/unit \
-	-Iinclude -Iuser -Iuser/common -Itools/npusim/include -I$(BUILD)/gen
+override CFLAGS += $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
+	-Iinclude -Iuser -Itools/npusim/include -I$(BUILD)/gen
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 
@@ -62,8 +62,8 @@ LIB := $(BUILD)/lib
 GEN := $(BUILD)/gen
 
 COMMON_SRC := $(wildcard user/common/*.c)
-CTL_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) \
-	$(wildcard user/export/*.c) $(COMMON_SRC)
+CTL_SRC := $(filter-out user/ctl/main.c,$(wildcard user/ctl/*.c)) \
+	$(wildcard user/host/*.c user/task/*.c user/export/*.c) $(COMMON_SRC)
 # What the controller's objects link against (msprof, the unit tests, the fuzzers).
 CTL_LIBS := -lbpf -lelf -lz -ledit -lsqlite3
 AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)
@@ -150,7 +150,7 @@ $(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(BIN)/msprof: $(call obj,user/main.c $(CTL_SRC))
+$(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CTL_LIBS)
@@ -212,7 +212,7 @@ $(BUILD)/tests/%: tests/programs/%.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -ldl
 
 # make bench's synthetic window: PROF_ files as a stop writes them.
-$(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/profdir.c user/hostinfo.c user/params.c $(COMMON_SRC))
+$(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/profdir.c user/task/hostinfo.c user/task/params.c $(COMMON_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
@@ -242,21 +242,21 @@ PKGLIB := $(DESTDIR)$(LIBDIR)/msprof
 $(GEN)/version.h: VERSION
 	@mkdir -p $(@D)
 	$(Q)printf '#define MSPROF_VERSION "%s"\n' '$(VERSION)' >$@
-$(call obj,user/main.c user/profdir.c) $(call san_obj,user/profdir.c) \
-	$(call fuzz_obj,user/profdir.c): $(GEN)/version.h
+$(call obj,user/ctl/main.c user/task/profdir.c) $(call san_obj,user/task/profdir.c) \
+	$(call fuzz_obj,user/task/profdir.c): $(GEN)/version.h
 
 # Rewritten only when the path changes, so a new PREFIX relinks.
 $(INST)/agent_rel: FORCE
 	@mkdir -p $(@D)
 	$(Q)echo '$(AGENT_REL)' | cmp -s - $@ || echo '$(AGENT_REL)' >$@
 
-$(OBJ)/install/agent_path.o: user/agent_path.c $(INST)/agent_rel
+$(OBJ)/install/agent_path.o: user/ctl/agent_path.c $(INST)/agent_rel
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DMSPROF_AGENT_REL='"$(AGENT_REL)"' \
 		-MMD -MP -c $< -o $@
 
-$(INST)/msprof: $(call obj,user/main.c $(filter-out user/agent_path.c,$(CTL_SRC))) \
+$(INST)/msprof: $(call obj,user/ctl/main.c $(filter-out user/ctl/agent_path.c,$(CTL_SRC))) \
 		$(OBJ)/install/agent_path.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CTL_LIBS)

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "dynsock.h"
+#include "task/dynsock.h"
 #include "msprof/protocol.h"
 
 /* Past the agent's socket buffer the peer would have to read. */

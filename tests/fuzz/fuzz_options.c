@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "ctl/options.h"
 
 #define MAX_ARGS 256
 

@@ -18,7 +18,7 @@
 
 #include "export/profdata.h"
 #include "export/timeline.h"
-#include "profdir.h"
+#include "task/profdir.h"
 
 #define PART "FUZZPART"
 #define DEV(n) "device_" #n "/" PROFDIR_DEVICE_FILE

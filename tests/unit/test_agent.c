@@ -19,7 +19,7 @@
 #include "msprof/agent_backend.h"
 #include "msprof/protocol.h"
 #include "agent/agent_int.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "unit.h"
 
 /* The agent's $HOME: the server lives as long as this process. */

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent_path.h"
+#include "ctl/agent_path.h"
 #include "unit.h"
 
 /* Makes dir/name (a file of mode), and returns its path in path. */

@@ -12,7 +12,7 @@
 
 #include "export/db.h"
 #include "export/overlap.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "unit.h"
 
 struct seen {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <stdint.h>
 
-#include "elfsym.h"
-#include "symcache.h"
+#include "host/elfsym.h"
+#include "host/symcache.h"
 #include "unit.h"
 
 /* Exported from the test binary itself (linked with -rdynamic not needed: .symtab). */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <CUnit/CUnit.h>
 
-#include "kfeatures.h"
+#include "host/kfeatures.h"
 #include "unit.h"
 
 static void test_release_floor(void)

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "export/profmeta.h"
-#include "procfs.h"
-#include "profdir.h"
+#include "task/procfs.h"
+#include "task/profdir.h"
 #include "unit.h"
 
 /* An environ block in a memfd, read from its start. */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "ctl/options.h"
 #include "unit.h"
 
 static char err[256];

@@ -5,7 +5,7 @@
 
 #include "export/outbuf.h"
 #include "export/strtab.h"
-#include "printable.h"
+#include "common/printable.h"
 #include "unit.h"
 
 /* What the appenders in fill() wrote, through a memory stream. */

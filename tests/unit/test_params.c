@@ -14,9 +14,9 @@
 
 #include "agent/devdata.h"
 #include "msprof/protocol.h"
-#include "options.h"
-#include "params.h"
-#include "target.h"
+#include "ctl/options.h"
+#include "task/params.h"
+#include "task/target.h"
 #include "unit.h"
 
 static const struct params_switches sw = {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "export/profdata.h"
-#include "profdir.h"
+#include "task/profdir.h"
 #include "unit.h"
 
 #define INFO_DONE "{\"pid\": 4242, \"comm\": \"train\", \"host\": {\"lost_events\": 3}, \"end\": {\"mono_ns\": 90000}}"

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "profdir.h"
+#include "common/fsutil.h"
+#include "task/profdir.h"
 #include "unit.h"
 
 static void test_name_format(void)

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "dynsock.h"
+#include "task/dynsock.h"
 #include "msprof/protocol.h"
 #include "unit.h"
 

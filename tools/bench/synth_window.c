@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "common/clock.h"
 #include "msprof/recfile.h"
-#include "profdir.h"
+#include "task/profdir.h"
 
 #define STEP_NS		30000ull
 #define TID		4242

@@ -17,7 +17,7 @@
 #include "msprof/agent.h"
 #include "msprof/agent_backend.h"
 #include "agent_int.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 
 static const struct msprof_backend *const agent_backends[] = {
 	&msprof_backend_npusim,

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "agent_int.h"
-#include "clock.h"
+#include "common/clock.h"
 #include "cupti_window.h"
 
 /* Big enough that CUPTI asks seldom, small enough to hand back often. */

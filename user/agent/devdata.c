@@ -10,10 +10,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "common/clock.h"
 #include "devdata.h"
-#include "fsutil.h"
-#include "profname.h"
+#include "common/fsutil.h"
+#include "common/profname.h"
 
 void rec_buf_init(struct rec_buf *b, size_t size)
 {

@@ -23,7 +23,7 @@
 #include "msprof/protocol.h"
 #include "agent_int.h"
 #include "devdata.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 
 /* One controller's connection. */
 struct conn {

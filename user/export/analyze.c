@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "analyze.h"
-#include "fsutil.h"
-#include "profdir.h"
+#include "common/fsutil.h"
+#include "task/profdir.h"
 #include "profmeta.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 #include "windows.h"
 
 static const char *const files[] = {

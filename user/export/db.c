@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "naming.h"
 #include "overlap.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 
 /* The tables, in msprof's column order; an enum names each. */
 enum {

@@ -13,11 +13,11 @@
 
 #include "db.h"
 #include "export.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "profdata.h"
-#include "profdir.h"
+#include "task/profdir.h"
 #include "summary.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 #include "timeline.h"
 #include "windows.h"
 

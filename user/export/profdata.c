@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "printable.h"
+#include "common/fsutil.h"
+#include "common/printable.h"
 #include "profdata.h"
-#include "profdir.h"
-#include "safe_open.h"
+#include "task/profdir.h"
+#include "common/safe_open.h"
 
 /* Appends one element to a growing array. */
 static void *push(void **arr, size_t *n, size_t *cap, size_t size)

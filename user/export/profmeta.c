@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "common/json.h"
 #include "msprof/protocol.h"
-#include "profdir.h"
-#include "printable.h"
+#include "task/profdir.h"
+#include "common/printable.h"
 #include "profmeta.h"
-#include "safe_open.h"
+#include "common/safe_open.h"
 
 /* Metadata files are small: a bigger one is not ours. */
 #define META_MAX 65536

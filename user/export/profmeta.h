@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock.h"
+#include "common/clock.h"
 
 /* What a PROF_ directory says of its window, apart from the records. */
 struct profmeta {

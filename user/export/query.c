@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fsutil.h"
-#include "printable.h"
+#include "common/fsutil.h"
+#include "common/printable.h"
 #include "profmeta.h"
 #include "query.h"
 #include "windows.h"

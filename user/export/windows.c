@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "printable.h"
-#include "profdir.h"
-#include "safe_open.h"
+#include "common/fsutil.h"
+#include "common/printable.h"
+#include "task/profdir.h"
+#include "common/safe_open.h"
 #include "windows.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

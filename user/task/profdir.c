@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "hostinfo.h"
-#include "json.h"
+#include "common/json.h"
 #include "msprof/protocol.h"
 #include "profdir.h"
-#include "safe_open.h"
+#include "common/safe_open.h"
 #include "version.h"
 
 /*

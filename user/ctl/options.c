@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "msprof/probe_packs.h"
-#include "input_error.h"
+#include "common/input_error.h"
 #include "options.h"
 
 enum {

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "common/clock.h"
 #include "interactive.h"
 #include "line_input.h"
 

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dynsock.h"
+#include "task/dynsock.h"
 #include "msprof/protocol.h"
 #include "session_int.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 
 /* Warn when this many requests are left on an agent connection. */
 #define MSPROF_LIMIT_WARN 10

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "clock.h"
-#include "profname.h"
+#include "common/clock.h"
+#include "common/profname.h"
 #include "params.h"
 
 #define PROFDIR_HOST_DATA	"host/data"

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl_lock.h"
-#include "dynsock.h"
+#include "task/ctl_lock.h"
+#include "task/dynsock.h"
 #include "msprof/protocol.h"
-#include "probes.h"
-#include "procfs.h"
+#include "host/probes.h"
+#include "task/procfs.h"
 #include "session_int.h"
 
 static int add_device_node(const char *path, void *tracer)

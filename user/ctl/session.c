@@ -8,15 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl_lock.h"
-#include "fsutil.h"
+#include "task/ctl_lock.h"
+#include "common/fsutil.h"
 #include "launch.h"
 #include "msprof/protocol.h"
-#include "probes.h"
-#include "procfs.h"
-#include "profdir.h"
+#include "host/probes.h"
+#include "task/procfs.h"
+#include "task/profdir.h"
 #include "session_int.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 
 /* Loads what fits the kernel: its features were asked before any launch. */
 static int open_tracer(struct session *s, const struct msprof_opts *o,

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "msprof/recfile.h"
-#include "options.h"
+#include "ctl/options.h"
 #include "probes.h"
 
 /* Where one target's host records of the current window go. */

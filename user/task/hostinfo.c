@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
-#include "safe_open.h"
+#include "common/safe_open.h"
 
 /* The first line of a kernel file, without its newline; "" if none. */
 static void first_line(const char *path, char *out, size_t len)

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "msprof/events.h"
-#include "input_error.h"
+#include "common/input_error.h"
 #include "probes.h"
-#include "procfs.h"
+#include "task/procfs.h"
 
 /* A function the user names has no known signature: show raw registers. */
 static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {

@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include "dynsock.h"
-#include "fsutil.h"
+#include "common/fsutil.h"
 #include "msprof/protocol.h"
 #include "params.h"
 #include "procfs.h"
-#include "safe_open.h"
+#include "common/safe_open.h"
 #include "target.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 
 #define STAGE_PREFIX ".msprof_stage_"
 /* The task's user owns the staging directory: never follow its links. */

@@ -5,15 +5,15 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "clock.h"
-#include "collector.h"
-#include "kfeatures.h"
+#include "common/clock.h"
+#include "host/collector.h"
+#include "host/kfeatures.h"
 #include "options.h"
-#include "params.h"
-#include "probes.h"
-#include "profdir.h"
-#include "target.h"
-#include "tracer.h"
+#include "task/params.h"
+#include "host/probes.h"
+#include "task/profdir.h"
+#include "task/target.h"
+#include "host/tracer.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
 struct session {

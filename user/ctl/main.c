@@ -17,11 +17,11 @@
 #include "export/export.h"
 #include "export/query.h"
 #include "interactive.h"
-#include "kfeatures.h"
+#include "host/kfeatures.h"
 #include "launch.h"
 #include "options.h"
 #include "session.h"
-#include "testpoint.h"
+#include "common/testpoint.h"
 #include "version.h"
 
 /* How long launch mode waits for the app's agent socket, as msprof does. */

@@ -15,7 +15,7 @@
 #include "symcache.h"
 #include "msprof.skel.h"
 #include "probes.h"
-#include "procfs.h"
+#include "task/procfs.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 
