@@ -3,7 +3,11 @@
 (docs/output.md, spec §4).  Prints one "ok"/"FAIL"/"skip" line a
 check, as the e2e scripts do; exits 1 if one failed.
 
-usage: check_timeline.py PROF_DIR
+usage: check_timeline.py [--every-task-launched] PROF_DIR
+
+--every-task-launched: each device task must have a flow from the call that
+launched it, inside that call's slice, but those already launched when the
+window opened (on each stream, the first ones).
 """
 import collections
 import glob
@@ -64,7 +68,7 @@ OVERLAP = ["Computing", "Communication", "Communication(Not Overlapped)",
            "Free"]
 
 
-def main(prof):
+def main(prof, every_task_launched):
     out = os.path.join(prof, "mindstudio_profiler_output")
     files = sorted(f for f in os.listdir(out)
                    if re.fullmatch(r"msprof_\d{14}\.json", f))
@@ -189,15 +193,36 @@ def main(prof):
           collections.Counter(e["id"] for e in starts) ==
           collections.Counter(e["id"] for e in ends)
           and all(isinstance(e["id"], str) for e in starts + ends))
-    bad = []
-    for e in starts:
-        conn = int(e["id"]) >> 32
-        a = by_conn.get(conn)
-        if (not a or e["name"] != "HostToDevice" + e["id"]
-                or e["cat"] != "HostToDevice" or e["ts"] != a["ts"]
-                or (e["pid"], e["tid"]) != (a["pid"], a["tid"])):
-            bad.append(e)
-    check("flows start at their launching API slice", not bad, str(bad[:1]))
+
+    def launch(e):
+        return by_conn.get(int(e["id"]) >> 32)
+
+    def bound(e):
+        """Whether a viewer ties flow start e to its launching call's slice:
+        on that slice's thread, inside its [ts, ts + dur]."""
+        a = launch(e)
+        return (a is not None and (e["pid"], e["tid"]) == (a["pid"], a["tid"])
+                and ns(a["ts"]) <= ns(e["ts"]) <= ns(a["ts"]) + dur_ns(a["dur"]))
+
+    nbound = sum(map(bound, starts))
+    bad = [e for e in starts if not bound(e)
+           or e["name"] != "HostToDevice" + e["id"]
+           or e["cat"] != "HostToDevice" or e["ts"] != launch(e)["ts"]]
+    check(f"flows start at their launching API slice ({nbound} of "
+          f"{len(starts)} bound)", not bad, str(bad[:1]))
+    if every_task_launched:
+        # Only a task already launched when the window opened may lack its
+        # launch; on each stream, such tasks run before all the others.
+        late, linked = [], set()
+        for e in sorted(tasks, key=lambda e: ns(e["ts"])):
+            if e["args"]["connection_id"]:
+                linked.add((e["pid"], e["tid"]))
+            elif (e["pid"], e["tid"]) in linked:
+                late.append(e)
+        check(f"every device task launched in the window has its flow "
+              f"inside its launch slice ({nbound} of {len(tasks)}, "
+              f"{len(tasks) - len(launched)} launched before it opened)",
+              nbound and nbound == len(launched) and not late, str(late[:1]))
     at = {(e["pid"], e["tid"], e["ts"], str(e["args"]["connection_id"] << 32))
           for e in launched}
     bad = [e for e in ends if (e["pid"], e["tid"], e["ts"], e["id"]) not in at
@@ -241,5 +266,9 @@ def main(prof):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    every = args[:1] == ["--every-task-launched"]
+    if len(args) != 1 + every:
+        sys.exit(__doc__.strip())
+    main(args[-1], every)
     sys.exit(1 if failed else 0)
