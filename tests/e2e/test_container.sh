@@ -115,6 +115,17 @@ python3 tests/e2e/check_timeline.py --every-task-launched "$d"
 check "the timeline follows msprof's conventions (two devices, flows bound)" [ $? -eq 0 ]
 check "its pids are the task's own pid's, as host/info.json's ($NS_PID)" [ "$(timeline "$d" -r '
 	[.[] | .pid / 1024 | floor] | unique | map(tostring) | join(",")')" = "$NS_PID" ]
+# The db's API calls sit on the same threads as the timeline's.
+"$MSPROF" --export=on --type=db --output="$d" >"$WORK/export-db.log" 2>&1
+check "db export exits 0" [ $? -eq 0 ]
+db_tids=$(python3 -c 'import glob, sqlite3, sys
+db = sqlite3.connect(glob.glob(sys.argv[1] + "/msprof_*.db")[0])
+print(",".join(str(t) for (t,) in db.execute(
+    "SELECT DISTINCT globalTid & 4294967295 FROM CANN_API ORDER BY 1")))' "$d")
+tl_tids=$(timeline "$d" -r '[.[] | select(.ph=="X" and .args.connection_id != null and .args["Task Type"] == null)
+	| .tid] | unique | map(tostring) | join(",")')
+check "CANN_API's threads are the timeline's API threads ($db_tids = $tl_tids)" \
+	[ -n "$db_tids" -a "$db_tids" = "$tl_tids" ]
 
 # --- from inside the namespaces, by the pid the task sees ----------------------
 inside=/tmp/out-inside

@@ -422,7 +422,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	v[0] = epoch(w, e->start_ns);
 	v[1] = epoch(w, e->end_ns);
 	v[2] = layer_naming(d ? d->layer : UINT32_MAX)->level_id;
-	v[3] = w->pid_hi | e->tid;
+	v[3] = w->pid_hi | e->ns_tid;	/* the timeline's CANN thread */
 	v[4] = (int64_t)conn;
 	err = str_id(w, d && d->name ? d->name : "unknown_api", &v[5]);
 	err = err ?: row(w, T_CANN_API, v, 6);
