@@ -347,38 +347,60 @@ static void test_analyze(void)
 	expect_error(bad, "--analyze takes on or off, not '1'");
 }
 
-/* Each of vals after "--dynamic=on --pid=3 --<name>=" is refused so. */
-static void expect_values_refused(const char *name, const char *const *vals,
-				  size_t n, const char *needle)
-{
-	char opt[128], want[192];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char *args[] = { "--dynamic=on", "--pid=3", opt, NULL };
-
-		snprintf(opt, sizeof(opt), "--%s=%s", name, vals[i]);
-		snprintf(want, sizeof(want), needle, vals[i]);
-		expect_error(args, want);
-		if (!strstr(err, want))
-			printf("\n  %s: '%s', not '%s'", opt, err, want);
-	}
-}
-
 #define NR(a) (sizeof(a) / sizeof(a[0]))
 
-static void test_pid_values(void)
+/* Each value after "--dynamic=on --pid=3 --<option>=" is refused, quoted. */
+static void test_values_refused(void)
 {
-	static const char *const bad[] = {
+	static const char *const pid[] = {
 		" 5", "5 ", "+5", "0", "00", "1,0", "0x10", "1e3", "5,-6",
 		"2147483648", "99999999999999999999", "5;6", "5 6", "x",
 	};
+	static const char *const buffer[] = {
+		"0", "0K", "0M", "-1", "5k", "5KB", "5G", " 5", "", "K",
+		"18446744073709551617", "1073741825",
+	};
+	static const char *const big[] = { "1025", "1048577K", "1073741824" };
+	static const char *const idle[] = {
+		"0", "-1", "+5", "5s", "", " 5", "604801", "4294967297",
+		"18446744073709551616",
+	};
+	static const char *const uprobe[] = {
+		"lib:", ":f", "libf", "a:b:c", ":", "a::b", "a:b,c", "a:b,:c",
+		"a:b,c:",
+	};
+	static const struct {
+		const char *option;
+		const char *const *vals;
+		size_t n;
+		const char *says;	/* %s: the value */
+	} cases[] = {
+		{ "pid", pid, NR(pid), "--pid takes process ids separated by commas, not '%s'" },
+		{ "buffer-size", buffer, NR(buffer), "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'" },
+		{ "buffer-size", big, NR(big), "--buffer-size: at most 1024M, not '%s'" },
+		{ "idle-timeout", idle, NR(idle), "--idle-timeout takes a whole number from 1 to 604800, not '%s'" },
+		{ "uprobe", uprobe, NR(uprobe), "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'" },
+	};
+	char opt[128], want[192];
+	char *args[] = { "--dynamic=on", "--pid=3", opt, NULL };
+	size_t i, j;
+
+	for (i = 0; i < NR(cases); i++)
+		for (j = 0; j < cases[i].n; j++) {
+			snprintf(opt, sizeof(opt), "--%s=%s", cases[i].option, cases[i].vals[j]);
+			snprintf(want, sizeof(want), cases[i].says, cases[i].vals[j]);
+			expect_error(args, want);
+			if (!strstr(err, want))
+				printf("\n  %s: '%s', not '%s'", opt, err, want);
+		}
+}
+
+static void test_pid_values(void)
+{
 	char *twice[] = { "--dynamic=on", "--pid=1", "--pid", "1", "--pid=2,1", NULL };
 	char *biggest[] = { "--dynamic=on", "--pid=2147483647,007", NULL };
 	struct msprof_opts o;
 
-	expect_values_refused("pid", bad, NR(bad),
-			      "--pid takes process ids separated by commas, not '%s'");
 	/* Lists add up, as separate arguments too; repeats count once. */
 	CU_ASSERT_EQUAL_FATAL(parse(&o, twice), 0);
 	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
@@ -417,11 +439,6 @@ static void test_pid_limit(void)
 
 static void test_buffer_size_values(void)
 {
-	static const char *const bad[] = {
-		"0", "0K", "0M", "-1", "5k", "5KB", "5G", " 5", "", "K",
-		"18446744073709551617", "1073741825",
-	};
-	static const char *const big[] = { "1025", "1048577K", "1073741824" };
 	static const struct {
 		char *arg;
 		unsigned long long bytes;
@@ -437,10 +454,6 @@ static void test_buffer_size_values(void)
 	char *sep[] = { "--dynamic=on", "--pid=3", "--buffer-size", "2", NULL };
 	struct msprof_opts o;
 
-	expect_values_refused("buffer-size", bad, NR(bad),
-			      "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'");
-	expect_values_refused("buffer-size", big, NR(big),
-			      "--buffer-size: at most 1024M, not '%s'");
 	for (i = 0; i < NR(good); i++) {
 		char *args[] = { "--dynamic=on", "--pid=3", good[i].arg, NULL };
 
@@ -476,16 +489,10 @@ static void test_ringbuf_rounding(void)
 
 static void test_idle_timeout_values(void)
 {
-	static const char *const bad[] = {
-		"0", "-1", "+5", "5s", "", " 5", "604801", "4294967297",
-		"18446744073709551616",
-	};
 	char *low[] = { "--dynamic=on", "--pid=3", "--idle-timeout=1", NULL };
 	char *high[] = { "--dynamic=on", "--pid=3", "--idle-timeout", "604800", NULL };
 	struct msprof_opts o;
 
-	expect_values_refused("idle-timeout", bad, NR(bad),
-			      "--idle-timeout takes a whole number from 1 to 604800, not '%s'");
 	CU_ASSERT_EQUAL(parse(&o, low), 0);
 	CU_ASSERT_EQUAL(o.idle_timeout_s, 1);
 	CU_ASSERT_EQUAL(parse(&o, high), 0);
@@ -494,16 +501,10 @@ static void test_idle_timeout_values(void)
 
 static void test_uprobe_specs(void)
 {
-	static const char *const bad[] = {
-		"lib:", ":f", "libf", "a:b:c", ":", "a::b", "a:b,c", "a:b,:c",
-		"a:b,c:",
-	};
 	char *good[] = { "--dynamic=on", "--pid=3", "--uprobe=libc.so.6:malloc,libm:sin", NULL };
 	char *twice[] = { "--dynamic=on", "--pid=3", "--uprobe=a:b", "--uprobe=c:d", NULL };
 	struct msprof_opts o;
 
-	expect_values_refused("uprobe", bad, NR(bad),
-			      "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'");
 	CU_ASSERT_EQUAL_FATAL(parse(&o, good), 0);
 	CU_ASSERT_STRING_EQUAL(o.uprobes, "libc.so.6:malloc,libm:sin");
 	/* The first list was dropped without a word once. */
@@ -660,12 +661,13 @@ int register_options_tests(void)
 		{ "--type: bad values, without --export", test_type_errors },
 		{ "--query=on and what it cannot go with", test_query },
 		{ "--analyze=on and what it cannot go with", test_analyze },
-		{ "--pid: what is no process id", test_pid_values },
+		{ "values refused, each quoted", test_values_refused },
+		{ "--pid lists add up, repeats once", test_pid_values },
 		{ "--pid: at most MSPROF_MAX_PIDS processes", test_pid_limit },
-		{ "--buffer-size: bounds, suffixes, rounding", test_buffer_size_values },
+		{ "--buffer-size: suffixes, rounding", test_buffer_size_values },
 		{ "ring buffer: the smallest size that holds", test_ringbuf_rounding },
-		{ "--idle-timeout: bounds", test_idle_timeout_values },
-		{ "--uprobe: malformed lists, given twice", test_uprobe_specs },
+		{ "--idle-timeout: its bounds", test_idle_timeout_values },
+		{ "--uprobe: a list, given once", test_uprobe_specs },
 		{ "empty values named", test_empty_values },
 		{ "repeated options: the last, or refused", test_repeated },
 		{ "unknown options named as given, in one line", test_unknown_options },

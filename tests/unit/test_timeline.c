@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,8 +208,8 @@ static void test_many_streams(void)
  */
 struct ev {
 	char name[96], ph[4], ts[32], dur[32], id[32], cat[32];
+	char pid_text[24], tid_text[24];
 	long long pid, tid;
-	bool has_pid, has_tid;
 };
 
 struct evs {
@@ -296,6 +297,33 @@ static bool json_number(const char **p, char *out, size_t len)
 	return true;
 }
 
+/* The value of an event's key the checks read, as its text. */
+static bool json_capture(const char **p, const char *key, struct ev *ev)
+{
+#define KEY(k, f, number) { k, offsetof(struct ev, f), sizeof(ev->f), number }
+	const struct {
+		const char *key;
+		size_t off, len;
+		bool number;
+	} keys[] = {
+		KEY("name", name, false), KEY("ph", ph, false), KEY("ts", ts, false),
+		KEY("id", id, false), KEY("cat", cat, false), KEY("dur", dur, true),
+		KEY("pid", pid_text, true), KEY("tid", tid_text, true),
+	};
+#undef KEY
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char *out = (char *)ev + keys[i].off;
+
+		if (strcmp(key, keys[i].key))
+			continue;
+		return keys[i].number ? json_number(p, out, keys[i].len) :
+					json_string(p, out, keys[i].len);
+	}
+	return true;	/* another key: read as any value */
+}
+
 /* Members of an object, or elements of an array: what follows the opener. */
 static bool json_members(const char **p, int depth, bool object, struct ev *ev)
 {
@@ -317,26 +345,8 @@ static bool json_members(const char **p, int depth, bool object, struct ev *ev)
 				return false;
 			json_ws(p);
 			q = *p;
-			if (ev && !strcmp(key, "name") && !json_string(p, ev->name, sizeof(ev->name)))
+			if (ev && !json_capture(p, key, ev))
 				return false;
-			if (ev && !strcmp(key, "ph") && !json_string(p, ev->ph, sizeof(ev->ph)))
-				return false;
-			if (ev && !strcmp(key, "ts") && !json_string(p, ev->ts, sizeof(ev->ts)))
-				return false;
-			if (ev && !strcmp(key, "id") && !json_string(p, ev->id, sizeof(ev->id)))
-				return false;
-			if (ev && !strcmp(key, "cat") && !json_string(p, ev->cat, sizeof(ev->cat)))
-				return false;
-			if (ev && !strcmp(key, "dur") && !json_number(p, ev->dur, sizeof(ev->dur)))
-				return false;
-			if (ev && !strcmp(key, "pid")) {
-				ev->pid = strtoll(*p, NULL, 10);
-				ev->has_pid = json_number(p, NULL, 0);
-			}
-			if (ev && !strcmp(key, "tid")) {
-				ev->tid = strtoll(*p, NULL, 10);
-				ev->has_tid = json_number(p, NULL, 0);
-			}
 			if (*p == q && !json_value(p, depth + 1))
 				return false;
 		} else if (!json_value(p, depth + 1)) {
@@ -399,6 +409,8 @@ static bool json_events(const char *text, struct evs *out)
 			memset(ev, 0, sizeof(*ev));
 			if (!json_members(&p, 1, true, ev))
 				return false;
+			ev->pid = strtoll(ev->pid_text, NULL, 10);
+			ev->tid = strtoll(ev->tid_text, NULL, 10);
 			json_ws(&p);
 			if (*p == ']') {
 				p++;
@@ -428,7 +440,7 @@ static void test_json_reader(void)
 			      "\"args\":{\"x\":[1,-2.5e3,true,null,{}]}} , {} ]\n", e));
 	CU_ASSERT_EQUAL(e->n, 2);
 	CU_ASSERT_STRING_EQUAL(e->v[0].name, "a\\\"\\u0001");
-	CU_ASSERT(e->v[0].has_pid && e->v[0].pid == 5 && !e->v[0].has_tid);
+	CU_ASSERT(e->v[0].pid == 5 && !*e->v[0].tid_text);
 	CU_ASSERT_STRING_EQUAL(e->v[0].ts, "1.000");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (json_events(bad[i], e))
@@ -561,7 +573,7 @@ static void check_events(const struct evs *e)
 		const struct ev *v = &e->v[i];
 		long long sort = v->pid >> 5 & 31, dev = v->pid & 31;
 
-		CU_ASSERT(v->has_pid && v->has_tid && *v->name && *v->ph);
+		CU_ASSERT(*v->pid_text && *v->tid_text && *v->name && *v->ph);
 		CU_ASSERT_EQUAL(v->pid >> 10, 5);
 		CU_ASSERT(sort == 7 || sort == 13 || sort == 14 || sort == 31);
 		/* Host processes carry device 31; devices their number. */
@@ -668,14 +680,28 @@ static void test_busy_window(void)
 	remove_dir(dir);
 }
 
+/* The timeline of the window in dir passes the checks; dir is removed. */
+static void check_window(const char *dir, size_t flows)
+{
+	struct evs *e = calloc(1, sizeof(*e));
+	char *text;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	text = timeline_of(dir, e);
+	CU_ASSERT(e->n > 0);
+	check_events(e);
+	CU_ASSERT_EQUAL(check_flows(e), flows);
+	free(text);
+	free(e);
+	remove_dir(dir);
+}
+
 /* A window with nothing in it is still a timeline: an array of JSON. */
 static void test_empty_window(void)
 {
-	char dir[] = "/tmp/msprof-tl-XXXXXX", path[160], *text;
-	struct evs *e = calloc(1, sizeof(*e));
+	char dir[] = "/tmp/msprof-tl-XXXXXX", path[160];
 	struct recfile *f;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	make_window(dir);
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
 	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
@@ -684,28 +710,16 @@ static void test_empty_window(void)
 	CU_ASSERT_EQUAL(unlink(path), 0);
 	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
-	text = timeline_of(dir, e);
-	check_events(e);
-	CU_ASSERT_EQUAL(check_flows(e), 0);
-	free(text);
-	free(e);
-	remove_dir(dir);
+	check_window(dir, 0);
 }
 
 /* The window test_events checks line by line passes the same checks. */
 static void test_small_window_checks(void)
 {
-	char dir[] = "/tmp/msprof-tl-XXXXXX", *text;
-	struct evs *e = calloc(1, sizeof(*e));
+	char dir[] = "/tmp/msprof-tl-XXXXXX";
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	make_window(dir);
-	text = timeline_of(dir, e);
-	check_events(e);
-	CU_ASSERT_EQUAL(check_flows(e), 1);
-	free(text);
-	free(e);
-	remove_dir(dir);
+	check_window(dir, 1);
 }
 
 int register_timeline_tests(unsigned int *skipped)
