@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "ctl/options.h"
+#include "msprof/probe_packs.h"
 #include "unit.h"
 
 static char err[256];
@@ -346,6 +347,303 @@ static void test_analyze(void)
 	expect_error(bad, "--analyze takes on or off, not '1'");
 }
 
+#define NR(a) (sizeof(a) / sizeof(a[0]))
+
+/* Each value after "--dynamic=on --pid=3 --<option>=" is refused, quoted. */
+static void test_values_refused(void)
+{
+	static const char *const pid[] = {
+		" 5", "5 ", "+5", "0", "00", "1,0", "0x10", "1e3", "5,-6",
+		"2147483648", "99999999999999999999", "5;6", "5 6", "x",
+	};
+	static const char *const buffer[] = {
+		"0", "0K", "0M", "-1", "5k", "5KB", "5G", " 5", "", "K",
+		"18446744073709551617", "1073741825",
+	};
+	static const char *const big[] = { "1025", "1048577K", "1073741824" };
+	static const char *const idle[] = {
+		"0", "-1", "+5", "5s", "", " 5", "604801", "4294967297",
+		"18446744073709551616",
+	};
+	static const char *const uprobe[] = {
+		"lib:", ":f", "libf", "a:b:c", ":", "a::b", "a:b,c", "a:b,:c",
+		"a:b,c:",
+	};
+	static const struct {
+		const char *option;
+		const char *const *vals;
+		size_t n;
+		const char *says;	/* %s: the value */
+	} cases[] = {
+		{ "pid", pid, NR(pid), "--pid takes process ids separated by commas, not '%s'" },
+		{ "buffer-size", buffer, NR(buffer), "--buffer-size takes <N>[K|M] (megabytes without a suffix), not '%s'" },
+		{ "buffer-size", big, NR(big), "--buffer-size: at most 1024M, not '%s'" },
+		{ "idle-timeout", idle, NR(idle), "--idle-timeout takes a whole number from 1 to 604800, not '%s'" },
+		{ "uprobe", uprobe, NR(uprobe), "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'" },
+	};
+	char opt[128], want[192];
+	char *args[] = { "--dynamic=on", "--pid=3", opt, NULL };
+	size_t i, j;
+
+	for (i = 0; i < NR(cases); i++)
+		for (j = 0; j < cases[i].n; j++) {
+			snprintf(opt, sizeof(opt), "--%s=%s", cases[i].option, cases[i].vals[j]);
+			snprintf(want, sizeof(want), cases[i].says, cases[i].vals[j]);
+			expect_error(args, want);
+			if (!strstr(err, want))
+				printf("\n  %s: '%s', not '%s'", opt, err, want);
+		}
+}
+
+static void test_pid_values(void)
+{
+	char *twice[] = { "--dynamic=on", "--pid=1", "--pid", "1", "--pid=2,1", NULL };
+	char *biggest[] = { "--dynamic=on", "--pid=2147483647,007", NULL };
+	struct msprof_opts o;
+
+	/* Lists add up, as separate arguments too; repeats count once. */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, twice), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
+	CU_ASSERT_EQUAL(o.npids, 2);
+	CU_ASSERT(o.pids[0] == 1 && o.pids[1] == 2);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, biggest), 0);
+	CU_ASSERT_EQUAL(o.npids, 2);
+	CU_ASSERT(o.pids[0] == 2147483647 && o.pids[1] == 7);
+}
+
+/* MSPROF_MAX_PIDS processes, however given; one more is refused. */
+static void test_pid_limit(void)
+{
+	static char full[MSPROF_MAX_PIDS * 4 + 8], again[] = "--pid=64,1",
+		    more[] = "--pid=65";
+	char *max[] = { "--dynamic=on", full, NULL };
+	char *repeat[] = { "--dynamic=on", full, again, NULL };
+	char *over[] = { "--dynamic=on", full, more, NULL };
+	char *over_one[] = { "--dynamic=on", full, NULL };
+	struct msprof_opts o;
+	size_t len;
+	int i;
+
+	len = (size_t)snprintf(full, sizeof(full), "--pid=1");
+	for (i = 2; i <= MSPROF_MAX_PIDS; i++)
+		len += (size_t)snprintf(full + len, sizeof(full) - len, ",%d", i);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, max), 0);
+	CU_ASSERT_EQUAL(o.npids, MSPROF_MAX_PIDS);
+	CU_ASSERT_EQUAL(o.pids[MSPROF_MAX_PIDS - 1], MSPROF_MAX_PIDS);
+	CU_ASSERT_EQUAL(parse(&o, repeat), 0);
+	CU_ASSERT_EQUAL(o.npids, MSPROF_MAX_PIDS);
+	expect_error(over, "--pid: at most 64 processes");
+	snprintf(full + len, sizeof(full) - len, ",%d", MSPROF_MAX_PIDS + 1);
+	expect_error(over_one, "--pid: at most 64 processes");
+}
+
+static void test_buffer_size_values(void)
+{
+	static const struct {
+		char *arg;
+		unsigned long long bytes;
+	} good[] = {
+		{ "--buffer-size=1K", 1 << 10 },
+		{ "--buffer-size=3M", 3 << 20 },
+		{ "--buffer-size=3", 3 << 20 },
+		{ "--buffer-size=1024", 1ull << 30 },
+		{ "--buffer-size=1048576K", 1ull << 30 },
+		{ "--buffer-size=4097K", 4097ull << 10 },
+	};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+	char *sep[] = { "--dynamic=on", "--pid=3", "--buffer-size", "2", NULL };
+	struct msprof_opts o;
+
+	for (i = 0; i < NR(good); i++) {
+		char *args[] = { "--dynamic=on", "--pid=3", good[i].arg, NULL };
+
+		CU_ASSERT_EQUAL_FATAL(parse(&o, args), 0);
+		CU_ASSERT_EQUAL(o.ringbuf_bytes, opts_ringbuf_size(good[i].bytes, page));
+		CU_ASSERT(o.ringbuf_bytes >= good[i].bytes);
+	}
+	CU_ASSERT_EQUAL_FATAL(parse(&o, sep), 0);
+	CU_ASSERT_EQUAL(o.ringbuf_bytes, opts_ringbuf_size(2 << 20, page));
+}
+
+/* The smallest power of two of whole pages that holds the bytes. */
+static void test_ringbuf_rounding(void)
+{
+	static const size_t pages[] = { 4096, 16384, 65536 };
+	static const unsigned long long sizes[] = {
+		0, 1, 4095, 4096, 4097, 12288, 65535, 65536, 65537,
+		(3ull << 20) + 1, (1ull << 30) - 1, 1ull << 30,
+	};
+	size_t i, j;
+
+	for (i = 0; i < NR(pages); i++)
+		for (j = 0; j < NR(sizes); j++) {
+			size_t got = opts_ringbuf_size(sizes[j], pages[i]);
+
+			CU_ASSERT_EQUAL(got & (got - 1), 0);
+			CU_ASSERT_EQUAL(got % pages[i], 0);
+			CU_ASSERT(got >= sizes[j] && got >= pages[i]);
+			/* Not a size bigger than it needs: half of it would not do. */
+			CU_ASSERT(got == pages[i] || got / 2 < sizes[j]);
+		}
+}
+
+static void test_idle_timeout_values(void)
+{
+	char *low[] = { "--dynamic=on", "--pid=3", "--idle-timeout=1", NULL };
+	char *high[] = { "--dynamic=on", "--pid=3", "--idle-timeout", "604800", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, low), 0);
+	CU_ASSERT_EQUAL(o.idle_timeout_s, 1);
+	CU_ASSERT_EQUAL(parse(&o, high), 0);
+	CU_ASSERT_EQUAL(o.idle_timeout_s, 7 * 24 * 3600);
+}
+
+static void test_uprobe_specs(void)
+{
+	char *good[] = { "--dynamic=on", "--pid=3", "--uprobe=libc.so.6:malloc,libm:sin", NULL };
+	char *twice[] = { "--dynamic=on", "--pid=3", "--uprobe=a:b", "--uprobe=c:d", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL_FATAL(parse(&o, good), 0);
+	CU_ASSERT_STRING_EQUAL(o.uprobes, "libc.so.6:malloc,libm:sin");
+	/* The first list was dropped without a word once. */
+	expect_error(twice, "--uprobe given twice");
+}
+
+/* An empty value is refused by name, whichever option has it. */
+static void test_empty_values(void)
+{
+	static const struct {
+		char *arg;
+		const char *says;
+	} cases[] = {
+		{ "--ascendcl=", "--ascendcl takes on or off, not ''" },
+		{ "--task-time=", "--task-time takes on or off, not ''" },
+		{ "--output=", "--output needs a directory" },
+		{ "--uprobe=", "--uprobe: element 1 of '' is empty" },
+		{ "--delay=", "--delay takes a whole number from 1 to 4294967295, not ''" },
+	};
+	char *app_empty[] = { "--dynamic=on", "--application=", NULL };
+	char *app_blank[] = { "--dynamic=on", "--application= \t ", NULL };
+	size_t i;
+
+	for (i = 0; i < NR(cases); i++) {
+		char *args[] = { "--dynamic=on", "--pid=3", cases[i].arg, NULL };
+
+		expect_error(args, cases[i].says);
+	}
+	expect_error(app_empty, "--application is empty");
+	expect_error(app_blank, "--application is empty");
+}
+
+/* The last of a switch or --output counts; a list or an app only once. */
+static void test_repeated(void)
+{
+	char *last[] = { "--dynamic=on", "--pid=3", "--output=/a", "--output", "/b",
+			 "--ascendcl=off", "--ascendcl=on", "--task-time=l0",
+			 "--task-time=on", "--idle-timeout=9", "--idle-timeout=8", NULL };
+	char *off_again[] = { "--dynamic=on", "--dynamic=off", "--pid=3", NULL };
+	char *app_twice[] = { "--dynamic=on", "--application=./a", "--application=./b", NULL };
+	char *app_both[] = { "--dynamic=on", "--application=./a", "./b", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL_FATAL(parse(&o, last), 0);
+	CU_ASSERT_STRING_EQUAL(o.output, "/b");
+	CU_ASSERT(o.ascendcl && o.task_time);
+	CU_ASSERT_STRING_EQUAL(o.prof_level, "l1");
+	CU_ASSERT_EQUAL(o.idle_timeout_s, 8);
+	expect_error(off_again, "no mode given");
+	expect_error(app_twice, "--application given twice");
+	expect_error(app_both, "either as --application or as trailing arguments");
+}
+
+/* Options msprof has not, or spelled so that they could hide others. */
+static void test_unknown_options(void)
+{
+	char *short_opt[] = { "--dynamic=on", "-x", NULL };
+	char *cluster[] = { "--dynamic=on", "-xy", "--pid=3", NULL };
+	char *value_on_flag[] = { "--help=3", NULL };
+	char *newline[] = { "--dynamic=on", "--fr\nob\x1b[2J", NULL };
+	char *no_value[] = { "--dynamic=on", "--pid", NULL };
+	char *after_dashes[] = { "--dynamic=on", "--", "--pid=3", NULL };
+	struct msprof_opts o;
+
+	expect_error(short_opt, "unknown option '-x'");
+	/* Named as given, not as the argument before it. */
+	expect_error(cluster, "unknown option '-x'");
+	CU_ASSERT_PTR_NULL(strstr(err, "dynamic"));
+	expect_error(value_on_flag, "'--help=3'");
+	/* What the user typed is quoted, its control bytes made inert. */
+	expect_error(newline, "unknown option '--fr?ob?[2J'");
+	expect_error(no_value, "option '--pid' needs a value");
+	/* After "--" everything is the app's, even what looks like ours. */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, after_dashes), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_LAUNCH);
+	CU_ASSERT_STRING_EQUAL(o.app_argv[0], "--pid=3");
+	CU_ASSERT_EQUAL(o.npids, 0);
+}
+
+/* Modes that exclude each other; --help and --version win over them. */
+static void test_mode_conflicts(void)
+{
+	char *dyn_export[] = { "--dynamic=on", "--pid=3", "--export=on", NULL };
+	char *export_app[] = { "--export=on", "./app", NULL };
+	char *pid_alone[] = { "--pid=3", NULL };
+	char *help_wins[] = { "--dynamic=on", "--pid=1", "--export=on", "--help", "./app", NULL };
+	char *version_wins[] = { "--query=on", "--export=on", "--version", NULL };
+	char *help_bad[] = { "--help", "--pid=x", NULL };
+	struct msprof_opts o;
+
+	expect_error(dyn_export, "--export=on cannot be combined with --dynamic, --pid or an app");
+	expect_error(export_app, "--export=on cannot be combined");
+	expect_error(pid_alone, "no mode given");
+	CU_ASSERT_EQUAL(parse(&o, help_wins), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
+	CU_ASSERT_EQUAL(parse(&o, version_wins), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_VERSION);
+	/* A bad value is bad even beside --help. */
+	expect_error(help_bad, "--pid takes process ids");
+}
+
+/* Launch mode follows children unless told; attach mode only if told. */
+static void test_follow_children(void)
+{
+	char *launch[] = { "--dynamic=on", "./app", NULL };
+	char *launch_off[] = { "--dynamic=on", "--follow-children=off", "./app", NULL };
+	char *attach[] = { "--dynamic=on", "--pid=3", NULL };
+	char *attach_on[] = { "--dynamic=on", "--pid=3", "--follow-children=on", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, launch), 0);
+	CU_ASSERT(o.follow_children);
+	CU_ASSERT_EQUAL(parse(&o, launch_off), 0);
+	CU_ASSERT_FALSE(o.follow_children);
+	CU_ASSERT_EQUAL(parse(&o, attach), 0);
+	CU_ASSERT_FALSE(o.follow_children);
+	CU_ASSERT_EQUAL(parse(&o, attach_on), 0);
+	CU_ASSERT(o.follow_children);
+}
+
+static void test_layers(void)
+{
+	char *defaults[] = { "--dynamic=on", "--pid=3", NULL };
+	char *all[] = { "--dynamic=on", "--pid=3", "--runtime-api=on", "--hccl=on", NULL };
+	char *none[] = { "--dynamic=on", "--pid=3", "--ascendcl=off", NULL };
+	const unsigned int custom = 1u << MSPROF_LAYER_CUSTOM;
+	const unsigned int acl = 1u << MSPROF_LAYER_ACL | 1u << MSPROF_LAYER_CUDA_RUNTIME;
+	const unsigned int rt = 1u << MSPROF_LAYER_RUNTIME | 1u << MSPROF_LAYER_CUDA_DRIVER;
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, defaults), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl);
+	CU_ASSERT_EQUAL(parse(&o, all), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl | rt | 1u << MSPROF_LAYER_HCCL);
+	/* --uprobe's functions are probed whatever the switches say. */
+	CU_ASSERT_EQUAL(parse(&o, none), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom);
+}
+
 int register_options_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -363,6 +661,19 @@ int register_options_tests(void)
 		{ "--type: bad values, without --export", test_type_errors },
 		{ "--query=on and what it cannot go with", test_query },
 		{ "--analyze=on and what it cannot go with", test_analyze },
+		{ "values refused, each quoted", test_values_refused },
+		{ "--pid lists add up, repeats once", test_pid_values },
+		{ "--pid: at most MSPROF_MAX_PIDS processes", test_pid_limit },
+		{ "--buffer-size: suffixes, rounding", test_buffer_size_values },
+		{ "ring buffer: the smallest size that holds", test_ringbuf_rounding },
+		{ "--idle-timeout: its bounds", test_idle_timeout_values },
+		{ "--uprobe: a list, given once", test_uprobe_specs },
+		{ "empty values named", test_empty_values },
+		{ "repeated options: the last, or refused", test_repeated },
+		{ "unknown options named as given, in one line", test_unknown_options },
+		{ "modes that cannot go together", test_mode_conflicts },
+		{ "--follow-children by mode", test_follow_children },
+		{ "the switches' API layers", test_layers },
 		CU_TEST_INFO_NULL,
 	};
 

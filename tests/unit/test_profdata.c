@@ -216,9 +216,144 @@ static void test_bad_info(void)
 	remove_window(&w);
 }
 
+/*
+ * An index of calls as profdata_load_at() sorts it (by ns tid, start,
+ * depth), built in memory: the lookups need nothing else.
+ */
+static const struct profcall lookup_calls[] = {
+	{ .ns_tid = 3, .start_ns = 100, .end_ns = 500, .depth = 0 },	/* 1 */
+	{ .ns_tid = 3, .start_ns = 150, .end_ns = 300, .depth = 1 },	/* 2 */
+	{ .ns_tid = 3, .start_ns = 200, .end_ns = 250, .depth = 2 },	/* 3 */
+	{ .ns_tid = 3, .start_ns = 600, .end_ns = 700, .depth = 0 },	/* 4 */
+	/* Starting together: the inner one sorts after the outer. */
+	{ .ns_tid = 4, .start_ns = 100, .end_ns = 1000, .depth = 0 },	/* 5 */
+	{ .ns_tid = 4, .start_ns = 100, .end_ns = 200, .depth = 1 },	/* 6 */
+	{ .ns_tid = 9, .start_ns = 50, .end_ns = 60, .depth = 0 },	/* 7 */
+};
+
+#define NR_LOOKUP (sizeof(lookup_calls) / sizeof(lookup_calls[0]))
+
+static void lookup_data(struct profdata *p, size_t ncalls)
+{
+	memset(p, 0, sizeof(*p));
+	p->calls = (struct profcall *)lookup_calls;
+	p->ncalls = ncalls;
+}
+
+/* A connection id is the call's place in the index, plus 1. */
+static void test_call_of_conn(void)
+{
+	static struct profdata p;
+	size_t i;
+
+	lookup_data(&p, NR_LOOKUP);
+	CU_ASSERT_PTR_NULL(profdata_call(&p, 0));
+	CU_ASSERT_PTR_EQUAL(profdata_call(&p, 1), &lookup_calls[0]);
+	CU_ASSERT_PTR_EQUAL(profdata_call(&p, 4), &lookup_calls[3]);
+	CU_ASSERT_PTR_EQUAL(profdata_call(&p, NR_LOOKUP), &lookup_calls[NR_LOOKUP - 1]);
+	CU_ASSERT_PTR_NULL(profdata_call(&p, NR_LOOKUP + 1));
+	CU_ASSERT_PTR_NULL(profdata_call(&p, UINT64_MAX));
+	CU_ASSERT_PTR_NULL(profdata_call(&p, (uint64_t)1 << 32));
+	for (i = 0; i < NR_LOOKUP; i++)
+		CU_ASSERT_PTR_EQUAL(profdata_call(&p, i + 1), &lookup_calls[i]);
+	/* Nothing loaded: no connection id names a call. */
+	lookup_data(&p, 0);
+	CU_ASSERT_PTR_NULL(profdata_call(&p, 0));
+	CU_ASSERT_PTR_NULL(profdata_call(&p, 1));
+}
+
+/* The innermost call on the thread that holds the instant, or none. */
+static void test_conn_at(void)
+{
+	static const struct {
+		uint32_t tid;
+		uint64_t ns;
+		uint64_t conn;
+	} cases[] = {
+		{ 3, 99, 0 },		/* before the thread's first call */
+		{ 3, 100, 1 },		/* a span holds its start... */
+		{ 3, 149, 1 },
+		{ 3, 150, 2 },
+		{ 3, 200, 3 },		/* the innermost of three */
+		{ 3, 250, 3 },		/* ...and its end */
+		{ 3, 251, 2 },		/* the inner one ended: its caller */
+		{ 3, 301, 1 },
+		{ 3, 500, 1 },
+		{ 3, 501, 0 },		/* between two outermost calls */
+		{ 3, 650, 4 },
+		{ 3, 700, 4 },
+		{ 3, 701, 0 },		/* after the thread's last call */
+		{ 3, UINT64_MAX, 0 },
+		{ 4, 99, 0 },
+		{ 4, 100, 6 },		/* the same start: the inner one */
+		{ 4, 200, 6 },
+		{ 4, 201, 5 },
+		{ 4, 1000, 5 },
+		{ 4, 1001, 0 },
+		{ 9, 55, 7 },		/* the last call of the index */
+		{ 9, 61, 0 },
+		/* Threads without calls, before, between and after the others. */
+		{ 2, 100, 0 },
+		{ 5, 150, 0 },
+		{ 10, 55, 0 },
+		{ 0, 0, 0 },
+		{ UINT32_MAX, UINT64_MAX, 0 },
+	};
+	static struct profdata p;
+	size_t i;
+
+	lookup_data(&p, NR_LOOKUP);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t conn = profdata_conn_at(&p, cases[i].tid, cases[i].ns);
+
+		if (conn != cases[i].conn)
+			printf("\n  tid %u at %llu: connection %llu, not %llu",
+			       cases[i].tid, (unsigned long long)cases[i].ns,
+			       (unsigned long long)conn,
+			       (unsigned long long)cases[i].conn);
+		CU_ASSERT_EQUAL(conn, cases[i].conn);
+	}
+	/* Found again from its own start: each call, or a deeper one there. */
+	for (i = 0; i < NR_LOOKUP; i++) {
+		const struct profcall *c = profdata_call(&p, profdata_conn_at(&p,
+				lookup_calls[i].ns_tid, lookup_calls[i].start_ns));
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT_EQUAL(c->ns_tid, lookup_calls[i].ns_tid);
+		CU_ASSERT(c->depth >= lookup_calls[i].depth);
+	}
+	/* One call only, and none at all. */
+	lookup_data(&p, 1);
+	CU_ASSERT_EQUAL(profdata_conn_at(&p, 3, 400), 1);
+	CU_ASSERT_EQUAL(profdata_conn_at(&p, 3, 600), 0);
+	lookup_data(&p, 0);
+	CU_ASSERT_EQUAL(profdata_conn_at(&p, 3, 100), 0);
+	CU_ASSERT_EQUAL(profdata_conn_at(&p, 0, 0), 0);
+}
+
+static void test_sort_unique(void)
+{
+	uint32_t v[] = { 9, 3, 9, UINT32_MAX, 0, 3, 3, 0 };
+	uint32_t same[] = { 7, 7, 7 };
+	uint32_t one[] = { 5 };
+
+	CU_ASSERT_EQUAL_FATAL(profdata_sort_unique(v, 8), 4);
+	CU_ASSERT(v[0] == 0 && v[1] == 3 && v[2] == 9 && v[3] == UINT32_MAX);
+	CU_ASSERT_EQUAL(profdata_sort_unique(same, 3), 1);
+	CU_ASSERT_EQUAL(same[0], 7);
+	CU_ASSERT_EQUAL(profdata_sort_unique(one, 1), 1);
+	CU_ASSERT_EQUAL(one[0], 5);
+	CU_ASSERT_EQUAL(profdata_sort_unique(NULL, 0), 0);
+}
+
 int register_profdata_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	static const CU_TestInfo lookups[] = {
+		{ "a connection id names its call", test_call_of_conn },
+		{ "the innermost call holding an instant", test_conn_at },
+		{ "thread lists sorted, repeats dropped", test_sort_unique },
+		CU_TEST_INFO_NULL,
+	};
 	/* A window's files are opened with openat2(). */
 	static const CU_TestInfo tests[] = {
 		{ "a finished window loads whole", test_complete },
@@ -228,6 +363,6 @@ int register_profdata_tests(unsigned int *skipped)
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("profdata", none, tests, unit_no_openat2(),
+	return add_suite_needing("profdata", lookups, tests, unit_no_openat2(),
 				 skipped);
 }

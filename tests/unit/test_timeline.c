@@ -3,7 +3,10 @@
  * The timeline's text for a small window: msprof's numbering, key order,
  * args and flows, and names a task or a name record chose escaped.
  */
+#include <ctype.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,16 +201,543 @@ static void test_many_streams(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/*
+ * A JSON reader just strict enough to say the timeline is JSON (RFC 8259:
+ * no raw control bytes in strings, numbers as the grammar has them) and to
+ * pick out the keys the checks below need.
+ */
+struct ev {
+	char name[96], ph[4], ts[32], dur[32], id[32], cat[32];
+	char pid_text[24], tid_text[24];
+	long long pid, tid;
+};
+
+struct evs {
+	struct ev v[256];
+	size_t n;
+};
+
+static bool json_value(const char **p, int depth);
+
+static void json_ws(const char **p)
+{
+	while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t')
+		(*p)++;
+}
+
+/* A string; its text (escapes left as they are) into out if not NULL. */
+static bool json_string(const char **p, char *out, size_t len)
+{
+	const char *q = *p, *start;
+	size_t n;
+
+	if (*q++ != '"')
+		return false;
+	for (start = q; *q != '"'; q++) {
+		if ((unsigned char)*q < 0x20)
+			return false;	/* a raw control byte, or the end */
+		if (*q != '\\')
+			continue;
+		q++;
+		if (*q == 'u') {
+			for (n = 1; n <= 4; n++)
+				if (!isxdigit((unsigned char)q[n]))
+					return false;
+			q += 4;
+		} else if (!strchr("\"\\/bfnrt", *q) || !*q) {
+			return false;
+		}
+	}
+	n = (size_t)(q - start);
+	if (out && n < len) {
+		memcpy(out, start, n);
+		out[n] = '\0';
+	} else if (out) {
+		return false;
+	}
+	*p = q + 1;
+	return true;
+}
+
+static bool json_number(const char **p, char *out, size_t len)
+{
+	const char *q = *p;
+
+	if (*q == '-')
+		q++;
+	if (*q == '0')
+		q++;
+	else if (isdigit((unsigned char)*q))
+		while (isdigit((unsigned char)*q))
+			q++;
+	else
+		return false;
+	if (*q == '.') {
+		if (!isdigit((unsigned char)*++q))
+			return false;
+		while (isdigit((unsigned char)*q))
+			q++;
+	}
+	if (*q == 'e' || *q == 'E') {
+		q++;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (!isdigit((unsigned char)*q))
+			return false;
+		while (isdigit((unsigned char)*q))
+			q++;
+	}
+	if (out) {
+		if ((size_t)(q - *p) >= len)
+			return false;
+		memcpy(out, *p, (size_t)(q - *p));
+		out[q - *p] = '\0';
+	}
+	*p = q;
+	return true;
+}
+
+/* The value of an event's key the checks read, as its text. */
+static bool json_capture(const char **p, const char *key, struct ev *ev)
+{
+#define KEY(k, f, number) { k, offsetof(struct ev, f), sizeof(ev->f), number }
+	const struct {
+		const char *key;
+		size_t off, len;
+		bool number;
+	} keys[] = {
+		KEY("name", name, false), KEY("ph", ph, false), KEY("ts", ts, false),
+		KEY("id", id, false), KEY("cat", cat, false), KEY("dur", dur, true),
+		KEY("pid", pid_text, true), KEY("tid", tid_text, true),
+	};
+#undef KEY
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char *out = (char *)ev + keys[i].off;
+
+		if (strcmp(key, keys[i].key))
+			continue;
+		return keys[i].number ? json_number(p, out, keys[i].len) :
+					json_string(p, out, keys[i].len);
+	}
+	return true;	/* another key: read as any value */
+}
+
+/* Members of an object, or elements of an array: what follows the opener. */
+static bool json_members(const char **p, int depth, bool object, struct ev *ev)
+{
+	char close = object ? '}' : ']', key[32];
+	const char *q;
+
+	json_ws(p);
+	if (**p == close) {
+		(*p)++;
+		return true;
+	}
+	for (;;) {
+		json_ws(p);
+		if (object) {
+			if (!json_string(p, key, sizeof(key)))
+				return false;
+			json_ws(p);
+			if (*(*p)++ != ':')
+				return false;
+			json_ws(p);
+			q = *p;
+			if (ev && !json_capture(p, key, ev))
+				return false;
+			if (*p == q && !json_value(p, depth + 1))
+				return false;
+		} else if (!json_value(p, depth + 1)) {
+			return false;
+		}
+		json_ws(p);
+		if (**p == close) {
+			(*p)++;
+			return true;
+		}
+		if (*(*p)++ != ',')
+			return false;
+	}
+}
+
+static bool json_value(const char **p, int depth)
+{
+	if (depth > 16)
+		return false;
+	json_ws(p);
+	switch (**p) {
+	case '{':
+		(*p)++;
+		return json_members(p, depth, true, NULL);
+	case '[':
+		(*p)++;
+		return json_members(p, depth, false, NULL);
+	case '"':
+		return json_string(p, NULL, 0);
+	case 't':
+		return !strncmp(*p, "true", 4) && (*p += 4);
+	case 'f':
+		return !strncmp(*p, "false", 5) && (*p += 5);
+	case 'n':
+		return !strncmp(*p, "null", 4) && (*p += 4);
+	}
+	return json_number(p, NULL, 0);
+}
+
+/* The timeline: one array of event objects, nothing after it. */
+static bool json_events(const char *text, struct evs *out)
+{
+	const char *p = text;
+
+	out->n = 0;
+	json_ws(&p);
+	if (*p++ != '[')
+		return false;
+	json_ws(&p);
+	if (*p == ']') {
+		p++;
+	} else {
+		for (;;) {
+			struct ev *ev;
+
+			json_ws(&p);
+			if (out->n == sizeof(out->v) / sizeof(out->v[0]) || *p++ != '{')
+				return false;
+			ev = &out->v[out->n++];
+			memset(ev, 0, sizeof(*ev));
+			if (!json_members(&p, 1, true, ev))
+				return false;
+			ev->pid = strtoll(ev->pid_text, NULL, 10);
+			ev->tid = strtoll(ev->tid_text, NULL, 10);
+			json_ws(&p);
+			if (*p == ']') {
+				p++;
+				break;
+			}
+			if (*p++ != ',')
+				return false;
+		}
+	}
+	json_ws(&p);
+	return !*p;
+}
+
+static void test_json_reader(void)
+{
+	static const char *const bad[] = {
+		"", "[", "[{}", "[{},]", "[{\"a\":1,}]", "[{\"a\" 1}]", "[1]",
+		"[{\"a\":\"x\ny\"}]", "[{\"a\":01}]", "[{\"a\":1.}]", "[{\"a\":\"\\x\"}]",
+		"[{\"a\":\"\\u12\"}]", "[{}] x", "[{\"a\":tru}]", "{}",
+	};
+	struct evs *e = calloc(1, sizeof(*e));
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT(json_events("[]", e) && e->n == 0);
+	CU_ASSERT(json_events(" [ {\"name\":\"a\\\"\\u0001\",\"pid\":5,\"ts\":\"1.000\","
+			      "\"args\":{\"x\":[1,-2.5e3,true,null,{}]}} , {} ]\n", e));
+	CU_ASSERT_EQUAL(e->n, 2);
+	CU_ASSERT_STRING_EQUAL(e->v[0].name, "a\\\"\\u0001");
+	CU_ASSERT(e->v[0].pid == 5 && !*e->v[0].tid_text);
+	CU_ASSERT_STRING_EQUAL(e->v[0].ts, "1.000");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (json_events(bad[i], e))
+			printf("\n  read as JSON: %s", bad[i]);
+		CU_ASSERT_FALSE(json_events(bad[i], e));
+	}
+	free(e);
+}
+
+/* µs with exactly 3 decimals, as msprof writes ts (a string) and dur. */
+static bool us3(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n > 0 && s[n] == '.' && strspn(s + n + 1, "0123456789") == 3 &&
+	       !s[n + 4];
+}
+
+static const struct ev *find_meta(const struct evs *e, const char *name,
+				  long long pid, long long tid)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].ph, "M") && !strcmp(e->v[i].name, name) &&
+		    e->v[i].pid == pid && e->v[i].tid == tid)
+			return &e->v[i];
+	return NULL;
+}
+
+/* ns pid 5: msprof's pids are 5 << 10 | sort index << 5 | device. */
+#define TL_PID(sort, dev) (5LL << 10 | (sort) << 5 | (dev))
+
+/*
+ * Two threads calling (one call inside another), tasks on two devices and
+ * streams launched from them, one task no call launched, two ioctl threads.
+ */
+static void make_busy_window(char *dir)
+{
+	static const char names[] = "aclrtLaunchKernel\0\0\0\0\0\0";
+	struct {
+		struct msprof_name_rec h;
+		char names[sizeof(names)];
+	} nr = { .h = { .layer = MSPROF_LAYER_ACL } };
+	static const struct {
+		uint32_t ns_tid, depth;
+		uint64_t start, end;
+	} calls[] = {
+		{ 3, 1, 600, 900 }, { 3, 0, 500, 1500 }, { 4, 0, 2000, 2600 },
+	};
+	static const struct {
+		uint32_t device, stream, host_tid;
+		uint64_t submit, start, end;
+	} tasks[] = {
+		{ 0, 0, 3, 700, 2000, 3000 },	/* from the inner call */
+		{ 0, 2, 4, 2100, 3000, 3500 },
+		{ 1, 5, 3, 1200, 1300, 1400 },	/* from the outer one */
+		{ 1, 5, 9, 1200, 1500, 1600 },	/* from no call seen */
+	};
+	struct {
+		struct msprof_devtask_rec h;
+		char name[8];
+	} dt = { .name = "kernel" };
+	struct msprof_api_event api = { .kind = MSPROF_EV_API, .tgid = 77 };
+	struct msprof_ioctl_event io = { .kind = MSPROF_EV_IOCTL, .tgid = 77,
+					 .start_ns = 900, .end_ns = 1000 };
+	char path[160];
+	struct recfile *f;
+	size_t i;
+
+	memcpy(nr.names, names, sizeof(names));
+	make_window(dir);
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		api.tid = calls[i].ns_tid + 100;
+		api.ns_tid = calls[i].ns_tid;
+		api.depth = calls[i].depth;
+		api.start_ns = calls[i].start;
+		api.end_ns = calls[i].end;
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
+	}
+	for (i = 7; i <= 8; i++) {
+		io.tid = (uint32_t)i;
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_IOCTL, &io, sizeof(io), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		dt.h.device = tasks[i].device;
+		dt.h.stream = tasks[i].stream;
+		dt.h.host_tid = tasks[i].host_tid;
+		dt.h.submit_ns = tasks[i].submit;
+		dt.h.start_ns = tasks[i].start;
+		dt.h.end_ns = tasks[i].end;
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_DEVTASK, &dt, sizeof(dt), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+}
+
+/* The timeline of the window in dir, read back as events. */
+static char *timeline_of(const char *dir, struct evs *e)
+{
+	struct profdata p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, dir), 0);
+	fp = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_EQUAL(timeline_write(fp, &p), 0);
+	CU_ASSERT_EQUAL(fclose(fp), 0);
+	profdata_free(&p);
+	if (!json_events(text, e)) {
+		printf("\n  not JSON:\n%s", text);
+		CU_FAIL("the timeline is not a JSON array of events");
+	}
+	return text;
+}
+
+/* Every event's times, pid and thread as a reader of the format needs. */
+static void check_events(const struct evs *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++) {
+		const struct ev *v = &e->v[i];
+		long long sort = v->pid >> 5 & 31, dev = v->pid & 31;
+
+		CU_ASSERT(*v->pid_text && *v->tid_text && *v->name && *v->ph);
+		CU_ASSERT_EQUAL(v->pid >> 10, 5);
+		CU_ASSERT(sort == 7 || sort == 13 || sort == 14 || sort == 31);
+		/* Host processes carry device 31; devices their number. */
+		CU_ASSERT(sort == 7 || sort == 13 ? dev == 31 : dev < 31);
+		if (!strcmp(v->ph, "M")) {
+			CU_ASSERT(!*v->ts && !*v->dur);
+			/* Named once. */
+			CU_ASSERT_PTR_EQUAL(find_meta(e, v->name, v->pid, v->tid), v);
+			continue;
+		}
+		if (!us3(v->ts) || (*v->dur && !us3(v->dur)))
+			printf("\n  %s: ts %s, dur %s", v->name, v->ts, v->dur);
+		CU_ASSERT(us3(v->ts));
+		CU_ASSERT(!strcmp(v->ph, "X") == (*v->dur != '\0'));
+		/* Every thread with events is named, in a named process. */
+		if (!find_meta(e, "thread_name", v->pid, v->tid))
+			printf("\n  %s: pid %lld tid %lld has no name", v->name, v->pid, v->tid);
+		CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", v->pid, v->tid));
+		CU_ASSERT_PTR_NOT_NULL(find_meta(e, "process_name", v->pid, 0));
+	}
+}
+
+/* Flows start on a host call, finish on a device task: pairs of one id. */
+static size_t check_flows(const struct evs *e)
+{
+	size_t i, j, starts = 0, finishes;
+
+	for (i = 0; i < e->n; i++) {
+		const struct ev *s = &e->v[i];
+
+		if (strcmp(s->ph, "s"))
+			continue;
+		starts++;
+		CU_ASSERT(*s->id && !strcmp(s->cat, "HostToDevice"));
+		CU_ASSERT_EQUAL(s->pid, TL_PID(7, 31));
+		for (finishes = 0, j = 0; j < e->n; j++) {
+			const struct ev *f = &e->v[j];
+
+			if (strcmp(f->id, s->id) || j == i)
+				continue;
+			finishes++;
+			CU_ASSERT_STRING_EQUAL(f->ph, "f");
+			CU_ASSERT_STRING_EQUAL(f->name, s->name);
+			CU_ASSERT_EQUAL(f->pid >> 5 & 31, 14);
+			/* Launched before it ran. */
+			CU_ASSERT(strtod(f->ts, NULL) >= strtod(s->ts, NULL));
+		}
+		CU_ASSERT_EQUAL(finishes, 1);
+	}
+	for (i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].ph, "f"))
+			starts--;
+	CU_ASSERT_EQUAL(starts, 0);	/* no finish without its start */
+	for (i = 0, starts = 0; i < e->n; i++)
+		starts += !strcmp(e->v[i].ph, "s");
+	return starts;
+}
+
+static void remove_dir(const char *dir)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static void test_busy_window(void)
+{
+	char dir[] = "/tmp/msprof-tl-XXXXXX", *text;
+	struct evs *e = calloc(1, sizeof(*e));
+	const struct ev *v;
+	size_t i, flows;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	make_busy_window(dir);
+	text = timeline_of(dir, e);
+	/* 3 calls, 2 ioctls, 4 tasks, 3 flows, overlap and metadata. */
+	CU_ASSERT(e->n > 12 + 30);
+	check_events(e);
+	flows = check_flows(e);
+	/* Three tasks came from calls, the fourth from none seen. */
+	CU_ASSERT_EQUAL(flows, 3);
+	for (i = 0; i < e->n; i++) {
+		v = &e->v[i];
+		if (!strcmp(v->ph, "s"))
+			/* From the calling thread, as the task knows it. */
+			CU_ASSERT(v->tid == 3 || v->tid == 4);
+		if (!strcmp(v->ph, "f") && v->pid == TL_PID(14, 1))
+			CU_ASSERT_EQUAL(v->tid, 5);
+	}
+	/* The threads and streams each named where their events are. */
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(7, 31), 3));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(7, 31), 4));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(13, 31), 7));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(13, 31), 8));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(14, 0), 2));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "thread_name", TL_PID(14, 1), 5));
+	CU_ASSERT_PTR_NOT_NULL(find_meta(e, "process_name", TL_PID(31, 1), 0));
+	/* The calls' span: 1 ms epoch + 500 ns, 1 µs long. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"tid\":3,\"ts\":\"1000.500\",\"dur\":1.000,\"ph\":\"X\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"tid\":3,\"ts\":\"1000.600\",\"dur\":0.300,\"ph\":\"X\""));
+	free(text);
+	free(e);
+	remove_dir(dir);
+}
+
+/* The timeline of the window in dir passes the checks; dir is removed. */
+static void check_window(const char *dir, size_t flows)
+{
+	struct evs *e = calloc(1, sizeof(*e));
+	char *text;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	text = timeline_of(dir, e);
+	CU_ASSERT(e->n > 0);
+	check_events(e);
+	CU_ASSERT_EQUAL(check_flows(e), flows);
+	free(text);
+	free(e);
+	remove_dir(dir);
+}
+
+/* A window with nothing in it is still a timeline: an array of JSON. */
+static void test_empty_window(void)
+{
+	char dir[] = "/tmp/msprof-tl-XXXXXX", path[160];
+	struct recfile *f;
+
+	make_window(dir);
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
+	check_window(dir, 0);
+}
+
+/* The window test_events checks line by line passes the same checks. */
+static void test_small_window_checks(void)
+{
+	char dir[] = "/tmp/msprof-tl-XXXXXX";
+
+	make_window(dir);
+	check_window(dir, 1);
+}
+
 int register_timeline_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	static const CU_TestInfo plain[] = {
+		{ "the tests' JSON reader refuses what is not JSON", test_json_reader },
+		CU_TEST_INFO_NULL,
+	};
 	/* A window's files are read with openat2(). */
 	static const CU_TestInfo tests[] = {
 		{ "events as msprof writes them, names escaped", test_events },
 		{ "many streams, each named once", test_many_streams },
+		{ "JSON; ts, pids, flows and thread names hold", test_small_window_checks },
+		{ "two threads, two devices: every flow a pair", test_busy_window },
+		{ "an empty window is an empty timeline", test_empty_window },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("timeline", none, tests, unit_no_openat2(),
+	return add_suite_needing("timeline", plain, tests, unit_no_openat2(),
 				 skipped);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "input_error.h"
+#include "printable.h"
 
 int input_error(char *err, size_t len, const char *fmt, ...)
 {
@@ -12,5 +13,7 @@ int input_error(char *err, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+	/* The input quoted may hold a newline or an escape: one line, inert. */
+	printable(err);
 	return -EINVAL;
 }

@@ -73,7 +73,8 @@ int recfile_append(struct recfile *f, uint16_t type, const void *head,
 {
 	struct msprof_rec_hdr rh = { .type = type };
 
-	if (head_len + tail_len > UINT16_MAX)
+	/* Each alone first: their sum may wrap. */
+	if (head_len > UINT16_MAX || tail_len > UINT16_MAX - head_len)
 		return -EMSGSIZE;
 	rh.size = (uint16_t)(head_len + tail_len);
 	put(f, &rh, sizeof(rh));

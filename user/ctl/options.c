@@ -334,6 +334,8 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 	case OPT_BUFFER_SIZE:
 		return parse_buffer_size(o, val, err, len);
 	case OPT_UPROBE:
+		if (o->uprobes)
+			return input_error(err, len, "--uprobe given twice: list the functions in one, separated by commas");
 		o->uprobes = val;
 		return check_uprobes(val, err, len);
 	case OPT_IDLE_TIMEOUT:
@@ -428,6 +430,9 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	while ((c = getopt_long(argc, argv, "+:", long_opts, &idx)) != -1) {
 		if (c == ':')
 			return input_error(err, errlen, "option '%s' needs a value (try --help)", argv[optind - 1]);
+		/* After "-xy", argv[optind - 1] is still the argument before. */
+		if (c == '?' && optopt > 0 && optopt < OPT_DYNAMIC)
+			return input_error(err, errlen, "unknown option '-%c' (try --help)", optopt);
 		if (c == '?')
 			return input_error(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
 		ret = apply(o, &s, c, long_opts[idx].name, optarg, err, errlen);

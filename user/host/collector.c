@@ -63,6 +63,8 @@ static int write_name(struct recfile *f, uint32_t id, const struct probe *p)
 	int i;
 
 	n = strlen(p->name) + 1;
+	if (n > sizeof(names))
+		return -ENAMETOOLONG;	/* a --uprobe function's, of any length */
 	memcpy(names, p->name, n);
 	len = n;
 	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {

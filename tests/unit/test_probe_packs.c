@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe packs' tables hold what the probing code takes for granted:
+ * names that are symbols, layers with a switch and a name, kept arguments
+ * named, device patterns under /dev, functions that fit a name record.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/collector.h"
+#include "host/probes.h"
+#include "msprof/probe_packs.h"
+#include "unit.h"
+
+#define PACK(i) (&msprof_probe_packs[i])
+
+/* A C symbol: what a uprobe is placed on by name. */
+static bool is_symbol(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static void say(const struct msprof_probe_pack *pack, const char *what,
+		const char *name)
+{
+	printf("\n  pack %s: %s %s", pack->name ? pack->name : "(none)", what,
+	       name ? name : "(none)");
+}
+
+static void test_packs(void)
+{
+	size_t i, j;
+
+	CU_ASSERT_FATAL(msprof_nr_probe_packs > 0);
+	for (i = 0; i < msprof_nr_probe_packs; i++) {
+		const struct msprof_probe_pack *pack = PACK(i);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pack->name);
+		CU_ASSERT(*pack->name);
+		for (j = 0; j < i; j++)
+			if (!strcmp(PACK(j)->name, pack->name)) {
+				say(pack, "named twice", NULL);
+				CU_FAIL("two packs of one name");
+			}
+		/* Matched on its stem, "libcudart" of "libcudart.so". */
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pack->libraries);
+		CU_ASSERT_EQUAL(strncmp(pack->libraries, "lib", 3), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(pack->libraries, ".so"));
+		CU_ASSERT(strcspn(pack->libraries, ".") > 3);
+		CU_ASSERT_PTR_NULL(strchr(pack->libraries, '/'));
+		/* A pack's layer has a switch; custom is --uprobe's. */
+		CU_ASSERT((unsigned int)pack->layer < MSPROF_LAYER_MAX);
+		CU_ASSERT_NOT_EQUAL(pack->layer, MSPROF_LAYER_CUSTOM);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pack->funcs);
+		CU_ASSERT(pack->nfuncs > 0);
+		if (pack->device_env && !is_symbol(pack->device_env)) {
+			say(pack, "device variable", pack->device_env);
+			CU_FAIL("a device variable that is no variable name");
+		}
+	}
+}
+
+static void check_func(const struct msprof_probe_pack *pack,
+		       const struct msprof_probe_func *f)
+{
+	size_t k, m, names = 0;
+
+	if (!is_symbol(f->name)) {
+		say(pack, "function", f->name);
+		CU_FAIL("a function that is no symbol");
+		return;
+	}
+	names = strlen(f->name) + 1;
+	for (k = 0; k < MSPROF_PROBE_ARGS; k++) {
+		const struct msprof_probe_arg *a = &f->args[k];
+
+		CU_ASSERT(a->kind >= MSPROF_ARG_SKIP && a->kind <= MSPROF_ARG_HEX);
+		/* A kept argument is named; a name alone would show nothing. */
+		if ((a->kind == MSPROF_ARG_SKIP) != (a->name == NULL) ||
+		    (a->name && !is_symbol(a->name))) {
+			say(pack, "argument of", f->name);
+			CU_FAIL("an argument kept without a name, or named and not kept");
+			continue;
+		}
+		names += (a->name ? strlen(a->name) : 0) + 1;
+		for (m = 0; a->name && m < k; m++)
+			if (f->args[m].name && !strcmp(f->args[m].name, a->name)) {
+				say(pack, "argument named twice in", f->name);
+				CU_FAIL("two arguments of one name");
+			}
+	}
+	/* The name record the collector writes for it. */
+	CU_ASSERT(names <= MSPROF_REC_NAMES_MAX);
+}
+
+static void test_functions(void)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++) {
+		const struct msprof_probe_pack *pack = PACK(i);
+
+		for (j = 0; j < pack->nfuncs; j++) {
+			check_func(pack, &pack->funcs[j]);
+			for (k = 0; k < j; k++)
+				if (pack->funcs[j].name && pack->funcs[k].name &&
+				    !strcmp(pack->funcs[j].name, pack->funcs[k].name)) {
+					say(pack, "probes twice", pack->funcs[j].name);
+					CU_FAIL("a function twice in a pack");
+				}
+		}
+	}
+}
+
+/*
+ * A function in two packs is probed once, as the first pack says: the
+ * second must not say otherwise (npusim shares CANN's acl table).
+ */
+static void test_shared_functions(void)
+{
+	size_t i, j, a, b;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		for (j = i + 1; j < msprof_nr_probe_packs; j++)
+			for (a = 0; a < PACK(i)->nfuncs; a++)
+				for (b = 0; b < PACK(j)->nfuncs; b++) {
+					const struct msprof_probe_func *f = &PACK(i)->funcs[a];
+					const struct msprof_probe_func *g = &PACK(j)->funcs[b];
+
+					if (strcmp(f->name, g->name))
+						continue;
+					if (PACK(i)->layer != PACK(j)->layer) {
+						say(PACK(j), "has another layer for", g->name);
+						CU_FAIL("a shared function in two layers");
+					}
+					if (memcmp(f->args, g->args, sizeof(f->args))) {
+						say(PACK(j), "has other arguments for", g->name);
+						CU_FAIL("a shared function with two signatures");
+					}
+				}
+}
+
+/* A glob pattern for nodes under /dev: brackets closed, nothing above. */
+static bool is_dev_pattern(const char *p)
+{
+	bool open = false;
+
+	if (strncmp(p, "/dev/", 5) || !p[5] || strstr(p, "/../") ||
+	    strstr(p, "//"))
+		return false;
+	for (; *p; p++) {
+		if (*p == '[') {
+			if (open)
+				return false;
+			open = true;
+		} else if (*p == ']') {
+			if (!open)
+				return false;
+			open = false;
+		} else if (open && *p == '/') {
+			return false;
+		} else if (*p < 0x21 || *p > 0x7e) {
+			return false;
+		}
+	}
+	return !open;
+}
+
+static void test_devices(void)
+{
+	size_t i, j;
+
+	CU_ASSERT(is_dev_pattern("/dev/nvidia[0-9]*"));
+	CU_ASSERT_FALSE(is_dev_pattern("/dev/x[0-9"));
+	CU_ASSERT_FALSE(is_dev_pattern("/dev/../etc/passwd"));
+	CU_ASSERT_FALSE(is_dev_pattern("/proc/self/mem"));
+	for (i = 0; i < msprof_nr_probe_packs; i++) {
+		const struct msprof_probe_pack *pack = PACK(i);
+
+		/* NULL-terminated: ASan stops a walk past the end. */
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pack->devices);
+		CU_ASSERT_PTR_NOT_NULL(pack->devices[0]);
+		for (j = 0; pack->devices[j]; j++)
+			if (!is_dev_pattern(pack->devices[j])) {
+				say(pack, "device", pack->devices[j]);
+				CU_FAIL("a device pattern that is not a node under /dev");
+			}
+	}
+}
+
+/* Every layer is named, once; every switch's layer has a pack. */
+static void test_layers(void)
+{
+	unsigned int l, m;
+	size_t i;
+
+	for (l = 0; l < MSPROF_LAYER_MAX; l++) {
+		bool packed = false;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(msprof_layer_name(l));
+		CU_ASSERT_STRING_NOT_EQUAL(msprof_layer_name(l), "Unknown");
+		for (m = 0; m < l; m++)
+			CU_ASSERT_STRING_NOT_EQUAL(msprof_layer_name(l), msprof_layer_name(m));
+		for (i = 0; i < msprof_nr_probe_packs; i++)
+			packed |= PACK(i)->layer == (enum msprof_api_layer)l;
+		CU_ASSERT(packed || l == MSPROF_LAYER_CUSTOM);
+	}
+	CU_ASSERT_STRING_EQUAL(msprof_layer_name(MSPROF_LAYER_MAX), "Unknown");
+	CU_ASSERT_STRING_EQUAL(msprof_layer_name((enum msprof_api_layer)-1), "Unknown");
+}
+
+/* Distinct function names of the packs of the layers in mask. */
+static size_t distinct_functions(unsigned int mask)
+{
+	size_t i, j, n = 0, pi, pj;
+
+	for (pi = 0; pi < msprof_nr_probe_packs; pi++) {
+		if (!(mask & 1u << PACK(pi)->layer))
+			continue;
+		for (i = 0; i < PACK(pi)->nfuncs; i++) {
+			bool seen = false;
+
+			for (pj = 0; pj <= pi && !seen; pj++) {
+				if (!(mask & 1u << PACK(pj)->layer))
+					continue;
+				for (j = 0; j < (pj == pi ? i : PACK(pj)->nfuncs) && !seen; j++)
+					seen = !strcmp(PACK(pj)->funcs[j].name,
+						       PACK(pi)->funcs[i].name);
+			}
+			n += !seen;
+		}
+	}
+	return n;
+}
+
+/*
+ * Every layer at once fits the API ids, each function once, in its pack's
+ * layer and with its pack's arguments.
+ */
+static void test_probe_set(void)
+{
+	const unsigned int all = (1u << MSPROF_LAYER_MAX) - 1;
+	struct probe_set ps;
+	char err[256] = "";
+	size_t i, j;
+	unsigned int l;
+
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, all, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ps.n, distinct_functions(all));
+	CU_ASSERT(ps.n <= MSPROF_MAX_APIS);
+	for (i = 0; i < ps.n; i++) {
+		for (j = 0; j < i; j++)
+			CU_ASSERT_STRING_NOT_EQUAL(ps.v[i].name, ps.v[j].name);
+		CU_ASSERT_PTR_NULL(ps.v[i].lib);
+		CU_ASSERT_NOT_EQUAL(ps.v[i].layer, MSPROF_LAYER_CUSTOM);
+	}
+	probe_set_free(&ps);
+	/* Each layer alone: its packs' functions, of that layer only. */
+	for (l = 0; l < MSPROF_LAYER_MAX; l++) {
+		CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, 1u << l, NULL, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(ps.n, distinct_functions(1u << l));
+		for (i = 0; i < ps.n; i++)
+			CU_ASSERT_EQUAL(ps.v[i].layer, (enum msprof_api_layer)l);
+		probe_set_free(&ps);
+	}
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, 0, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ps.n, 0);
+	probe_set_free(&ps);
+}
+
+/* --uprobe's functions come after the packs', raw registers shown. */
+static void test_uprobes(void)
+{
+	const unsigned int acl = 1u << MSPROF_LAYER_ACL;
+	size_t packed = distinct_functions(acl);
+	struct probe_set ps;
+	char err[256] = "";
+
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, acl, "libc.so.6:malloc,libc:malloc",
+					      err, sizeof(err)), 0);
+	/* One function in two libraries: two probes. */
+	CU_ASSERT_EQUAL_FATAL(ps.n, packed + 2);
+	CU_ASSERT_STRING_EQUAL(ps.v[packed].lib, "libc.so.6");
+	CU_ASSERT_STRING_EQUAL(ps.v[packed].name, "malloc");
+	CU_ASSERT_EQUAL(ps.v[packed].layer, MSPROF_LAYER_CUSTOM);
+	CU_ASSERT_STRING_EQUAL(ps.v[packed].args[0].name, "arg0");
+	CU_ASSERT_EQUAL(ps.v[packed].args[5].kind, MSPROF_ARG_HEX);
+	CU_ASSERT_STRING_EQUAL(ps.v[packed + 1].lib, "libc");
+	CU_ASSERT_STRING_EQUAL(ps.v[packed + 1].name, "malloc");
+	CU_ASSERT(probe_in_library(&ps.v[packed], "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	CU_ASSERT_FALSE(probe_in_library(&ps.v[packed], "/usr/lib/libm.so.6"));
+	/* A pack's function is probed in any library. */
+	CU_ASSERT(probe_in_library(&ps.v[0], "/opt/anything.so"));
+	probe_set_free(&ps);
+
+	/* A function a pack probes already is not probed twice. */
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, acl, "libascendcl:aclInit", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ps.n, packed + 1);
+	probe_set_free(&ps);
+	CU_ASSERT_EQUAL(probe_set_build(&ps, acl, "malloc", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not 'malloc'"));
+	CU_ASSERT_PTR_NULL(ps.v);
+}
+
+/* More functions than API ids: refused, in one line. */
+static void test_too_many(void)
+{
+	const size_t n = MSPROF_MAX_APIS + 1;
+	char *list = malloc(n * 16), *p = list, err[256] = "";
+	struct probe_set ps;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%slib:f%zu", i ? "," : "", i);
+	CU_ASSERT_EQUAL(probe_set_build(&ps, 0, list, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 256 functions"));
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	/* One fewer fits. */
+	*strrchr(list, ',') = '\0';
+	CU_ASSERT_EQUAL(probe_set_build(&ps, 0, list, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ps.n, MSPROF_MAX_APIS);
+	probe_set_free(&ps);
+	free(list);
+}
+
+/* A --uprobe function too long for a name record is refused at the file. */
+static void test_long_uprobe_name(void)
+{
+	char spec[1100] = "libc:", path[] = "/tmp/msprof-pp-XXXXXX", err[256];
+	struct collector_sink out;
+	struct collector *c = calloc(1, sizeof(*c));
+	struct probe_set ps;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	memset(spec + 5, 'f', 1000);
+	spec[1005] = '\0';
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, 0, spec, err, sizeof(err)), 0);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(collector_open(c, 42, fd, &ps), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(c->nsinks, 0);
+	probe_set_free(&ps);
+
+	/* The longest name that fits, with raw registers' names. */
+	spec[5 + MSPROF_REC_NAMES_MAX - 1 - 6 * 5] = '\0';
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, 0, spec, err, sizeof(err)), 0);
+	strcpy(path, "/tmp/msprof-pp-XXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(collector_open(c, 42, fd, &ps), 0);
+	CU_ASSERT_EQUAL(collector_close(c, 42, &out), 0);
+	probe_set_free(&ps);
+	free(c);
+}
+
+int register_probe_packs_tests(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "packs: named, a library, a layer with a switch", test_packs },
+		{ "functions: symbols, named arguments, once a pack", test_functions },
+		{ "a function in two packs is the same in both", test_shared_functions },
+		{ "device nodes: patterns under /dev, NULL-terminated", test_devices },
+		{ "layers: each named, each switch's with a pack", test_layers },
+		{ "all layers' functions fit the API ids, once each", test_probe_set },
+		{ "--uprobe functions follow the packs'", test_uprobes },
+		{ "more functions than API ids are refused", test_too_many },
+		{ "a --uprobe name too long for its record is refused", test_long_uprobe_name },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite("probe_packs", tests);
+}
