@@ -18,7 +18,8 @@
 #include "msprof/agent.h"
 #include "msprof/agent_backend.h"
 #include "msprof/protocol.h"
-#include "agent/agent_int.h"
+#include "agent/devices.h"
+#include "agent/server.h"
 #include "common/fsutil.h"
 #include "unit.h"
 
@@ -264,16 +265,18 @@ static void test_idle_timeout(void)
  */
 static uint64_t serve_ms(int listen_fd, int conn)
 {
+	/* No runtime in this process: no backend ever opens. */
+	static struct agent_devices devs;
 	const struct agent_server srv = {
 		.fd = listen_fd,
-		.devs = agent_process_devices(),
+		.devs = &devs,
 		.limits = { .params_ms = 200, .request_ms = 200,
 			    .yield_ms = 300, .idle_ms = 60000 },
 	};
 	uint64_t t0 = msprof_now_ms();
 	int next;
 
-	agent_serve(&srv, conn, &next);
+	agent_server_serve(&srv, conn, &next);
 	close(conn);
 	if (next >= 0)
 		close(next);

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
+#include "log.h"
 #include "common/clock.h"
 #include "cupti_window.h"
 

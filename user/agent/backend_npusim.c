@@ -12,7 +12,6 @@
 
 #include "msprof/agent_backend.h"
 #include "npusim/npusim_prof.h"
-#include "agent_int.h"
 #include "devdata.h"
 
 #define NPUSIM_BACKEND	"npusim"

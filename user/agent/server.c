@@ -21,16 +21,17 @@
 #include <unistd.h>
 
 #include "msprof/protocol.h"
-#include "agent_int.h"
-#include "devdata.h"
 #include "common/fsutil.h"
+#include "devdata.h"
+#include "log.h"
+#include "server.h"
 
 /* One controller's connection. */
 struct conn {
 	int fd;
 	bool started;
 	struct agent_devices *devs;
-	const struct agent_limits *lim;
+	const struct agent_server_limits *lim;
 	uint64_t yield_by;	/* a window's end once a client waits, 0: none */
 	int next;		/* the client that waits, accepted; -1: none */
 	bool next_real;		/* it has sent something */
@@ -245,7 +246,7 @@ static int wait_request(struct conn *c, int listen_fd)
 	}
 }
 
-void agent_serve(const struct agent_server *srv, int fd, int *next)
+void agent_server_serve(const struct agent_server *srv, int fd, int *next)
 {
 	struct conn c = {
 		.fd = fd, .devs = srv->devs, .lim = &srv->limits, .next = -1,
@@ -428,7 +429,7 @@ static void *server_main(void *arg)
 		fd = next >= 0 ? next : accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
-			agent_serve(srv, fd, &next);
+			agent_server_serve(srv, fd, &next);
 			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
@@ -533,7 +534,7 @@ int agent_server_start(struct agent_server *srv)
 	srv->owner = getpid();
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
-	srv->limits = (struct agent_limits){
+	srv->limits = (struct agent_server_limits){
 		.params_ms = AGENT_PARAMS_MS,
 		.request_ms = AGENT_REQUEST_MS,
 		.yield_ms = AGENT_YIELD_MS,
