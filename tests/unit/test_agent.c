@@ -17,6 +17,7 @@
 
 #include "msprof/agent.h"
 #include "msprof/agent_backend.h"
+#include "msprof/probe_packs.h"
 #include "msprof/protocol.h"
 #include "agent/devices.h"
 #include "agent/server.h"
@@ -416,6 +417,32 @@ static void test_probe_ignored(void)
 	close(lfd);
 }
 
+/* Whether one of the probe packs' runtimes is path. */
+static bool is_runtime(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
+			return true;
+	return false;
+}
+
+/* The runtimes that make a preloaded agent serve are the probe packs'. */
+static void test_runtime_libraries(void)
+{
+	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
+	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
+	CU_ASSERT(is_runtime("libnpusim.so"));
+	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
+	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
+	/* The file's own name counts, not a directory's. */
+	CU_ASSERT(!is_runtime("/opt/libhccl/lib/libfoo.so"));
+	CU_ASSERT(!is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
+	/* The main program's entry has no name. */
+	CU_ASSERT(!is_runtime(""));
+}
+
 int register_agent_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -431,6 +458,7 @@ int register_agent_tests(void)
 		{ "a waiting client gets in", test_waiter_gets_in },
 		{ "a window is kept while nobody waits", test_window_kept },
 		{ "a client that hung up waits for nothing", test_probe_ignored },
+		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
 		CU_TEST_INFO_NULL,
 	};
 

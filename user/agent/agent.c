@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "msprof/agent.h"
+#include "msprof/probe_packs.h"
 #include "devices.h"
 #include "log.h"
 #include "server.h"
@@ -46,18 +47,15 @@ int msprof_agent_start(void)
 	return agent.err;
 }
 
-/* Libraries whose presence makes a process an AI task worth serving. */
-static const char *const runtime_libs[] = {
-	"libnpusim", "libascendcl", "libruntime", "libcudart", "libcuda.so",
-};
-
+/* A probe pack's runtime library makes a process an AI task worth serving. */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *found)
 {
 	size_t i;
 
 	(void)size;
-	for (i = 0; i < sizeof(runtime_libs) / sizeof(runtime_libs[0]); i++)
-		if (strstr(info->dlpi_name, runtime_libs[i]))
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (msprof_probe_pack_is_library(&msprof_probe_packs[i],
+						 info->dlpi_name))
 			return *(bool *)found = true;
 	return 0;
 }
