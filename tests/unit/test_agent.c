@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "agent/devices.h"
 #include "agent/server.h"
 #include "common/fsutil.h"
+#include "common/home.h"
 #include "unit.h"
 
 /* The agent's $HOME: the server lives as long as this process. */
@@ -443,6 +445,29 @@ static void test_runtime_libraries(void)
 	CU_ASSERT(!is_runtime(""));
 }
 
+/* The socket's home: HOME, and the password entry's where HOME is empty. */
+static void test_home_dir(void)
+{
+	const char *saved = getenv("HOME");
+	char *old = saved ? strdup(saved) : NULL;
+	struct passwd *pw = getpwuid(getuid());
+	const char *db = pw && pw->pw_dir[0] ? pw->pw_dir : NULL;
+	const char *got;
+
+	CU_ASSERT_EQUAL(setenv("HOME", "/nowhere/home", 1), 0);
+	got = home_dir();
+	CU_ASSERT(got && !strcmp(got, "/nowhere/home"));
+	CU_ASSERT_EQUAL(setenv("HOME", "", 1), 0);
+	got = home_dir();
+	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
+	CU_ASSERT_EQUAL(unsetenv("HOME"), 0);
+	got = home_dir();
+	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
+	if (old)
+		setenv("HOME", old, 1);
+	free(old);
+}
+
 int register_agent_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -459,6 +484,7 @@ int register_agent_tests(void)
 		{ "a window is kept while nobody waits", test_window_kept },
 		{ "a client that hung up waits for nothing", test_probe_ignored },
 		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
+		{ "home: HOME, else the password entry", test_home_dir },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "msprof/protocol.h"
 #include "common/fsutil.h"
+#include "common/home.h"
 #include "devdata.h"
 #include "log.h"
 #include "server.h"
@@ -472,17 +472,6 @@ static int server_spawn(struct agent_server *srv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
-}
-
-static const char *home_dir(void)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-
-	if (home && home[0])
-		return home;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_dir : NULL;
 }
 
 static unsigned int idle_timeout(void)
