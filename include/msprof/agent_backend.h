@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The agent's device backends: each one knows one accelerator runtime and
- * turns what that runtime reports into device task records.
+ * turns what that runtime reports into device task records.  An opened
+ * backend lives as long as the process: there is no close (the agent is
+ * never unloaded, and at exit the runtime's threads may still call in).
  */
 #ifndef MSPROF_AGENT_BACKEND_H
 #define MSPROF_AGENT_BACKEND_H
@@ -17,7 +19,6 @@ struct msprof_backend {
 	 * device_<id>/data/ per device, and forgets it.
 	 */
 	int (*flush)(void *state, const char *dir);
-	void (*close)(void *state);
 };
 
 extern const struct msprof_backend msprof_backend_npusim;

@@ -10,6 +10,7 @@
 #ifndef MSPROF_PROBE_PACKS_H
 #define MSPROF_PROBE_PACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Argument registers the kernel side keeps for every probed call. */
@@ -49,7 +50,7 @@ struct msprof_probe_pack {
 	/*
 	 * The runtime's library: a task that maps a file whose name starts
 	 * like it ("libcudart" for libcudart-<hash>.so too) gets the pack's
-	 * device nodes filtered in.
+	 * device nodes filtered in, and a preloaded agent serves it.
 	 */
 	const char *libraries;
 	enum msprof_api_layer layer;
@@ -67,5 +68,11 @@ extern const struct msprof_probe_pack msprof_probe_packs[];
 extern const size_t msprof_nr_probe_packs;
 
 const char *msprof_layer_name(enum msprof_api_layer layer);
+/*
+ * Whether path (a mapped file, a loaded library) is the pack's library:
+ * its last component starts like pack->libraries up to the first '.'.
+ */
+bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
+				  const char *path);
 
 #endif

@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "msprof/protocol.h"
-#include "agent/agent_int.h"
+#include "agent/devices.h"
+#include "agent/server.h"
 
 /* More than a session can use: 101 requests after the parameters. */
 #define MAX_INPUT (sizeof(struct msprof_params_msg) + \
@@ -22,9 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* Backends open once, as in a task, and serve every input. */
+	static struct agent_devices devs;
 	const struct agent_server srv = {
 		.fd = -1,
-		.devs = agent_process_devices(),
+		.devs = &devs,
 		.limits = { .params_ms = 10, .request_ms = 10, .yield_ms = 10,
 			    .idle_ms = 10 },
 	};
@@ -35,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!msprof_write_by(sv[0], data, size, msprof_now_ms() + 1000, -1)) {
 		shutdown(sv[0], SHUT_WR);
-		agent_serve(&srv, sv[1], &next);
+		agent_server_serve(&srv, sv[1], &next);
 	}
 	close(sv[0]);
 	close(sv[1]);

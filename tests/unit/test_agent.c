@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,12 @@
 
 #include "msprof/agent.h"
 #include "msprof/agent_backend.h"
+#include "msprof/probe_packs.h"
 #include "msprof/protocol.h"
-#include "agent/agent_int.h"
+#include "agent/devices.h"
+#include "agent/server.h"
 #include "common/fsutil.h"
+#include "common/home.h"
 #include "unit.h"
 
 /* The agent's $HOME: the server lives as long as this process. */
@@ -264,16 +268,18 @@ static void test_idle_timeout(void)
  */
 static uint64_t serve_ms(int listen_fd, int conn)
 {
+	/* No runtime in this process: no backend ever opens. */
+	static struct agent_devices devs;
 	const struct agent_server srv = {
 		.fd = listen_fd,
-		.devs = agent_process_devices(),
+		.devs = &devs,
 		.limits = { .params_ms = 200, .request_ms = 200,
 			    .yield_ms = 300, .idle_ms = 60000 },
 	};
 	uint64_t t0 = msprof_now_ms();
 	int next;
 
-	agent_serve(&srv, conn, &next);
+	agent_server_serve(&srv, conn, &next);
 	close(conn);
 	if (next >= 0)
 		close(next);
@@ -413,6 +419,55 @@ static void test_probe_ignored(void)
 	close(lfd);
 }
 
+/* Whether one of the probe packs' runtimes is path. */
+static bool is_runtime(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
+			return true;
+	return false;
+}
+
+/* The runtimes that make a preloaded agent serve are the probe packs'. */
+static void test_runtime_libraries(void)
+{
+	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
+	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
+	CU_ASSERT(is_runtime("libnpusim.so"));
+	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
+	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
+	/* The file's own name counts, not a directory's. */
+	CU_ASSERT(!is_runtime("/opt/libhccl/lib/libfoo.so"));
+	CU_ASSERT(!is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
+	/* The main program's entry has no name. */
+	CU_ASSERT(!is_runtime(""));
+}
+
+/* The socket's home: HOME, and the password entry's where HOME is empty. */
+static void test_home_dir(void)
+{
+	const char *saved = getenv("HOME");
+	char *old = saved ? strdup(saved) : NULL;
+	struct passwd *pw = getpwuid(getuid());
+	const char *db = pw && pw->pw_dir[0] ? pw->pw_dir : NULL;
+	const char *got;
+
+	CU_ASSERT_EQUAL(setenv("HOME", "/nowhere/home", 1), 0);
+	got = home_dir();
+	CU_ASSERT(got && !strcmp(got, "/nowhere/home"));
+	CU_ASSERT_EQUAL(setenv("HOME", "", 1), 0);
+	got = home_dir();
+	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
+	CU_ASSERT_EQUAL(unsetenv("HOME"), 0);
+	got = home_dir();
+	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
+	if (old)
+		setenv("HOME", old, 1);
+	free(old);
+}
+
 int register_agent_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -428,6 +483,8 @@ int register_agent_tests(void)
 		{ "a waiting client gets in", test_waiter_gets_in },
 		{ "a window is kept while nobody waits", test_window_kept },
 		{ "a client that hung up waits for nothing", test_probe_ignored },
+		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
+		{ "home: HOME, else the password entry", test_home_dir },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -1,35 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * The in-task profiling agent: started by the runtime (or by LD_PRELOAD)
- * when msprof launched the task, it serves msprof's socket and drives the
- * device backends.
+ * The in-task profiling agent's entry: started by the runtime (or by
+ * LD_PRELOAD) when msprof launched the task, it starts the socket server
+ * (server.c), which drives the device backends (devices.c), and stops it
+ * when the task exits.
  */
-#include <errno.h>
 #include <link.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "msprof/agent.h"
-#include "msprof/agent_backend.h"
-#include "agent_int.h"
-#include "common/fsutil.h"
-
-static const struct msprof_backend *const agent_backends[] = {
-	&msprof_backend_npusim,
-	&msprof_backend_cupti,
-};
-
-#define NR_BACKENDS (sizeof(agent_backends) / sizeof(agent_backends[0]))
-
-struct agent_devices {
-	/* NULL until the backend's runtime has been found in the process. */
-	void *state[NR_BACKENDS];
-};
+#include "msprof/probe_packs.h"
+#include "devices.h"
+#include "log.h"
+#include "server.h"
 
 /*
  * A preloaded library is entered only through its constructor, destructor
@@ -46,92 +32,6 @@ static struct msprof_agent {
 	.srv = { .fd = -1, .devs = &agent.devs },
 };
 
-/* Logs a backend's failure once; returns err. */
-static int backend_err(const struct msprof_backend *be, const char *op, int err)
-{
-	if (err)
-		agent_err("%s: %s: %s", be->name, op, strerror(-err));
-	return err;
-}
-
-int agent_devices_start(struct agent_devices *devs)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < NR_BACKENDS; i++) {
-		const struct msprof_backend *be = agent_backends[i];
-
-		/* A runtime may be dlopen()ed long after the agent started. */
-		if (!devs->state[i]) {
-			err = be->open(&devs->state[i]);
-			if (err != -ENODEV)
-				backend_err(be, "open", err);
-			if (err)
-				continue;
-		}
-		err = backend_err(be, "start", be->start(devs->state[i]));
-		if (err)
-			goto undo;
-	}
-	return 0;
-undo:
-	while (i--) {
-		if (devs->state[i])
-			agent_backends[i]->stop(devs->state[i]);
-	}
-	return err;
-}
-
-int agent_devices_stop(struct agent_devices *devs, const char *dir)
-{
-	const struct msprof_backend *be;
-	bool any = false;
-	int err = 0, ret;
-	size_t i;
-
-	/* Every backend's window ends before the first one spends time writing. */
-	for (i = 0; i < NR_BACKENDS; i++) {
-		be = agent_backends[i];
-		if (!devs->state[i])
-			continue;
-		any = true;
-		ret = backend_err(be, "stop", be->stop(devs->state[i]));
-		err = err ?: ret;
-	}
-	/* A task without an accelerator runtime leaves no trace in dir. */
-	if (!any)
-		return 0;
-	ret = mkdir_p(dir, 0755);
-	if (ret) {
-		agent_err("%s: %s", dir, strerror(-ret));
-		return err ?: ret;
-	}
-	for (i = 0; i < NR_BACKENDS; i++) {
-		be = agent_backends[i];
-		if (!devs->state[i])
-			continue;
-		ret = backend_err(be, "flush", be->flush(devs->state[i], dir));
-		err = err ?: ret;
-	}
-	return err;
-}
-
-bool agent_devices_any(const struct agent_devices *devs)
-{
-	size_t i;
-
-	for (i = 0; i < NR_BACKENDS; i++)
-		if (devs->state[i])
-			return true;
-	return false;
-}
-
-struct agent_devices *agent_process_devices(void)
-{
-	return &agent.devs;
-}
-
 static void agent_init(void)
 {
 	agent.err = agent_server_start(&agent.srv);
@@ -147,18 +47,15 @@ int msprof_agent_start(void)
 	return agent.err;
 }
 
-/* Libraries whose presence makes a process an AI task worth serving. */
-static const char *const runtime_libs[] = {
-	"libnpusim", "libascendcl", "libruntime", "libcudart", "libcuda.so",
-};
-
+/* A probe pack's runtime library makes a process an AI task worth serving. */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *found)
 {
 	size_t i;
 
 	(void)size;
-	for (i = 0; i < sizeof(runtime_libs) / sizeof(runtime_libs[0]); i++)
-		if (strstr(info->dlpi_name, runtime_libs[i]))
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (msprof_probe_pack_is_library(&msprof_probe_packs[i],
+						 info->dlpi_name))
 			return *(bool *)found = true;
 	return 0;
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
+#include "log.h"
 #include "common/clock.h"
 #include "cupti_window.h"
 
@@ -308,23 +308,12 @@ static int cupti_flush(void *state, const char *dir)
 	return err;
 }
 
-/* libcupti stays: a late buffer may still come back through it. */
-static void cupti_close(void *state)
-{
-	struct cupti_backend *cb = state;
-
-	pthread_mutex_lock(&cb->lock);
-	cupti_window_free(&cb->win);
-	pthread_mutex_unlock(&cb->lock);
-}
-
 const struct msprof_backend msprof_backend_cupti = {
 	.name = CUPTI_BACKEND,
 	.open = cupti_open,
 	.start = cupti_start,
 	.stop = cupti_stop,
 	.flush = cupti_flush,
-	.close = cupti_close,
 };
 #else
 /* Built without CUDA's headers: no task is ever seen to use a GPU. */

@@ -12,7 +12,6 @@
 
 #include "msprof/agent_backend.h"
 #include "npusim/npusim_prof.h"
-#include "agent_int.h"
 #include "devdata.h"
 
 #define NPUSIM_BACKEND	"npusim"
@@ -126,20 +125,10 @@ static int npusim_flush(void *state, const char *dir)
 	return err;
 }
 
-static void npusim_close(void *state)
-{
-	struct npusim_backend *nb = state;
-
-	rec_buf_free(&nb->buf);
-	pthread_mutex_destroy(&nb->lock);
-	free(nb);
-}
-
 const struct msprof_backend msprof_backend_npusim = {
 	.name = NPUSIM_BACKEND,
 	.open = npusim_open,
 	.start = npusim_start,
 	.stop = npusim_stop,
 	.flush = npusim_flush,
-	.close = npusim_close,
 };

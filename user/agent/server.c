@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,16 +20,18 @@
 #include <unistd.h>
 
 #include "msprof/protocol.h"
-#include "agent_int.h"
-#include "devdata.h"
 #include "common/fsutil.h"
+#include "common/home.h"
+#include "devdata.h"
+#include "log.h"
+#include "server.h"
 
 /* One controller's connection. */
 struct conn {
 	int fd;
 	bool started;
 	struct agent_devices *devs;
-	const struct agent_limits *lim;
+	const struct agent_server_limits *lim;
 	uint64_t yield_by;	/* a window's end once a client waits, 0: none */
 	int next;		/* the client that waits, accepted; -1: none */
 	bool next_real;		/* it has sent something */
@@ -245,7 +246,7 @@ static int wait_request(struct conn *c, int listen_fd)
 	}
 }
 
-void agent_serve(const struct agent_server *srv, int fd, int *next)
+void agent_server_serve(const struct agent_server *srv, int fd, int *next)
 {
 	struct conn c = {
 		.fd = fd, .devs = srv->devs, .lim = &srv->limits, .next = -1,
@@ -428,7 +429,7 @@ static void *server_main(void *arg)
 		fd = next >= 0 ? next : accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&srv->conn_fd, fd, __ATOMIC_SEQ_CST);
-			agent_serve(srv, fd, &next);
+			agent_server_serve(srv, fd, &next);
 			__atomic_store_n(&srv->conn_fd, -1, __ATOMIC_SEQ_CST);
 			close(fd);
 			last_err = 0;
@@ -471,17 +472,6 @@ static int server_spawn(struct agent_server *srv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
-}
-
-static const char *home_dir(void)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-
-	if (home && home[0])
-		return home;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_dir : NULL;
 }
 
 static unsigned int idle_timeout(void)
@@ -533,7 +523,7 @@ int agent_server_start(struct agent_server *srv)
 	srv->owner = getpid();
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
-	srv->limits = (struct agent_limits){
+	srv->limits = (struct agent_server_limits){
 		.params_ms = AGENT_PARAMS_MS,
 		.request_ms = AGENT_REQUEST_MS,
 		.yield_ms = AGENT_YIELD_MS,

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "launch.h"
 #include "options.h"
 #include "session.h"
+#include "common/home.h"
 #include "common/testpoint.h"
 #include "version.h"
 
@@ -36,15 +36,14 @@ static int launch_wait_ms(void)
 	return (s > 0 ? s : LAUNCH_WAIT_S) * 1000;
 }
 
+/*
+ * Where a launched app's agent puts its socket: the app inherits HOME.
+ * With no home the agent serves no socket, and "/" (root's, holding none)
+ * lets the launch wait run out and say so.
+ */
 static const char *own_home(void)
 {
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-
-	if (home && *home)
-		return home;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_dir : "/";
+	return home_dir() ?: "/";
 }
 
 /*

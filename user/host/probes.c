@@ -161,15 +161,11 @@ struct mapped_libs {
 	bool found;
 };
 
-/* Does this mapping's file name start like the pack's library? */
 static int maps_pack_library(const struct procfs_map *map, void *ctx)
 {
 	struct mapped_libs *m = ctx;
-	const char *base = strrchr(map->path, '/');
-	size_t stem = strcspn(m->pack->libraries, ".");
 
-	base = base ? base + 1 : map->path;
-	if (!strncmp(base, m->pack->libraries, stem))
+	if (msprof_probe_pack_is_library(m->pack, map->path))
 		m->found = true;
 	return m->found;
 }

@@ -1,42 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* What the agent's parts share inside libmsprof_agent.so. */
-#ifndef MSPROF_AGENT_INT_H
-#define MSPROF_AGENT_INT_H
+/*
+ * The agent's socket server: the thread that owns the task's
+ * dynamic_profiling_socket_<pid> and answers msprof.
+ */
+#ifndef MSPROF_AGENT_SERVER_H
+#define MSPROF_AGENT_SERVER_H
 
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <semaphore.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
-/*
- * The library is preloaded into arbitrary tasks: keep its internals out of
- * the task's symbol namespace.
- */
+#include "devices.h"
+
 #pragma GCC visibility push(hidden)
 
-/* The task's own output must stay clean: one line, errors only. */
-#define agent_err(fmt, ...) \
-	fprintf(stderr, "msprof-agent: " fmt "\n", ##__VA_ARGS__)
-
-/* The device backends the agent knows, and their state (in agent.c). */
-struct agent_devices;
-
-/*
- * Opens the backends whose runtime is now in the process, then starts all
- * open ones; on failure none is left running.  0 or -errno.
- */
-int agent_devices_start(struct agent_devices *devs);
-/* Stops the running backends and flushes them into dir.  0 or -errno. */
-int agent_devices_stop(struct agent_devices *devs, const char *dir);
-/* Whether a backend's runtime has been found in the process. */
-bool agent_devices_any(const struct agent_devices *devs);
-/* The process's one set, for serving a connection without the thread. */
-struct agent_devices *agent_process_devices(void);
-
 /* A connection's deadlines (see wait_request() in server.c), in ms. */
-struct agent_limits {
+struct agent_server_limits {
 	unsigned int params_ms;		/* the whole parameters message */
 	unsigned int request_ms;	/* a request once its first byte came */
 	unsigned int yield_ms;		/* a window, once another client waits */
@@ -48,7 +28,7 @@ struct agent_server {
 	pid_t owner;		/* a forked child inherits fd but owns nothing */
 	dev_t dev;		/* the socket file, so that exit removes only ours */
 	ino_t ino;
-	struct agent_limits limits;
+	struct agent_server_limits limits;
 	int conn_fd;		/* the connection being served, -1 if none */
 	sem_t finished;		/* posted when the server thread ends */
 	struct agent_devices *devs;
@@ -62,14 +42,13 @@ int agent_server_start(struct agent_server *srv);
  * alone): srv->fd is the listening socket, or -1 if there is none.  *next
  * is the client accepted meanwhile, to be served next, or -1.
  */
-void agent_serve(const struct agent_server *srv, int fd, int *next);
+void agent_server_serve(const struct agent_server *srv, int fd, int *next);
 /*
  * At exit: removes the socket file if it is still ours, stops accepting,
  * and ends a connection in a window so that its device data is flushed
  * before the process is gone.
  */
 void agent_server_stop(struct agent_server *srv);
-
 
 #pragma GCC visibility pop
 

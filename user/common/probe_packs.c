@@ -4,6 +4,8 @@
  * are the documented ones; an argument the x86-64 ABI splits (CUDA's dim3
  * by value takes two registers) is shown as the registers it occupies.
  */
+#include <string.h>
+
 #include "msprof/probe_packs.h"
 
 #define U(n) { n, MSPROF_ARG_UINT }
@@ -138,4 +140,14 @@ const char *msprof_layer_name(enum msprof_api_layer layer)
 	};
 
 	return (unsigned int)layer < MSPROF_LAYER_MAX ? names[layer] : "Unknown";
+}
+
+bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
+				  const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, pack->libraries,
+			strcspn(pack->libraries, "."));
 }
