@@ -272,13 +272,14 @@ int adopt_rank(int pid, void *s)
 int session_consume(struct session *s)
 {
 	struct collector *c = &s->collector;
-	int i, err;
+	int pid, err;
 
 	do {
 		err = tracer_consume(s->tracer);
-		for (i = 0; i < c->nforked; i++)
-			adopt(s, c->forked[i], false);
-		c->nforked = 0;
+		pid = c->forked;
+		c->forked = 0;
+		if (pid)
+			adopt(s, pid, false);
 	} while (err == COLLECTOR_PAUSE);
 	return err;
 }

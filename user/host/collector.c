@@ -29,7 +29,7 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(__u32) * 3)
 		return 0;
 	if (fork->kind == MSPROF_EV_FORK && size >= sizeof(*fork)) {
-		c->forked[c->nforked++] = (int)fork->child_tgid;
+		c->forked = (int)fork->child_tgid;
 		return COLLECTOR_PAUSE;
 	}
 	/* tgid sits at the same offset in both kinds of record. */

@@ -22,8 +22,11 @@ struct collector_sink {
 struct collector {
 	struct collector_sink sinks[MSPROF_MAX_PIDS];
 	int nsinks;
-	int forked[MSPROF_MAX_PIDS];	/* new processes, for the session */
-	int nforked;
+	/*
+	 * A new process, for the session to adopt; 0 if none.  One at most:
+	 * reading pauses after each fork record (COLLECTOR_PAUSE).
+	 */
+	int forked;
 	uint64_t unattributed;		/* records of no target's window */
 };
 
