@@ -85,7 +85,7 @@ int collector_open(struct collector *c, int tgid, int fd,
 	size_t i;
 	int err;
 
-	if (c->nsinks == MSPROF_MAX_PIDS) {
+	if (c->nsinks == MSPROF_MAX_TARGETS) {
 		close(fd);
 		return -ENOSPC;
 	}
