@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* start and stop: what a window is made of, in the order it happens. */
+/*
+ * open, start, stop, quit: what a session and its windows are made of, in
+ * the order it happens.  One target's window is window.c's; who the
+ * targets are is targets.c's.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
