@@ -76,14 +76,14 @@ static int check_kernel(struct kfeatures *kf)
 static int run_session(const struct msprof_opts *o, const struct kfeatures *kf,
 		       const int *pids, int npids, int sigfd, pid_t child)
 {
-	struct session s;
+	struct session *s;
 	int err;
 
 	err = session_open(&s, o, kf, pids, npids, child, own_home());
 	if (err)
 		return err;
-	err = interactive_run(&s, sigfd, child, o->idle_timeout_s);
-	session_close(&s);
+	err = interactive_run(s, sigfd, child, o->idle_timeout_s);
+	session_close(s);
 	return err;
 }
 

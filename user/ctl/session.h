@@ -3,43 +3,30 @@
 #define MSPROF_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "common/clock.h"
-#include "host/collector.h"
 #include "host/kfeatures.h"
 #include "options.h"
-#include "task/params.h"
-#include "host/probes.h"
-#include "task/profdir.h"
-#include "task/target.h"
-#include "host/tracer.h"
+#include "targets.h"
+#include "window.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
 struct session {
-	char output[PATH_MAX];		/* absolute, as the agents see it */
-	int out_fd;			/* open on it: PROF_ dirs are made here */
-	struct tracer *tracer;
-	struct collector collector;
-	struct target targets[MSPROF_MAX_PIDS];
-	int ntargets;
-	bool collecting;
-	bool host_only;			/* no agents: eBPF data only */
+	struct window_ctx w;		/* what every target's window shares */
+	struct targets targets;
 	bool follow;			/* targets' new processes become targets */
 	pid_t launched;			/* launch mode: the app msprof started */
 	const char *home;		/* where launched ranks' sockets appear */
-	struct probe_set probes;	/* what is probed; index = API id */
-	struct params_switches params;	/* what the agents are asked for */
-	unsigned int windows;		/* windows started so far */
-	struct clock_pair start;
 	uint64_t stats_at_start[MSPROF_STAT_MAX];
 };
 
 /*
  * Checks the targets, then creates output, loads the BPF side and connects
- * to every agent.  Prints what went wrong; nothing is left behind on error.
+ * to every agent: *sp, for session_close().  Prints what went wrong;
+ * nothing is left behind on error.
  */
-int session_open(struct session *s, const struct msprof_opts *o,
+int session_open(struct session **sp, const struct msprof_opts *o,
 		 const struct kfeatures *kf, const int *pids, int npids,
 		 pid_t launched, const char *home);
 int session_start(struct session *s);
@@ -61,7 +48,7 @@ int session_stop(struct session *s);
  * 0, or the first failure (the reason is printed).  Idempotent.
  */
 int session_quit(struct session *s);
-/* session_quit(), then unloads everything. */
+/* session_quit(), then unloads everything and frees s. */
 void session_close(struct session *s);
 /* Prints the state, the window so far and each target. */
 void session_status(struct session *s);

@@ -29,7 +29,7 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(__u32) * 3)
 		return 0;
 	if (fork->kind == MSPROF_EV_FORK && size >= sizeof(*fork)) {
-		c->forked[c->nforked++] = (int)fork->child_tgid;
+		c->forked = (int)fork->child_tgid;
 		return COLLECTOR_PAUSE;
 	}
 	/* tgid sits at the same offset in both kinds of record. */
@@ -87,7 +87,7 @@ int collector_open(struct collector *c, int tgid, int fd,
 	size_t i;
 	int err;
 
-	if (c->nsinks == MSPROF_MAX_PIDS) {
+	if (c->nsinks == MSPROF_MAX_TARGETS) {
 		close(fd);
 		return -ENOSPC;
 	}

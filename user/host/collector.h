@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "msprof/events.h"
 #include "msprof/recfile.h"
-#include "ctl/options.h"
 #include "probes.h"
 
 /* Where one target's host records of the current window go. */
@@ -20,10 +20,14 @@ struct collector_sink {
 
 /* Demultiplexes the ring buffer's records by tgid into per-target files. */
 struct collector {
-	struct collector_sink sinks[MSPROF_MAX_PIDS];
+	/* No more tgids than the kernel's targets map holds send records. */
+	struct collector_sink sinks[MSPROF_MAX_TARGETS];
 	int nsinks;
-	int forked[MSPROF_MAX_PIDS];	/* new processes, for the session */
-	int nforked;
+	/*
+	 * A new process, for the session to adopt; 0 if none.  One at most:
+	 * reading pauses after each fork record (COLLECTOR_PAUSE).
+	 */
+	int forked;
 	uint64_t unattributed;		/* records of no target's window */
 };
 

@@ -47,7 +47,7 @@ struct target {
 	/*
 	 * The device_<N>/ directories taken in this window, and whether each
 	 * brought its runtime's own info.json.<N>: only those without one
-	 * need metadata of msprof's making (begin_window() resets it).
+	 * need metadata of msprof's making (window_begin() resets it).
 	 */
 	struct target_device {
 		unsigned int id;

@@ -1,16 +1,66 @@
 // SPDX-License-Identifier: MIT
-/* Requests to the targets' agents, within the agent's per-connection limit. */
+/* A target's agent connection: requests, the per-connection limit, its end. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "task/dynsock.h"
-#include "msprof/protocol.h"
-#include "session_int.h"
+#include "agent_link.h"
+#include "common/err.h"
 #include "common/testpoint.h"
+#include "dynsock.h"
+#include "msprof/protocol.h"
 
 /* Warn when this many requests are left on an agent connection. */
 #define MSPROF_LIMIT_WARN 10
+
+int agent_link_connect(struct target *t, const struct agent_link_conf *c)
+{
+	int err;
+
+	if (access(t->sock_path, F_OK))
+		return 0;
+	err = target_connect(t, c->output, c->out_fd, &c->params);
+	/* The reason a window's info.json gives for no device data. */
+	if (err)
+		t->device_status = err;
+	if (err == -EAGAIN)
+		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
+		    t->host_pid, t->sock_path, DYNSOCK_CONNECT_S);
+	else if (err == -ETIMEDOUT)
+		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
+		    t->host_pid, t->sock_path,
+		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
+	else if (t->stage_parent_refused)
+		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
+		    t->host_pid);
+	else if (err == -EILSEQ)
+		ERR("pid %d: the staging directory %s holds '\"', '\\' or a control character, which a runtime's parameters cannot carry: not connected (choose another --output)",
+		    t->host_pid, t->task_stage);
+	else if (err == -EINVAL)
+		ERR("pid %d: its profiling server at %s refused msprof's parameters: not connected",
+		    t->host_pid, t->sock_path);
+	else if (err == -ENOTSOCK)
+		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
+		    t->host_pid, t->sock_path);
+	else if (err)
+		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
+		    t->host_pid, t->sock_path, strerror(-err));
+	t->requests = 0;
+	/* A followed process with an agent of its own is a task like any. */
+	if (!err)
+		t->followed = false;
+	return err;
+}
+
+void agent_link_disconnect(struct target *t)
+{
+	int err = target_disconnect(t);
+
+	if (err)
+		ERR("pid %d: the staging directory %s is left in place: %s",
+		    t->host_pid, t->task_stage, strerror(-err));
+}
 
 /*
  * The agent serves MSPROF_MAX_MSGS requests per connection, then drops it.
@@ -18,7 +68,8 @@
  * reconnects (the count restarts) before a START that would not fit, and
  * says so ahead of time.
  */
-static void mind_request_limit(struct session *s, struct target *t, int type)
+static void mind_request_limit(struct target *t,
+			       const struct agent_link_conf *c, int type)
 {
 	unsigned int left = MSPROF_MAX_MSGS - t->requests;
 
@@ -32,9 +83,9 @@ static void mind_request_limit(struct session *s, struct target *t, int type)
 	 * its three replies read instead of written into a closed socket.
 	 */
 	dynsock_request(t->fd, MSPROF_QUIT_REQ, &(int){ 0 });
-	disconnect_target(t);
+	agent_link_disconnect(t);
 	testpoint("before-reconnect");
-	if (!connect_target(s, t))
+	if (!agent_link_connect(t, c))
 		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
 		       t->host_pid);
 }
@@ -49,7 +100,7 @@ static void lose_agent(struct target *t, int why)
 	if (*t->dir)
 		target_collect_device_data(t);
 	t->device_status = why;
-	disconnect_target(t);
+	agent_link_disconnect(t);
 }
 
 /*
@@ -69,13 +120,13 @@ static void server_ended(struct target *t, int status, bool quitting)
 	lose_agent(t, -ESHUTDOWN);
 }
 
-/* Sends one request to the target's agent, if it has one connected. */
-int tell_agent(struct session *s, struct target *t, int type)
+int agent_link_request(struct target *t, const struct agent_link_conf *c,
+		       int type)
 {
 	int status, err;
 
 	if (t->fd >= 0)
-		mind_request_limit(s, t, type);
+		mind_request_limit(t, c, type);
 	if (t->fd < 0) {
 		/* Why there is no connection was kept when it went. */
 		if (type == MSPROF_STOP_REQ && t->device_status >= 0)
@@ -114,55 +165,37 @@ int tell_agent(struct session *s, struct target *t, int type)
 	if (err && err != -EIO) {
 		if (type == MSPROF_STOP_REQ && *t->dir)
 			target_collect_device_data(t);
-		disconnect_target(t);
+		agent_link_disconnect(t);
 	}
 	return err;
 }
 
-void check_agents(struct session *s)
+void agent_link_check_ended(struct target *t)
 {
-	int i, status, err;
+	int status, err;
 
-	for (i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
-
-		if (t->fd < 0)
-			continue;
-		err = dynsock_check_ended(t->fd, &status);
-		/*
-		 * A close alone is left to the next request, or to the exit
-		 * check: an exiting task's agent closes first and flushes
-		 * its window after.
-		 */
-		if (err == -ESHUTDOWN) {
-			server_ended(t, status, false);
-		} else if (err && err != -ECONNRESET) {
-			ERR("pid %d: its profiling agent %s: disconnected",
-			    t->host_pid,
-			    err == -EPROTO ? "sent a message msprof did not ask for" :
-			    strerror(-err));
-			lose_agent(t, err);
-		}
+	if (t->fd < 0)
+		return;
+	err = dynsock_check_ended(t->fd, &status);
+	/*
+	 * A close alone is left to the next request, or to the exit check:
+	 * an exiting task's agent closes first and flushes its window after.
+	 */
+	if (err == -ESHUTDOWN) {
+		server_ended(t, status, false);
+	} else if (err && err != -ECONNRESET) {
+		ERR("pid %d: its profiling agent %s: disconnected",
+		    t->host_pid,
+		    err == -EPROTO ? "sent a message msprof did not ask for" :
+		    strerror(-err));
+		lose_agent(t, err);
 	}
 }
 
-/* Sends one request to every connected agent; returns the first failure. */
-int tell_agents(struct session *s, int type)
+const char *agent_link_status_text(const struct target *t, bool host_only,
+				   char *buf, size_t len)
 {
-	int i, err, first = 0;
-
-	for (i = 0; i < s->ntargets; i++) {
-		err = tell_agent(s, &s->targets[i], type);
-		if (err && !first)
-			first = err;
-	}
-	return first;
-}
-
-const char *device_status_text(const struct session *s, const struct target *t,
-			       char *buf, size_t len)
-{
-	if (s->host_only)
+	if (host_only)
 		return "not collected (--host-only)";
 	if (t->exited)
 		return "the task exited: device data is what its agent flushed as it exited, if any";

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Who is a target: checking and locking a task, connecting its agent,
+ * adopting ranks and followed children, forgetting the ones that are gone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "msprof/protocol.h"
+#include "options.h"
+#include "targets.h"
+#include "task/ctl_lock.h"
+#include "task/procfs.h"
+
+int targets_init(struct targets *ts, struct window_ctx *w)
+{
+	ts->v = calloc(MSPROF_MAX_PIDS, sizeof(*ts->v));
+	ts->n = 0;
+	ts->w = w;
+	return ts->v ? 0 : -ENOMEM;
+}
+
+void targets_free(struct targets *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->n; i++)
+		ctl_unlock(&ts->v[i].lock);
+	free(ts->v);
+	ts->v = NULL;
+	ts->n = 0;
+}
+
+static int say_gone(int pid, int err)
+{
+	if (err == -ESRCH) {
+		ERR("no process with pid %d", pid);
+		return err;
+	}
+	ERR("pid %d: %s", pid, strerror(-err));
+	return err;
+}
+
+/* Ids that name no process msprof can profile, each refused with why. */
+static int check_kind(int pid)
+{
+	char comm[16] = "";
+	bool yes;
+	int tgid, err;
+
+	err = procfs_is_host_init(pid, &yes);
+	if (!err && yes) {
+		ERR("pid %d is the host's init: profiling init is not supported",
+		    pid);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_is_kthread(pid, &yes);
+	if (!err && yes) {
+		procfs_comm(pid, comm, sizeof(comm));
+		ERR("pid %d (%s) is a kernel thread: only user processes can be profiled",
+		    pid, comm);
+		return -EPERM;
+	}
+	if (!err)
+		err = procfs_tgid(pid, &tgid);
+	if (!err && tgid != pid) {
+		ERR("pid %d is a thread of process %d: give the process id", pid, tgid);
+		return -EPERM;
+	}
+	if (err == -ENOENT)	/* no /proc entry */
+		err = -ESRCH;
+	return err ? say_gone(pid, err) : 0;
+}
+
+int targets_check(struct targets *ts, int pid, bool need_agent)
+{
+	struct target *t = &ts->v[ts->n];
+	int holder, err;
+
+	err = check_kind(pid);
+	if (err)
+		return err;
+	err = target_init(t, pid);
+	t->lock.fd = -1;
+	if (err)
+		return say_gone(pid, err);
+	if (need_agent && access(t->sock_path, F_OK)) {
+		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
+		    pid, t->sock_path);
+		return -ENOENT;
+	}
+	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);
+	if (err == -EBUSY) {
+		if (holder > 0)
+			ERR("pid %d is already being profiled by msprof pid %d: one controller per task",
+			    pid, holder);
+		else	/* it has not written its pid yet */
+			ERR("pid %d is already being profiled by another msprof: one controller per task",
+			    pid);
+		return err;
+	}
+	if (err == -EPERM) {
+		ERR("pid %d: %s or the lock file in it is not root's alone (a directory owned by root, writable by root only): refusing to use it",
+		    pid, CTL_LOCK_DIR);
+		return err;
+	}
+	if (err) {
+		ERR("pid %d: cannot take its controller lock in %s: %s", pid,
+		    CTL_LOCK_DIR, strerror(-err));
+		return err;
+	}
+	ts->n++;
+	return 0;
+}
+
+/* Filters for t in the kernel; connects its agent unless --host-only. */
+static int connect_target(struct targets *ts, struct target *t)
+{
+	int err = tracer_add_target(ts->w->tracer, t->host_pid);
+
+	if (err) {
+		ERR("pid %d: cannot filter for it in the kernel: %s", t->host_pid,
+		    strerror(-err));
+		return err;
+	}
+	if (ts->w->host_only)
+		return 0;
+	return agent_link_connect(t, &ts->w->link);
+}
+
+static void announce(const struct target *t)
+{
+	if (t->ns_pid != t->host_pid)
+		printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
+		       t->host_pid, t->ns_pid, t->comm);
+	else
+		printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
+}
+
+int targets_connect_all(struct targets *ts)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < ts->n; i++) {
+		err = connect_target(ts, &ts->v[i]);
+		if (!err)
+			announce(&ts->v[i]);
+	}
+	return err;
+}
+
+void targets_reconnect(struct targets *ts)
+{
+	int i;
+
+	if (ts->w->host_only)
+		return;
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->v[i];
+
+		if (t->fd < 0 && !t->exited &&
+		    !agent_link_connect(t, &ts->w->link) && t->fd >= 0)
+			printf("msprof: pid %d: reconnected to its agent\n", t->host_pid);
+	}
+}
+
+void targets_forget(struct targets *ts, int i)
+{
+	struct target *t = &ts->v[i];
+
+	if (*t->dir)
+		window_end(ts->w, t, &(struct window_losses){ 0 });
+	tracer_remove_target(ts->w->tracer, t->host_pid);
+	agent_link_disconnect(t);
+	ctl_unlock(&t->lock);
+	*t = ts->v[--ts->n];
+}
+
+/*
+ * A task that joins after the session opened: a rank the launched app
+ * started (need_agent), or a process a target started (followed in the
+ * kernel from its first instruction).  Inside a window it gets its own
+ * PROF_ directory at once.
+ */
+static int adopt(struct targets *ts, int pid, bool need_agent)
+{
+	struct window_ctx *w = ts->w;
+	struct target *t;
+	int i, err;
+
+	for (i = 0; i < ts->n; i++)
+		if (ts->v[i].host_pid == pid)
+			return 0;
+	/* A helper that is already gone: nothing to say, nothing to keep. */
+	if (!need_agent && !procfs_alive(pid)) {
+		tracer_remove_target(w->tracer, pid);
+		return -ESRCH;
+	}
+	if (ts->n == MSPROF_MAX_PIDS) {
+		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
+		tracer_remove_target(w->tracer, pid);
+		return -ENOSPC;
+	}
+	err = targets_check(ts, pid, need_agent);
+	if (err) {
+		tracer_remove_target(w->tracer, pid);
+		return err;
+	}
+	t = &ts->v[ts->n - 1];
+	t->followed = !need_agent;
+	err = connect_target(ts, t);
+	if (!err && !t->followed)
+		announce(t);
+	if (!err && w->collecting)
+		err = window_begin(w, t);
+	if (err) {
+		targets_forget(ts, ts->n - 1);
+		return err;
+	}
+	if (w->collecting)
+		agent_link_request(t, &w->link, MSPROF_START_REQ);
+	return 0;
+}
+
+int targets_adopt_rank(int pid, void *ts)
+{
+	adopt(ts, pid, true);
+	return 0;
+}
+
+int targets_consume(struct targets *ts)
+{
+	struct collector *c = &ts->w->collector;
+	int pid, err;
+
+	do {
+		err = tracer_consume(ts->w->tracer);
+		pid = c->forked;
+		c->forked = 0;
+		if (pid)
+			adopt(ts, pid, false);
+	} while (err == COLLECTOR_PAUSE);
+	return err;
+}
+
+/*
+ * A followed process that ended without a record is forgotten at once, so
+ * a shell's stream of short helpers cannot fill the table.
+ */
+static bool forget_if_idle(struct targets *ts, int i)
+{
+	struct target *t = &ts->v[i];
+	struct collector_sink *sink = collector_find(&ts->w->collector,
+						     t->host_pid);
+
+	if (!t->followed || (sink && (sink->api_events || sink->ioctl_events)))
+		return false;
+	targets_forget(ts, i);
+	return true;
+}
+
+bool targets_check_exited(struct targets *ts)
+{
+	int i, alive = 0;
+
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->v[i];
+
+		if (!t->exited && !procfs_alive(t->host_pid)) {
+			if (forget_if_idle(ts, i)) {
+				i--;
+				continue;
+			}
+			tracer_remove_target(ts->w->tracer, t->host_pid);
+			t->exited = true;
+			printf("msprof: pid %d exited\n", t->host_pid);
+			/* An agent flushes a running window as its task exits. */
+			if (*t->dir && t->fd >= 0)
+				target_collect_device_data(t);
+			agent_link_disconnect(t);
+			t->device_status = -ESRCH;
+		}
+		alive += !t->exited;
+	}
+	targets_check_agents(ts);
+	return alive > 0;
+}
+
+int targets_request(struct targets *ts, int type)
+{
+	int i, err, first = 0;
+
+	for (i = 0; i < ts->n; i++) {
+		err = agent_link_request(&ts->v[i], &ts->w->link, type);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+void targets_check_agents(struct targets *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->n; i++)
+		agent_link_check_ended(&ts->v[i]);
+}
+
+void targets_disconnect(struct targets *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->n; i++)
+		agent_link_disconnect(&ts->v[i]);
+}

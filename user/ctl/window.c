@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* A target's window, from its PROF_ directory made to its info.json written. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/testpoint.h"
+#include "msprof/protocol.h"
+#include "task/procfs.h"
+#include "task/profdir.h"
+#include "window.h"
+
+/* What the window's metadata says of t, as far as the start knows. */
+static void window_summary(const struct window_ctx *w, const struct target *t,
+			   struct profdir_summary *sum)
+{
+	*sum = (struct profdir_summary){
+		.host_pid = t->host_pid,
+		.ns_pid = t->ns_pid,
+		.comm = t->comm,
+		.rank_id = t->rank_id,
+		.switches = &w->link.params,
+		.window = w->number,
+		.start = w->start,
+	};
+}
+
+/* Removes t's PROF_ directory, which holds no data worth keeping. */
+static void discard_window(struct window_ctx *w, struct target *t)
+{
+	profdir_discard(w->link.out_fd, strrchr(t->dir, '/') + 1, t->dir_fd);
+	t->dir_fd = -1;
+	*t->dir = '\0';
+}
+
+/* Makes t's PROF_ directory with its host file, open in the collector. */
+static int open_window(struct window_ctx *w, struct target *t)
+{
+	char name[64], pending[PATH_MAX + 96];
+	struct profdir_summary sum;
+	int err, fd;
+
+	window_summary(w, t, &sum);
+	/* Where the device data is should msprof die before stop copies it. */
+	if (t->stage_fd >= 0) {
+		snprintf(pending, sizeof(pending),
+			 "not copied yet: the agent flushes it into %s%s",
+			 t->task_stage,
+			 t->own_mnt_ns ? " (in the task's root)" : "");
+		sum.device_status = pending;
+	}
+	err = profdir_create(w->link.out_fd, &sum, name, sizeof(name),
+			     &t->dir_fd);
+	if (err) {
+		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
+		    t->host_pid, w->link.output, strerror(-err));
+		return err;
+	}
+	/* Too long for messages only: output itself fits a path. */
+	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", w->link.output, name) >=
+	    (int)sizeof(t->dir))
+		t->dir[sizeof(t->dir) - 1] = '\0';
+	testpoint("after-profdir");
+	err = profdir_open_host_file(t->dir_fd, &fd);
+	if (!err)
+		err = collector_open(&w->collector, t->host_pid, fd, &w->probes);
+	if (err) {
+		ERR("cannot create %s/%s: %s", t->dir, PROFDIR_HOST_FILE,
+		    strerror(-err));
+		discard_window(w, t);
+	}
+	return err;
+}
+
+void window_abort(struct window_ctx *w, struct target *t)
+{
+	struct collector_sink sink;
+
+	collector_close(&w->collector, t->host_pid, &sink);
+	discard_window(w, t);
+}
+
+static int add_device_node(const char *path, void *tracer)
+{
+	int err = tracer_add_device(tracer, path);
+
+	/* A node that is not a character device carries no driver ioctls. */
+	return err == -ENOENT || err == -ENOTTY ? 0 : err;
+}
+
+/* Says what a target was not probed for: attached[] from the tracer. */
+static void report_unprobed(const struct window_ctx *w, const struct target *t,
+			    const bool *attached)
+{
+	const struct probe_set *ps = &w->probes;
+	char lib[PATH_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += attached[i];
+	if (!n && ps->n)
+		printf("msprof: pid %d maps no runtime library with functions to probe\n",
+		       t->host_pid);
+	/* A function the user named is worth a word wherever it is missing. */
+	for (i = 0; i < ps->n; i++) {
+		const struct probe *p = &ps->v[i];
+
+		if (attached[i] || !p->lib)
+			continue;
+		if (probe_find_library(t->host_pid, p, lib, sizeof(lib)))
+			ERR("--uprobe %s:%s: no library matching %s is mapped by pid %d",
+			    p->lib, p->name, p->lib, t->host_pid);
+		else
+			ERR("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
+			    p->lib, p->name, p->name, p->lib, t->host_pid, lib);
+	}
+}
+
+int window_begin(struct window_ctx *w, struct target *t)
+{
+	bool attached[MSPROF_MAX_APIS];
+	int err;
+
+	/* A followed process may have become another program since. */
+	if (t->followed)
+		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
+	t->rank_id = procfs_rank_id(t->host_pid);
+	/* Its runtime's device nodes, now that its libraries are mapped. */
+	err = probe_devices(t->host_pid, add_device_node, w->tracer);
+	if (err) {
+		ERR("pid %d: cannot filter its device nodes: %s", t->host_pid,
+		    strerror(-err));
+		return err;
+	}
+	t->stage_ignored = 0;
+	t->stage_left_out = 0;
+	t->device_err = 0;
+	t->ndevices = 0;
+	t->server_ended = false;
+	err = open_window(w, t);
+	if (err)
+		return err;
+	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached);
+	if (err) {
+		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
+		window_abort(w, t);
+		return err;
+	}
+	if (!t->followed)
+		report_unprobed(w, t, attached);
+	return 0;
+}
+
+/* msprof's metadata for each device directory a runtime brought none for. */
+static void describe_devices(const struct window_ctx *w, struct target *t)
+{
+	const char *backend = profdir_device_backend(t->dir_fd);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < t->ndevices; i++) {
+		if (t->devices[i].has_info)
+			continue;
+		err = profdir_write_device_meta(t->dir_fd, t->devices[i].id,
+						backend, &w->link.params);
+		if (err && !t->device_err)
+			t->device_err = err;
+	}
+}
+
+int window_end(struct window_ctx *w, struct target *t,
+	       const struct window_losses *wl)
+{
+	struct collector_sink sink = { 0 };
+	struct profdir_summary sum;
+	char reason[128], why[128];
+	int herr, err;
+
+	window_summary(w, t, &sum);
+	sum.lost_events = wl->lost;
+	sum.unfinished = wl->unfinished;
+	sum.target_exited = t->exited;
+	herr = collector_close(&w->collector, t->host_pid, &sink);
+	if (herr)
+		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-herr));
+	if (t->followed && !sink.api_events && !sink.ioctl_events && !herr) {
+		/* A helper process (a shell's sleep) leaves no trace. */
+		discard_window(w, t);
+		return 0;
+	}
+	if (t->device_status == MSPROF_SUCCESS &&
+	    !target_collect_device_data(t))
+		describe_devices(w, t);
+	testpoint("after-device-copy");
+	if (t->device_err)
+		ERR("pid %d: cannot copy device data: %s", t->host_pid,
+		    strerror(-t->device_err));
+	if (t->stage_ignored)
+		ERR("pid %d: ignored %u unexpected entries in the staging directory",
+		    t->host_pid, t->stage_ignored);
+	if (t->stage_left_out)
+		ERR("pid %d: left out %u staged files: over the window's %llu-byte copy budget or the output's free-space reserve",
+		    t->host_pid, t->stage_left_out, t->stage_max_bytes);
+	if (herr)
+		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
+	else if (t->device_err)
+		snprintf(reason, sizeof(reason), "device data: %s",
+			 strerror(-t->device_err));
+	else if (t->server_ended)
+		snprintf(reason, sizeof(reason),
+			 "device data: the task's profiling server ended the session during the window and stopped its collection");
+	else if (t->stage_left_out)
+		snprintf(reason, sizeof(reason),
+			 "device data: %u staged files left out (copy budget or free-space reserve)",
+			 t->stage_left_out);
+	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
+				t->stage_left_out ?
+				reason : NULL;
+	sum.api_events = sink.api_events;
+	sum.ioctl_events = sink.ioctl_events;
+	sum.device_status = agent_link_status_text(t, w->host_only, why,
+						   sizeof(why));
+	clock_pair_now(&sum.end);
+	testpoint("before-info-json");
+	err = profdir_finish(t->dir_fd, &sum);
+	close(t->dir_fd);
+	t->dir_fd = -1;
+	if (err)
+		ERR("cannot finish %s: %s", t->dir, strerror(-err));
+	else
+		printf("msprof: %s: %llu API calls, %llu ioctls%s%s\n", t->dir,
+		       (unsigned long long)sum.api_events,
+		       (unsigned long long)sum.ioctl_events,
+		       t->exited ? " (the task exited during the window)" : "",
+		       sum.incomplete_reason ? " (incomplete)" : "");
+	*t->dir = '\0';
+	return err ?: herr ?: t->device_err;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One target's part of a collection window: its PROF_ directory and host
+ * file, its probes and device nodes at the start; its counts, device data
+ * and info.json at the end.
+ */
+#ifndef MSPROF_WINDOW_H
+#define MSPROF_WINDOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/clock.h"
+#include "host/collector.h"
+#include "host/probes.h"
+#include "host/tracer.h"
+#include "task/agent_link.h"
+#include "task/target.h"
+
+/* What every target's window shares. */
+struct window_ctx {
+	struct tracer *tracer;
+	struct collector collector;
+	struct probe_set probes;	/* what is probed; index = API id */
+	struct agent_link_conf link;	/* the output; what the agents collect */
+	bool host_only;			/* no agents: eBPF data only */
+	bool collecting;		/* a window runs: from start to stop */
+	unsigned int number;		/* windows started so far */
+	struct clock_pair start;
+};
+
+/* What a window's end knows of all its targets together. */
+struct window_losses {
+	uint64_t lost;		/* records the kernel could not reserve */
+	uint64_t unfinished;	/* calls and ioctls cut by the stop */
+};
+
+/*
+ * Makes t's PROF_ directory with its host file and attaches its probes;
+ * says what went wrong, and leaves nothing then.
+ */
+int window_begin(struct window_ctx *w, struct target *t);
+/* Closes t's window: host file, device data, info.json; says its counts. */
+int window_end(struct window_ctx *w, struct target *t,
+	       const struct window_losses *wl);
+/* Drops t's window begun in a start that failed: its directory goes. */
+void window_abort(struct window_ctx *w, struct target *t);
+
+#endif
