@@ -37,6 +37,9 @@ suite() {
 	skipped=$((skipped + s))
 }
 
+# The layers of user/ (docs/architecture.md): no upward or circular
+# include or call.
+suite layers tools/check_layers.py --objects build/obj
 suite unit build/tests/unit_tests
 suite e2e tests/e2e/run.sh
 
