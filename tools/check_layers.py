@@ -14,11 +14,11 @@ Prints each problem and a "layers: N passed, N failed, N skipped" line;
 exits 1 if any check failed.
 """
 import argparse
-import subprocess
-import tempfile
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 ORDER = ["common", "task", "host", "export", "ctl"]
 ALLOWED = {d: set(ORDER[:i + 1]) for i, d in enumerate(ORDER)}
