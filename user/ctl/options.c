@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "msprof/probe_packs.h"
+#include "msprof/protocol.h"
 #include "common/input_error.h"
 #include "options.h"
 
