@@ -207,6 +207,7 @@ static void close_window(struct session *s, struct target *t)
 int begin_window(struct session *s, struct target *t)
 {
 	bool attached[MSPROF_MAX_APIS];
+	char lib[PATH_MAX];
 	int err;
 
 	/* A followed process may have become another program since. */
@@ -228,9 +229,11 @@ int begin_window(struct session *s, struct target *t)
 	err = open_window(s, t);
 	if (err)
 		return err;
-	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, attached);
+	err = tracer_attach_target(s->tracer, t->host_pid, &s->probes, attached,
+				   lib, sizeof(lib));
 	if (err) {
-		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
+		ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
+		    *lib ? " in " : "", lib, strerror(-err));
 		close_window(s, t);
 		return err;
 	}

@@ -270,6 +270,9 @@ static int attach_uprobe(struct tracer *t, int pid, const char *path,
 							    &opts));
 }
 
+/* The kernel's internal ENOTSUPP (an instruction it cannot probe). */
+#define KERNEL_ENOTSUPP 524
+
 struct attach_walk {
 	struct tracer *t;
 	int pid;
@@ -277,6 +280,8 @@ struct attach_walk {
 	bool *done;		/* per probe: attached from an earlier library */
 	uint64_t *batch_offsets;	/* this library's functions to probe */
 	uint64_t *batch_ids;
+	char *lib;		/* the library that failed, for the caller */
+	size_t lib_len;
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
@@ -383,9 +388,8 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 		err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
 			w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
 	if (err) {
-		fprintf(stderr, "msprof: cannot probe %s: %s\n", m->path,
-			strerror(-err));
-		return err;
+		snprintf(w->lib, w->lib_len, "%s", m->path);
+		return err == -KERNEL_ENOTSUPP ? -EOPNOTSUPP : err;
 	}
 	for (i = 0; i < n; i++)
 		w->done[w->batch_ids[i]] = true;
@@ -408,13 +412,17 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 }
 
 int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, bool *attached)
+			 const struct probe_set *ps, bool *attached, char *lib,
+			 size_t len)
 {
 	struct attach_walk w = {
 		.t = t, .pid = host_pid, .ps = ps, .done = attached,
+		.lib = lib, .lib_len = len,
 	};
 	int err;
 
+	if (len)
+		*lib = '\0';
 	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;
