@@ -96,6 +96,8 @@ NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CUDA_TESTS := $(if $(NVCC),$(if $(CROSS),,$(BUILD)/tests/cuda_sample))
 
 .SECONDARY:
+# A recipe that fails leaves no half-made target to be taken as made.
+.DELETE_ON_ERROR:
 .PHONY: all deps vmlinux test unit e2e fuzz demo bench clean asan-msprof \
 	install uninstall FORCE test-kernels
 all: $(TARGETS)
@@ -140,15 +142,19 @@ $(FLAGS_STAMP): FORCE
 	$(Q)echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' >$@
 
-$(OBJ)/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
+$(OBJ)/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/san/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
+$(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC-SAN,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+# Only the tracer includes the BPF skeleton: nothing else waits for clang.
+SKEL_SRC := user/host/tracer.c
+$(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
 
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
@@ -189,7 +195,7 @@ FUZZ_LIB_OBJ := $(call fuzz_obj,$(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SR
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := $(SAN_FLAGS)
 
-$(OBJ)/fuzz/%.o: %.c $(SKELS) $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
+$(OBJ)/fuzz/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	$(call msg,CC-FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
@@ -280,6 +286,8 @@ uninstall:
 	-rmdir $(PKGLIB)
 
 # --- entry points -------------------------------------------------------------
+# The one entry point that installs (with demo and bench, which run it
+# first): test and fuzz take the machine as it is, as .ci/run sets it up.
 deps:
 	$(Q)tools/install-deps.sh
 
@@ -289,7 +297,7 @@ unit: $(BUILD)/tests/unit_tests
 e2e: all
 	$(Q)tests/e2e/run.sh
 
-fuzz: deps
+fuzz:
 	$(Q)$(MAKE) --no-print-directory $(FUZZERS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
 
@@ -298,7 +306,7 @@ asan-msprof:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
 		CFLAGS="-O1 -g $(SAN_FLAGS)" $(BUILD)/asan/bin/msprof
 
-test: deps
+test:
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) asan-msprof
 	$(Q)tests/run-all.sh
 

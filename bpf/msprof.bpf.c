@@ -34,7 +34,7 @@ __u32 gate;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, MSPROF_RINGBUF_BYTES);
 } events SEC(".maps");
 
 struct {

@@ -24,6 +24,8 @@
  * every target, since a target's go when it does.
  */
 #define MSPROF_MAX_ENTRIES	(MSPROF_MAX_TARGETS * MSPROF_MAX_APIS)
+/* The ring buffer's bytes without --buffer-size (a power of two). */
+#define MSPROF_RINGBUF_BYTES	(8u << 20)
 
 enum msprof_event_kind {
 	MSPROF_EV_API = 1,

@@ -13,7 +13,8 @@
 #define MSPROF_PARAMS_LEN	4096
 /*
  * A server ends the session after the request past this many (QUIT not
- * counted), or after this many idle seconds outside a window.
+ * counted), or after this many idle seconds outside a window; the seed's
+ * rule, which the controller's interactive mode follows too (--idle-timeout).
  */
 #define MSPROF_MAX_MSGS		100
 #define MSPROF_IDLE_TIMEOUT_S	1800

@@ -133,3 +133,23 @@ msprof_close
 d=$(prof_dirs "$WORK/unfinished")
 check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$d/msprof_ebpf_window.json")" = 1 ]
 check "and the user is told" grep -q "1 calls were still running at stop" "$WORK/unfinished.log"
+
+# A function the kernel will not probe: start fails, and says so in one
+# line naming the file (not a tracer line and then a session line).
+if [ "$(uname -m)" = x86_64 ]; then
+	"$PWD/build/tests/unprobeable" >"$WORK/unprobeable.out" 2>&1 &
+	bad=$!
+	PIDS_TO_KILL+=("$bad")
+	wait_for "$WORK/unprobeable.out" "unprobeable pid"
+	msprof_open "$WORK/unprobeable.log" --dynamic=on --host-only=on \
+		--ascendcl=off --uprobe=unprobeable:badfn --pid=$bad \
+		--output="$WORK/unprobeable"
+	say start
+	wait_for "$WORK/unprobeable.log" "collection not started"
+	say quit
+	msprof_close
+	check "a refused probe is reported once, naming its file" [ "$(grep -c "cannot.*probe" "$WORK/unprobeable.log")" = 1 -a \
+		"$(grep -c "pid $bad: cannot attach probes in $PWD/build/tests/unprobeable: " "$WORK/unprobeable.log")" = 1 ]
+else
+	skip "a refused probe is reported once" "its int3 function is x86_64's"
+fi

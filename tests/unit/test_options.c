@@ -99,6 +99,28 @@ static void test_empty_elements(void)
 		     "--uprobe: element 2 of 'libc:malloc,,libc:free' is empty");
 }
 
+/* Each item has one lib and one function: probes.c splits on that alone. */
+static void test_uprobe_items(void)
+{
+	char *no_func[] = { "--dynamic=on", "--pid=5", "--uprobe=libc:", NULL };
+	char *no_lib[] = { "--dynamic=on", "--pid=5", "--uprobe=:free", NULL };
+	char *no_colon[] = { "--dynamic=on", "--pid=5",
+			     "--uprobe=libc:malloc,free", NULL };
+	char *two_colons[] = { "--dynamic=on", "--pid=5",
+			       "--uprobe=libc:malloc:free", NULL };
+	char *good[] = { "--dynamic=on", "--pid=5",
+			 "--uprobe=libc:malloc,libfoo.so.1:bar", NULL };
+	struct msprof_opts o;
+
+	expect_error(no_func, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not 'libc:'");
+	expect_error(no_lib, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not ':free'");
+	expect_error(no_colon, "not 'libc:malloc,free'");
+	expect_error(two_colons, "not 'libc:malloc:free'");
+	CU_ASSERT_EQUAL(parse(&o, good), 0);
+	CU_ASSERT_STRING_EQUAL(o.uprobes, "libc:malloc,libfoo.so.1:bar");
+	opts_free(&o);
+}
+
 static void test_errors(void)
 {
 	char *bad_switch[] = { "--dynamic=yes", "--pid=1", NULL };
@@ -651,6 +673,7 @@ int register_options_tests(void)
 		{ "launch mode with --application", test_launch_application_option },
 		{ "attach mode, duplicate pids collapsed", test_attach_pids_collapse },
 		{ "empty list elements named", test_empty_elements },
+		{ "--uprobe items are <lib>:<func>", test_uprobe_items },
 		{ "bad input is one line naming the problem", test_errors },
 		{ "export, help and version modes", test_export_help_version },
 		{ "msprof's switches and our own", test_msprof_switches },

@@ -307,9 +307,7 @@ static void test_uprobes(void)
 	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, acl, "libascendcl:aclInit", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(ps.n, packed + 1);
 	probe_set_free(&ps);
-	CU_ASSERT_EQUAL(probe_set_build(&ps, acl, "malloc", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not 'malloc'"));
-	CU_ASSERT_PTR_NULL(ps.v);
+	/* A malformed item never gets here: the option parser refuses it. */
 }
 
 /* More functions than API ids: refused, in one line. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,4 +228,86 @@ int dir_check_ours(int fd)
 	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid() && st.st_gid != 0))
 		return -EPERM;
 	return 0;
+}
+
+int copy_fd(int in, off_t size, int out, unsigned long long *bytes)
+{
+	off_t left = size, at = 0;
+	ssize_t n;
+
+	/* From the start, wherever a caller's lseek() left the offset. */
+	while (left > 0) {
+		n = sendfile(out, in, &at, (size_t)(left < (1 << 30) ? left : (1 << 30)));
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		left -= n;
+		*bytes += (unsigned long long)n;
+	}
+	return fsync(out) ? -errno : 0;
+}
+
+int move_file_at(int from, const char *name, int in, off_t size, int to,
+		 unsigned long long *bytes)
+{
+	int out, err;
+
+	err = create_at(to, name, &out);
+	if (err)
+		return err;
+	err = copy_fd(in, size, out, bytes);
+	if (close(out) && !err)
+		err = -errno;
+	if (!err)
+		unlinkat(from, name, 0);
+	return err;
+}
+
+/* Deep enough for what an agent writes; a deeper tree is left. */
+#define REMOVE_DEPTH 8
+
+struct removal {
+	uid_t owner;	/* whose directories may be emptied */
+	int depth;
+};
+
+/*
+ * rm -r of one entry.  Unlinking in the owner's directories takes nothing
+ * that user could not take; only those are emptied.  (Moving someone
+ * else's directory in would take write access to it; the owner check
+ * costs one fstat.)
+ */
+static int remove_at(int dir, const char *name, void *ctx)
+{
+	const struct removal *up = ctx;
+	struct removal down = { .owner = up->owner, .depth = up->depth + 1 };
+	struct stat st;
+	int sub, err;
+
+	if (!unlinkat(dir, name, 0))
+		return 0;
+	if (errno != EISDIR)
+		return -errno;
+	if (down.depth > REMOVE_DEPTH)
+		return -ELOOP;
+	sub = openat_beneath(dir, name, DIR_OPEN | O_NOFOLLOW, 0);
+	if (sub < 0)
+		return sub;
+	if (fstat(sub, &st) || st.st_uid != up->owner) {
+		close(sub);
+		return -EPERM;
+	}
+	err = dir_for_each(sub, remove_at, &down);
+	close(sub);
+	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
+		err = -errno;
+	return err;
+}
+
+int dir_remove_all(int dir, uid_t owner)
+{
+	struct removal top = { .owner = owner };
+
+	return dir_for_each(dir, remove_at, &top);
 }

@@ -58,4 +58,25 @@ int write_temp_at(int dir, const char *name, const void *buf, size_t len,
  * root's.  -EPERM otherwise.
  */
 int dir_check_ours(int fd);
+
+/*
+ * Copies size bytes at most of in, from its start, to out (a file that
+ * may still be growing is taken as it was), adding what was written to
+ * *bytes; out is synced.  0 or -errno.
+ */
+int copy_fd(int in, off_t size, int out, unsigned long long *bytes);
+/*
+ * Moves name of dir from, open as in, to a file of that name made anew in
+ * to (create_at()): size bytes at most copied as copy_fd() does, then name
+ * unlinked from from.  0 or -errno, and name is left in from then.
+ */
+int move_file_at(int from, const char *name, int in, off_t size, int to,
+		 unsigned long long *bytes);
+/*
+ * rm -r of every entry of dir, never following a link or crossing a mount
+ * point, emptying only directories owner owns, 8 levels deep at most (a
+ * deeper tree is left).  Every entry is tried; the first failure is
+ * returned.
+ */
+int dir_remove_all(int dir, uid_t owner);
 #endif

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msprof/events.h"
 #include "msprof/probe_packs.h"
+#include "msprof/protocol.h"
 #include "common/input_error.h"
 #include "options.h"
 
@@ -412,7 +414,7 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 
 	memset(o, 0, sizeof(*o));
 	o->output = ".";
-	o->ringbuf_bytes = opts_ringbuf_size(8u << 20, page_size());
+	o->ringbuf_bytes = opts_ringbuf_size(MSPROF_RINGBUF_BYTES, page_size());
 	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
 	o->ascendcl = true;
 	o->task_time = true;

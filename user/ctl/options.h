@@ -7,8 +7,6 @@
 #include <stdio.h>
 
 #define MSPROF_MAX_PIDS 64
-/* The seed: leave the interactive mode after 30 minutes without a start. */
-#define MSPROF_IDLE_TIMEOUT_S 1800
 
 enum msprof_mode {
 	MSPROF_MODE_NONE,

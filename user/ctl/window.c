@@ -122,6 +122,7 @@ static void report_unprobed(const struct window_ctx *w, const struct target *t,
 int window_begin(struct window_ctx *w, struct target *t)
 {
 	bool attached[MSPROF_MAX_APIS];
+	char lib[PATH_MAX];
 	int err;
 
 	/* A followed process may have become another program since. */
@@ -143,9 +144,11 @@ int window_begin(struct window_ctx *w, struct target *t)
 	err = open_window(w, t);
 	if (err)
 		return err;
-	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached);
+	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached,
+				   lib, sizeof(lib));
 	if (err) {
-		ERR("pid %d: cannot attach probes: %s", t->host_pid, strerror(-err));
+		ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
+		    *lib ? " in " : "", lib, strerror(-err));
 		window_abort(w, t);
 		return err;
 	}

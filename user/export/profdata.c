@@ -10,25 +10,11 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/growarr.h"
 #include "common/printable.h"
 #include "profdata.h"
 #include "task/profdir.h"
 #include "common/safe_open.h"
-
-/* Appends one element to a growing array. */
-static void *push(void **arr, size_t *n, size_t *cap, size_t size)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1024;
-		void *p = realloc(*arr, ncap * size);
-
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
-	return (char *)*arr + (*n)++ * size;
-}
 
 /* The name blob: the API's name, then one string per argument. */
 static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
@@ -68,7 +54,7 @@ static int note_tid(struct profdata *p, uint32_t tid)
 
 	if (p->ntids && p->tids[p->ntids - 1] == tid)
 		return 0;
-	slot = push((void **)&p->tids, &p->ntids, &p->cap_tids, sizeof(*slot));
+	slot = growarr_push((void **)&p->tids, &p->ntids, &p->cap_tids, sizeof(*slot));
 	if (!slot)
 		return -ENOMEM;
 	*slot = tid;
@@ -77,7 +63,7 @@ static int note_tid(struct profdata *p, uint32_t tid)
 
 static int add_call(struct profdata *p, const struct msprof_api_event *e)
 {
-	struct profcall *c = push((void **)&p->calls, &p->ncalls, &p->cap_calls,
+	struct profcall *c = growarr_push((void **)&p->calls, &p->ncalls, &p->cap_calls,
 				  sizeof(*c));
 
 	if (!c)
@@ -96,7 +82,7 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 static int add_task(struct profdata *p, const struct msprof_devtask_rec *r,
 		    size_t len)
 {
-	struct devtask *t = push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
+	struct devtask *t = growarr_push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
 				 sizeof(*t));
 
 	if (!t)

@@ -42,6 +42,7 @@ static int add(struct probe_set *ps, const struct probe *p, char *err,
 	return 0;
 }
 
+/* The list as the option parser checked it: every item "<lib>:<func>". */
 static int add_uprobes(struct probe_set *ps, const char *list, char *err,
 		       size_t len)
 {
@@ -55,9 +56,7 @@ static int add_uprobes(struct probe_set *ps, const char *list, char *err,
 	     item = strtok_r(NULL, ",", &save)) {
 		struct probe p = { .layer = MSPROF_LAYER_CUSTOM, .args = raw_args };
 
-		colon = strrchr(item, ':');
-		if (!colon || colon == item || !colon[1])
-			return input_error(err, len, "--uprobe takes <lib>:<func>[,<lib>:<func>...], not '%s'", item);
+		colon = strchr(item, ':');
 		*colon = '\0';
 		p.lib = item;
 		p.name = colon + 1;

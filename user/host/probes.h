@@ -23,8 +23,8 @@ struct probe_set {
 
 /*
  * Builds the set from the packs' layers in the mask (1 << layer) and the
- * --uprobe list ("<lib>:<func>[,...]", may be NULL).  -EINVAL with a line
- * in err for a bad list.
+ * --uprobe list ("<lib>:<func>[,...]" as the option parser checked it, or
+ * NULL).  -EINVAL with a line in err when the functions are too many.
  */
 int probe_set_build(struct probe_set *ps, unsigned int layers,
 		    const char *uprobes, char *err, size_t len);

@@ -12,6 +12,7 @@
 
 #include <bpf/bpf.h>
 
+#include "common/growarr.h"
 #include "symcache.h"
 #include "msprof.skel.h"
 #include "probes.h"
@@ -183,22 +184,6 @@ int tracer_add_device(struct tracer *t, const char *path)
 	return 0;
 }
 
-/* Makes room for one more element in a growing array. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * A target gone takes its entry addresses along, so that followed children
  * that come and go cannot fill the map: live targets alone fit in it.
@@ -206,7 +191,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 static int forget_entries(struct tracer *t, __u32 tgid)
 {
 	int fd = bpf_map__fd(t->skel->maps.entry_ids);
-	struct msprof_entry_key key, next, *gone = NULL;
+	struct msprof_entry_key key, next, *gone = NULL, *slot;
 	size_t n = 0, cap = 0, i;
 	int err;
 
@@ -215,11 +200,12 @@ static int forget_entries(struct tracer *t, __u32 tgid)
 		key = next;
 		if (key.tgid != tgid)
 			continue;
-		if (grow((void **)&gone, &cap, n, sizeof(*gone))) {
+		slot = growarr_push((void **)&gone, &n, &cap, sizeof(*gone));
+		if (!slot) {
 			free(gone);
 			return -ENOMEM;
 		}
-		gone[n++] = key;
+		*slot = key;
 	}
 	/* Deleted after the walk: a deleted key would restart it. */
 	for (i = 0; i < n; i++)
@@ -240,26 +226,33 @@ int tracer_remove_target(struct tracer *t, int host_pid)
 
 static int keep_link(struct tracer *t, struct bpf_link *link)
 {
+	struct bpf_link **slot;
+
 	if (!link)
 		return -errno;
-	if (grow((void **)&t->links, &t->cap, t->nlinks, sizeof(*t->links))) {
+	slot = growarr_push((void **)&t->links, &t->nlinks, &t->cap,
+			    sizeof(*t->links));
+	if (!slot) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
-	t->links[t->nlinks++] = link;
+	*slot = link;
 	return 0;
 }
 
 static int keep_link_fd(struct tracer *t, int fd)
 {
+	int *slot;
+
 	if (fd < 0)
 		return fd;
-	if (grow((void **)&t->link_fds, &t->fd_cap, t->nfds,
-		 sizeof(*t->link_fds))) {
+	slot = growarr_push((void **)&t->link_fds, &t->nfds, &t->fd_cap,
+			    sizeof(*t->link_fds));
+	if (!slot) {
 		close(fd);
 		return -ENOMEM;
 	}
-	t->link_fds[t->nfds++] = fd;
+	*slot = fd;
 	return 0;
 }
 
@@ -277,6 +270,9 @@ static int attach_uprobe(struct tracer *t, int pid, const char *path,
 							    &opts));
 }
 
+/* The kernel's internal ENOTSUPP (an instruction it cannot probe). */
+#define KERNEL_ENOTSUPP 524
+
 struct attach_walk {
 	struct tracer *t;
 	int pid;
@@ -284,6 +280,8 @@ struct attach_walk {
 	bool *done;		/* per probe: attached from an earlier library */
 	uint64_t *batch_offsets;	/* this library's functions to probe */
 	uint64_t *batch_ids;
+	char *lib;		/* the library that failed, for the caller */
+	size_t lib_len;
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
@@ -390,9 +388,8 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 		err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
 			w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
 	if (err) {
-		fprintf(stderr, "msprof: cannot probe %s: %s\n", m->path,
-			strerror(-err));
-		return err;
+		snprintf(w->lib, w->lib_len, "%s", m->path);
+		return err == -KERNEL_ENOTSUPP ? -EOPNOTSUPP : err;
 	}
 	for (i = 0; i < n; i++)
 		w->done[w->batch_ids[i]] = true;
@@ -415,13 +412,17 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 }
 
 int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, bool *attached)
+			 const struct probe_set *ps, bool *attached, char *lib,
+			 size_t len)
 {
 	struct attach_walk w = {
 		.t = t, .pid = host_pid, .ps = ps, .done = attached,
+		.lib = lib, .lib_len = len,
 	};
 	int err;
 
+	if (len)
+		*lib = '\0';
 	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;

@@ -37,12 +37,15 @@ int tracer_add_device(struct tracer *t, const char *path);
 /*
  * Attaches entry/return probes on every function of the set that a library
  * mapped by host_pid exports (the first library wins); the cookie (or,
- * without cookies, the entry address's key) names the function's index.  attached[i] (ps->n of them) says whether function i
- * was found.  The set must be the same at every call (files are looked up
- * once).
+ * without cookies, the entry address's key) names the function's index.
+ * attached[i] (ps->n of them) says whether function i was found.  The set
+ * must be the same at every call (files are looked up once).  On failure
+ * lib[len] names the library the kernel refused probes in ("" if none
+ * did), for the caller's one line.
  */
 int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, bool *attached);
+			 const struct probe_set *ps, bool *attached, char *lib,
+			 size_t len);
 /*
  * The ioctl syscall hooks, the thread-exit hook that keeps maps clean and,
  * with follow, the fork hook that makes targets' new processes targets.

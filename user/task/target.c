@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -546,29 +545,6 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	return 0;
 }
 
-/*
- * Copies st_size bytes at most (the agent's file may still be growing),
- * adding what was written to *bytes.
- */
-static int copy_contents(int in, const struct stat *st, int out,
-			 unsigned long long *bytes)
-{
-	off_t left = st->st_size, at = 0;
-	ssize_t n;
-
-	/* From the start, wherever open_staged()'s SEEK_HOLE left the offset. */
-	while (left > 0) {
-		n = sendfile(out, in, &at, (size_t)(left < (1 << 30) ? left : (1 << 30)));
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		left -= n;
-		*bytes += (unsigned long long)n;
-	}
-	return fsync(out) ? -errno : 0;
-}
-
 static int take_at(int from, const char *name, void *ctx);
 
 /* What a directory of level holds. */
@@ -685,7 +661,7 @@ static bool stage_room(const struct take *tk, off_t size)
 static int take_file(struct take *tk, int from, const char *name)
 {
 	struct stat st;
-	int in, out, err;
+	int in, err;
 
 	if (*tk->files >= STAGE_MAX_FILES ||
 	    open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
@@ -702,17 +678,11 @@ static int take_file(struct take *tk, int from, const char *name)
 		close(in);
 		return 0;
 	}
-	err = create_at(tk->to, name, &out);
-	if (!err) {
-		err = copy_contents(in, &st, out, tk->bytes);
-		if (close(out) && !err)
-			err = -errno;
-	}
+	err = move_file_at(from, name, in, st.st_size, tk->to, tk->bytes);
 	close(in);
 	if (err)
 		return err;
 	(*tk->files)++;
-	unlinkat(from, name, 0);
 	if (tk->level == AT_DEVICE && !strncmp(name, "info.json.", 10) &&
 	    !strcmp(name + 10, tk->dev))
 		tk->device->has_info = true;
@@ -749,17 +719,9 @@ static int pick_run(int dir, const char *name, void *ctx)
 	return 0;
 }
 
-static int remove_at(int dir, const char *name, void *ctx);
-
-struct removal {
-	uid_t uid;	/* whose directories may be emptied: the task's user's */
-	int depth;
-};
-
 int target_collect_device_data(struct target *t)
 {
 	char run[RUN_NAME_LEN + 1] = "";
-	struct removal top = { .uid = t->uid };
 	unsigned int files = 0;
 	unsigned long long bytes = 0;
 	struct take tk = {
@@ -774,51 +736,14 @@ int target_collect_device_data(struct target *t)
 	if (!err)
 		err = dir_for_each(t->stage_fd, take_at, &tk);
 	/* What was not taken is no later window's: the stage starts empty. */
-	dir_for_each(t->stage_fd, remove_at, &top);
+	dir_remove_all(t->stage_fd, t->uid);
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;
 }
 
-/* Deep enough for what the agent writes; a deeper tree is left. */
-#define REMOVE_DEPTH 8
-
-/*
- * rm -r of one entry, never following a link or crossing a mount point.
- * Unlinking in the task's user's directories takes nothing that user could
- * not take; only those are emptied.  (Moving someone else's directory in
- * would take write access to it; the owner check costs one fstat.)
- */
-static int remove_at(int dir, const char *name, void *ctx)
-{
-	const struct removal *up = ctx;
-	struct removal down = { .uid = up->uid, .depth = up->depth + 1 };
-	struct stat st;
-	int sub, err;
-
-	if (!unlinkat(dir, name, 0))
-		return 0;
-	if (errno != EISDIR)
-		return -errno;
-	if (down.depth > REMOVE_DEPTH)
-		return -ELOOP;
-	sub = openat_beneath(dir, name, DIR_FLAGS, 0);
-	if (sub < 0)
-		return sub;
-	if (fstat(sub, &st) || st.st_uid != up->uid) {
-		close(sub);
-		return -EPERM;
-	}
-	err = dir_for_each(sub, remove_at, &down);
-	close(sub);
-	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
-		err = -errno;
-	return err;
-}
-
 int target_disconnect(struct target *t)
 {
-	struct removal top = { .uid = t->uid };
 	int err = 0;
 
 	if (t->fd >= 0)
@@ -829,7 +754,7 @@ int target_disconnect(struct target *t)
 	 * ended inside a window) is ours to remove too.
 	 */
 	if (t->stage_fd >= 0) {
-		err = dir_for_each(t->stage_fd, remove_at, &top);
+		err = dir_remove_all(t->stage_fd, t->uid);
 		close(t->stage_fd);
 		if (unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR) &&
 		    !err)
