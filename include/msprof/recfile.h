@@ -108,7 +108,7 @@ int recfile_read_fd(int fd, struct msprof_file_header *hdr,
 /*
  * The same for path, opened without following a link in its last component
  * and without blocking on a FIFO: -ELOOP, -EISDIR, -EINVAL (not a regular
- * file) as open_file_nofollow().
+ * file) as safe_open_nofollow().
  */
 int recfile_read(const char *path, struct msprof_file_header *hdr,
 		 recfile_visit_fn visit, void *ctx);

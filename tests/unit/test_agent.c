@@ -38,16 +38,16 @@ static void test_mkdir_p(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
 	snprintf(path, sizeof(path), "%s/a//b/c/", base);
-	CU_ASSERT_EQUAL(mkdir_p(path, 0755), 0);
-	CU_ASSERT_EQUAL(mkdir_p(path, 0755), 0);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
 	CU_ASSERT(!stat(path, &st) && S_ISDIR(st.st_mode));
 	snprintf(path, sizeof(path), "%s/f", base);
 	fp = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
 	fclose(fp);
 	snprintf(path, sizeof(path), "%s/f/x", base);
-	CU_ASSERT_EQUAL(mkdir_p(path, 0755), -ENOTDIR);
-	CU_ASSERT_EQUAL(mkdir_p("", 0755), -ENOENT);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), -ENOTDIR);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p("", 0755), -ENOENT);
 	snprintf(path, sizeof(path), "rm -rf '%s'", base);
 	CU_ASSERT_EQUAL(system(path), 0);
 }

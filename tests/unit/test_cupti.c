@@ -99,7 +99,7 @@ static void test_stats_file(void)
 	FILE *fp;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	CU_ASSERT_EQUAL(agent_stats_write(dir, "cupti", "\"tasks\":%d", 3), 0);
+	CU_ASSERT_EQUAL(devdata_stats_write(dir, "cupti", "\"tasks\":%d", 3), 0);
 	snprintf(path, sizeof(path), "%s/agent_stats_cupti.json", dir);
 	fp = fopen(path, "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);

@@ -151,8 +151,8 @@ static void test_db_export(void)
 	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_20200101000000.db", F_OK, 0), -1);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_2020.db", F_OK, 0), 0);
-	dir_for_each(fd, find_db, name);
-	dir_for_each(fd, count_entries, &n);
+	fsutil_dir_for_each(fd, find_db, name);
+	fsutil_dir_for_each(fd, count_entries, &n);
 	CU_ASSERT_EQUAL(n, 2);	/* the db and msprof_2020.db: no temporary file */
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -169,7 +169,7 @@ static void test_db_export(void)
 	CU_ASSERT_EQUAL(db_export(fd, dir, p), -EPERM);
 	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), -EPERM);
 	n = 0;
-	dir_for_each(fd, count_entries, &n);
+	fsutil_dir_for_each(fd, count_entries, &n);
 	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT_EQUAL(fchmod(fd, 0700), 0);
 	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), 0);

@@ -16,7 +16,7 @@ static void test_finds_own_function(void)
 	const char *names[] = { "msprof_unit_probe_target", "no_such_function_here" };
 	uint64_t offs[2] = { 1, 1 };
 
-	CU_ASSERT_EQUAL(elf_find_funcs("/proc/self/exe", names, 2, offs), 1);
+	CU_ASSERT_EQUAL(elfsym_find_funcs("/proc/self/exe", names, 2, offs), 1);
 	CU_ASSERT(offs[0] != 0);
 	CU_ASSERT_EQUAL(offs[1], 0);
 }
@@ -26,8 +26,8 @@ static void test_not_elf(void)
 	const char *names[] = { "main" };
 	uint64_t off;
 
-	CU_ASSERT_EQUAL(elf_find_funcs("/proc/self/status", names, 1, &off), -ENOEXEC);
-	CU_ASSERT_EQUAL(elf_find_funcs("/nonexistent", names, 1, &off), -ENOENT);
+	CU_ASSERT_EQUAL(elfsym_find_funcs("/proc/self/status", names, 1, &off), -ENOEXEC);
+	CU_ASSERT_EQUAL(elfsym_find_funcs("/nonexistent", names, 1, &off), -ENOENT);
 }
 
 static void test_symcache(void)
@@ -39,7 +39,7 @@ static void test_symcache(void)
 	uint64_t direct[2];
 
 	CU_ASSERT_EQUAL_FATAL(symcache_new(&c, names, 2), 0);
-	CU_ASSERT_EQUAL(elf_find_funcs("/proc/self/exe", names, 2, direct), 1);
+	CU_ASSERT_EQUAL(elfsym_find_funcs("/proc/self/exe", names, 2, direct), 1);
 	offs = symcache_lookup(c, "/proc/self/exe");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(offs);
 	CU_ASSERT_EQUAL(offs[0], 0);

@@ -96,12 +96,12 @@ static void test_run_name(void)
 	char path[128];
 	regex_t re;
 
-	CU_ASSERT_EQUAL(agent_run_dir_name("/r", path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL(devdata_run_dir_name("/r", path, sizeof(path)), 0);
 	CU_ASSERT_EQUAL(regcomp(&re, "^/r/PROF_000001_20[0-9]{15}_[0-9]{8}[A-R]{8}$",
 				REG_EXTENDED), 0);
 	CU_ASSERT_EQUAL(regexec(&re, path, 0, NULL, 0), 0);
 	regfree(&re);
-	CU_ASSERT_EQUAL(agent_run_dir_name("/r", path, 20), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(devdata_run_dir_name("/r", path, 20), -ENAMETOOLONG);
 }
 
 #define RUN "PROF_000001_20260101120000123_00012345ABCDEFGH"

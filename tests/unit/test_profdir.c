@@ -22,19 +22,19 @@ static void test_name_format(void)
 	for (i = 0; i < 8; i++)
 		rnd[i] = (unsigned char)(i * 37 + 250);
 	CU_ASSERT_EQUAL(regcomp(&re, "^PROF_[0-9]{6}_[0-9]{17}_[0-9]{8}[A-R]{8}$", REG_EXTENDED), 0);
-	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 7, 1700000000123456789ull, 4242, rnd), 0);
+	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 7, 1700000000123456789ull, 4242, rnd), 0);
 	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(strncmp(name, "PROF_000007_", 12), 0);
 	CU_ASSERT_EQUAL(strncmp(name + 12 + 14, "123_00004242", 12), 0);
 	/* The index wraps as msprof's does, never to 000000; a pid of 9 digits keeps 8. */
-	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 999999, 0, 123456789, rnd), 0);
+	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 999999, 0, 123456789, rnd), 0);
 	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(strncmp(name, "PROF_999999_", 12), 0);
 	CU_ASSERT_EQUAL(strncmp(name + 30, "23456789", 8), 0);
-	CU_ASSERT_EQUAL(profdir_name(name, sizeof(name), 1000000, 0, 1, rnd), 0);
+	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 1000000, 0, 1, rnd), 0);
 	CU_ASSERT_EQUAL(strncmp(name, "PROF_000001_", 12), 0);
 	regfree(&re);
-	CU_ASSERT_EQUAL(profdir_name(name, 20, 7, 0, 1, rnd), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(profname_make(name, 20, 7, 0, 1, rnd), -ENAMETOOLONG);
 }
 
 static void test_create_and_finish(void)
@@ -125,33 +125,33 @@ static void test_output_checks(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
 	/* Missing components are made. */
 	snprintf(path, sizeof(path), "%s/a//b/", base);
-	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), 0);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
 	close(fd);
 	snprintf(path, sizeof(path), "%s/a/b", base);
 	CU_ASSERT_EQUAL(access(path, F_OK), 0);
 	/* A link as the output itself: refused. */
 	snprintf(link, sizeof(link), "%s/link", base);
 	CU_ASSERT_EQUAL(symlink(path, link), 0);
-	CU_ASSERT_EQUAL(dir_open_safe(link, 0755, &fd), -ELOOP);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(link, 0755, &fd), -ELOOP);
 	/* A file. */
 	snprintf(path, sizeof(path), "%s/file", base);
 	close(open(path, O_WRONLY | O_CREAT, 0600));
-	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/file/sub", base);
-	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
 	/* Writable by others: refused unless sticky. */
 	snprintf(path, sizeof(path), "%s/open", base);
 	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
 	CU_ASSERT_EQUAL(chmod(path, 0777), 0);
-	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -EACCES);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EACCES);
 	CU_ASSERT_EQUAL(chmod(path, 01777), 0);
-	CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), 0);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
 	close(fd);
 	/* Someone else's (only root can make one here). */
 	if (geteuid() == 0) {
 		CU_ASSERT_EQUAL(chmod(path, 0755), 0);
 		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
-		CU_ASSERT_EQUAL(dir_open_safe(path, 0755, &fd), -EPERM);
+		CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EPERM);
 	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", base);
 	CU_ASSERT_EQUAL(system(path), 0);

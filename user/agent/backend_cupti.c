@@ -299,7 +299,7 @@ static int cupti_flush(void *state, const char *dir)
 	pthread_mutex_unlock(&cb->lock);
 
 	err = cupti_window_write(&w, cb->offset, dir, &unlinked);
-	err = agent_stats_write(dir, CUPTI_BACKEND,
+	err = devdata_stats_write(dir, CUPTI_BACKEND,
 				"\"tasks\":%zu,\"lost\":%" PRIu64
 				",\"dropped\":%" PRIu64 ",\"unlinked\":%zu",
 				w.tasks.nr, w.lost + w.tasks.lost, w.dropped,

@@ -36,7 +36,7 @@ static void npusim_observe(const struct npusim_task_record *rec, void *ctx)
 	struct npusim_task *t;
 
 	pthread_mutex_lock(&nb->lock);
-	t = rec_buf_slot(&nb->buf);
+	t = devdata_rec_buf_slot(&nb->buf);
 	if (t) {
 		t->rec = *rec;
 		memcpy(t->name, rec->name, len);
@@ -57,7 +57,7 @@ static int npusim_open(void **state)
 		return -ENOMEM;
 	nb->set_observer = (int (*)(npusim_task_observer_fn, void *))sym;
 	pthread_mutex_init(&nb->lock, NULL);
-	rec_buf_init(&nb->buf, sizeof(struct npusim_task));
+	devdata_rec_buf_init(&nb->buf, sizeof(struct npusim_task));
 	*state = nb;
 	return 0;
 }
@@ -68,7 +68,7 @@ static int npusim_start(void *state)
 
 	/* Records of a window that never got flushed are stale now. */
 	pthread_mutex_lock(&nb->lock);
-	rec_buf_free(&nb->buf);
+	devdata_rec_buf_free(&nb->buf);
 	pthread_mutex_unlock(&nb->lock);
 	return nb->set_observer(npusim_observe, nb) ? -EIO : 0;
 }
@@ -88,7 +88,7 @@ static int write_tasks(const struct rec_buf *b, const char *dir)
 	int err = 0;
 
 	for (i = 0; i < b->nr && !err; i++) {
-		const struct npusim_task *t = rec_buf_at(b, i);
+		const struct npusim_task *t = devdata_rec_buf_at(b, i);
 		struct msprof_devtask_rec rec = {
 			.device = t->rec.device,
 			.stream = t->rec.stream,
@@ -100,9 +100,9 @@ static int write_tasks(const struct rec_buf *b, const char *dir)
 			.end_ns = t->rec.end_ns,
 		};
 
-		err = dev_files_append(&df, &rec, t->name);
+		err = devdata_files_append(&df, &rec, t->name);
 	}
-	return dev_files_close(&df) ?: err;
+	return devdata_files_close(&df) ?: err;
 }
 
 static int npusim_flush(void *state, const char *dir)
@@ -114,14 +114,14 @@ static int npusim_flush(void *state, const char *dir)
 	/* Take the records away so device threads never wait on file I/O. */
 	pthread_mutex_lock(&nb->lock);
 	b = nb->buf;
-	rec_buf_init(&nb->buf, b.size);
+	devdata_rec_buf_init(&nb->buf, b.size);
 	pthread_mutex_unlock(&nb->lock);
 
 	err = write_tasks(&b, dir);
-	err = agent_stats_write(dir, NPUSIM_BACKEND,
+	err = devdata_stats_write(dir, NPUSIM_BACKEND,
 				"\"tasks\":%zu,\"lost\":%" PRIu64, b.nr,
 				b.lost) ?: err;
-	rec_buf_free(&b);
+	devdata_rec_buf_free(&b);
 	return err;
 }
 

@@ -139,8 +139,8 @@ static void name_set_free(struct name_set *s)
 void cupti_window_init(struct cupti_window *w)
 {
 	memset(w, 0, sizeof(*w));
-	rec_buf_init(&w->tasks, sizeof(struct cupti_task));
-	rec_buf_init(&w->apis, sizeof(struct cupti_api));
+	devdata_rec_buf_init(&w->tasks, sizeof(struct cupti_task));
+	devdata_rec_buf_init(&w->apis, sizeof(struct cupti_api));
 }
 
 /*
@@ -157,7 +157,7 @@ static void task_keep(struct cupti_window *w, const struct cupti_task *task)
 		w->lost++;
 		return;
 	}
-	t = rec_buf_slot(&w->tasks);
+	t = devdata_rec_buf_slot(&w->tasks);
 	if (t)
 		*t = *task;
 }
@@ -202,7 +202,7 @@ static void keep_api(struct cupti_window *w, const CUpti_ActivityAPI *a)
 
 	if (!a->start)
 		return;		/* untimed: no submit time to give */
-	c = rec_buf_slot(&w->apis);
+	c = devdata_rec_buf_slot(&w->apis);
 	if (!c)
 		return;
 	c->start = a->start;
@@ -248,7 +248,7 @@ static struct cupti_api *api_index(const struct rec_buf *apis)
 	if (!v)
 		return NULL;
 	for (i = 0; i < apis->nr; i++)
-		v[i] = *(const struct cupti_api *)rec_buf_at(apis, i);
+		v[i] = *(const struct cupti_api *)devdata_rec_buf_at(apis, i);
 	qsort(v, apis->nr, sizeof(*v), api_cmp);
 	return v;
 }
@@ -266,7 +266,7 @@ int cupti_window_write(const struct cupti_window *w, uint64_t offset,
 		return -ENOMEM;
 	/* Unsigned arithmetic: offset may stand for a negative difference. */
 	for (i = 0; i < w->tasks.nr && !err; i++) {
-		const struct cupti_task *t = rec_buf_at(&w->tasks, i);
+		const struct cupti_task *t = devdata_rec_buf_at(&w->tasks, i);
 		const struct cupti_api key = { .corr = t->corr }, *api;
 		struct msprof_devtask_rec rec = {
 			.device = t->device,
@@ -284,16 +284,16 @@ int cupti_window_write(const struct cupti_window *w, uint64_t offset,
 		} else {
 			(*unlinked)++;
 		}
-		err = dev_files_append(&df, &rec, t->name);
+		err = devdata_files_append(&df, &rec, t->name);
 	}
 	free(idx);
-	return dev_files_close(&df) ?: err;
+	return devdata_files_close(&df) ?: err;
 }
 
 void cupti_window_free(struct cupti_window *w)
 {
-	rec_buf_free(&w->tasks);
-	rec_buf_free(&w->apis);
+	devdata_rec_buf_free(&w->tasks);
+	devdata_rec_buf_free(&w->apis);
 	name_set_free(&w->names);
 	w->lost = 0;
 	w->dropped = 0;

@@ -15,13 +15,13 @@
 #include "common/fsutil.h"
 #include "common/profname.h"
 
-void rec_buf_init(struct rec_buf *b, size_t size)
+void devdata_rec_buf_init(struct rec_buf *b, size_t size)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = size;
 }
 
-void *rec_buf_slot(struct rec_buf *b)
+void *devdata_rec_buf_slot(struct rec_buf *b)
 {
 	void **chunk;
 
@@ -38,18 +38,18 @@ lost:
 	return NULL;
 }
 
-void *rec_buf_at(const struct rec_buf *b, size_t i)
+void *devdata_rec_buf_at(const struct rec_buf *b, size_t i)
 {
 	return (char *)b->chunk[i / REC_BUF_CHUNK] + i % REC_BUF_CHUNK * b->size;
 }
 
-void rec_buf_free(struct rec_buf *b)
+void devdata_rec_buf_free(struct rec_buf *b)
 {
 	size_t i;
 
 	for (i = 0; i < REC_BUF_CHUNKS; i++)
 		free(b->chunk[i]);
-	rec_buf_init(b, b->size);
+	devdata_rec_buf_init(b, b->size);
 }
 
 static int path_fmt(char *buf, const char *fmt, ...)
@@ -88,7 +88,7 @@ static int dev_file_open(struct dev_files *df, uint32_t device,
 		return -ENOMEM;
 	df->v = v;
 	err = path_fmt(path, "%s/device_%" PRIu32 "/data", df->dir, device) ?:
-	      mkdir_p(path, 0755) ?:
+	      fsutil_mkdir_p(path, 0755) ?:
 	      path_fmt(path, "%s/device_%" PRIu32 "/data/task_time.data",
 		       df->dir, device) ?:
 	      recfile_create(&f, path);
@@ -99,7 +99,7 @@ static int dev_file_open(struct dev_files *df, uint32_t device,
 	return 0;
 }
 
-int dev_files_append(struct dev_files *df,
+int devdata_files_append(struct dev_files *df,
 		     const struct msprof_devtask_rec *rec, const char *name)
 {
 	struct recfile *f;
@@ -109,7 +109,7 @@ int dev_files_append(struct dev_files *df,
 			      name, strlen(name) + 1);
 }
 
-int dev_files_close(struct dev_files *df)
+int devdata_files_close(struct dev_files *df)
 {
 	size_t i;
 	int err = 0, ret;
@@ -124,7 +124,7 @@ int dev_files_close(struct dev_files *df)
 	return err;
 }
 
-int agent_stats_write(const char *dir, const char *backend,
+int devdata_stats_write(const char *dir, const char *backend,
 		      const char *fields_fmt, ...)
 {
 	char path[PATH_MAX];
@@ -149,7 +149,7 @@ int agent_stats_write(const char *dir, const char *backend,
 	return err;
 }
 
-int agent_run_dir_name(const char *result_dir, char *buf, size_t len)
+int devdata_run_dir_name(const char *result_dir, char *buf, size_t len)
 {
 	uint64_t now = clock_ns(CLOCK_REALTIME);
 	unsigned char rnd[8];
@@ -160,7 +160,7 @@ int agent_run_dir_name(const char *result_dir, char *buf, size_t len)
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		memcpy(rnd, &now, sizeof(rnd));
 	/* A runtime's index is always 1 (spec §2). */
-	if (profdir_name(name, sizeof(name), 1, now, (int)getpid(), rnd))
+	if (profname_make(name, sizeof(name), 1, now, (int)getpid(), rnd))
 		return -ENAMETOOLONG;
 	n = snprintf(buf, len, "%s/%s", result_dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;

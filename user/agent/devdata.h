@@ -28,12 +28,12 @@ struct rec_buf {
 };
 
 /* An empty buffer of size-byte records; allocates nothing. */
-void rec_buf_init(struct rec_buf *b, size_t size);
+void devdata_rec_buf_init(struct rec_buf *b, size_t size);
 /* Room for one more record, or NULL (counted as lost) when full. */
-void *rec_buf_slot(struct rec_buf *b);
-void *rec_buf_at(const struct rec_buf *b, size_t i);
+void *devdata_rec_buf_slot(struct rec_buf *b);
+void *devdata_rec_buf_at(const struct rec_buf *b, size_t i);
 /* Frees every record; b stays usable for records of the same size. */
-void rec_buf_free(struct rec_buf *b);
+void devdata_rec_buf_free(struct rec_buf *b);
 
 /* The task_time.data files of one window, each opened on first use. */
 struct dev_files {
@@ -46,16 +46,16 @@ struct dev_files {
  * Appends one MSPROF_REC_DEVTASK to dir/device_<rec->device>/data/
  * task_time.data.  0 or -errno.
  */
-int dev_files_append(struct dev_files *df,
+int devdata_files_append(struct dev_files *df,
 		     const struct msprof_devtask_rec *rec, const char *name);
 /* Closes every file; the first error seen while writing them, or 0. */
-int dev_files_close(struct dev_files *df);
+int devdata_files_close(struct dev_files *df);
 
 /*
  * Writes dir/agent_stats_<backend>.json: {"backend":"<backend>",<fields>},
  * one file per backend so that two backends in one task never clash.
  */
-int agent_stats_write(const char *dir, const char *backend,
+int devdata_stats_write(const char *dir, const char *backend,
 		      const char *fields_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -64,7 +64,7 @@ int agent_stats_write(const char *dir, const char *backend,
  * "<result_dir>/PROF_000001_<local YYYYMMDDhhmmssmmm>_<8-digit pid><8
  * letters A-R>", named now.  0 or -ENAMETOOLONG.
  */
-int agent_run_dir_name(const char *result_dir, char *buf, size_t len);
+int devdata_run_dir_name(const char *result_dir, char *buf, size_t len);
 
 #pragma GCC visibility pop
 

@@ -77,7 +77,7 @@ int agent_devices_stop(struct agent_devices *devs, const char *dir)
 	/* A task without an accelerator runtime leaves no trace in dir. */
 	if (!any)
 		return 0;
-	ret = mkdir_p(dir, 0755);
+	ret = fsutil_mkdir_p(dir, 0755);
 	if (ret) {
 		agent_err("%s: %s", dir, strerror(-ret));
 		return err ?: ret;

@@ -81,11 +81,11 @@ static int32_t conn_start(struct conn *c)
 {
 	if (c->started)
 		return MSPROF_ALREADY_START;
-	if (agent_run_dir_name(c->dir, c->run, sizeof(c->run)) ||
+	if (devdata_run_dir_name(c->dir, c->run, sizeof(c->run)) ||
 	    (c->task_time && agent_devices_start(c->devs)))
 		return MSPROF_FAIL;
 	if (c->task_time && agent_devices_any(c->devs))
-		mkdir_p(c->run, 0755);
+		fsutil_mkdir_p(c->run, 0755);
 	c->started = true;
 	return MSPROF_SUCCESS;
 }

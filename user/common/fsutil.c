@@ -14,7 +14,7 @@
 #include "safe_open.h"
 #include "testpoint.h"
 
-int mkdir_p(const char *path, mode_t mode)
+int fsutil_mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX];
 	char *p;
@@ -63,7 +63,7 @@ static int open_component(int dir, const char *name, mode_t mode, int last,
 	return *fd < 0 ? -errno : 0;
 }
 
-int dir_open_safe(const char *path, mode_t mode, int *out)
+int fsutil_dir_open_safe(const char *path, mode_t mode, int *out)
 {
 	char buf[PATH_MAX], *name, *next;
 	int dir, fd = -1, err = 0;
@@ -108,7 +108,7 @@ int dir_open_safe(const char *path, mode_t mode, int *out)
 	return 0;
 }
 
-int dir_for_each(int dir, dir_entry_fn fn, void *ctx)
+int fsutil_dir_for_each(int dir, dir_entry_fn fn, void *ctx)
 {
 	struct dirent *de;
 	int fd, ret, err = 0;
@@ -133,9 +133,9 @@ int dir_for_each(int dir, dir_entry_fn fn, void *ctx)
 	return err;
 }
 
-int create_at(int dir, const char *path, int *fd)
+int fsutil_create_at(int dir, const char *path, int *fd)
 {
-	*fd = openat_beneath(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+	*fd = safe_openat_beneath(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0640);
 	return *fd < 0 ? *fd : 0;
 }
 
@@ -162,15 +162,15 @@ static int write_close(int fd, const void *buf, size_t len)
 	return err;
 }
 
-int write_new_at(int dir, const char *name, const void *buf, size_t len)
+int fsutil_write_new_at(int dir, const char *name, const void *buf, size_t len)
 {
 	int fd, err;
 
-	err = create_at(dir, name, &fd);
+	err = fsutil_create_at(dir, name, &fd);
 	return err ?: write_close(fd, buf, len);
 }
 
-int write_replace_at(int dir, const char *name, const void *buf, size_t len)
+int fsutil_write_replace_at(int dir, const char *name, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
 	int err;
@@ -179,7 +179,7 @@ int write_replace_at(int dir, const char *name, const void *buf, size_t len)
 		return -ENAMETOOLONG;
 	if (unlinkat(dir, tmp, 0) && errno != ENOENT)
 		return -errno;
-	err = write_new_at(dir, tmp, buf, len);
+	err = fsutil_write_new_at(dir, tmp, buf, len);
 	testpoint("replace-before-rename");
 	if (!err && renameat(dir, tmp, dir, name))
 		err = -errno;
@@ -190,7 +190,7 @@ int write_replace_at(int dir, const char *name, const void *buf, size_t len)
 	return fsync(dir) ? -errno : 0;
 }
 
-int create_temp_at(int dir, const char *name, char *tmp, size_t len)
+int fsutil_create_temp_at(int dir, const char *name, char *tmp, size_t len)
 {
 	unsigned long long rnd;
 	int i, fd, err = -EEXIST;
@@ -199,15 +199,15 @@ int create_temp_at(int dir, const char *name, char *tmp, size_t len)
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 			return -errno;
 		snprintf(tmp, len, ".%s.%016llx.tmp", name, rnd);
-		err = create_at(dir, tmp, &fd);
+		err = fsutil_create_at(dir, tmp, &fd);
 	}
 	return err ?: fd;
 }
 
-int write_temp_at(int dir, const char *name, const void *buf, size_t len,
+int fsutil_write_temp_at(int dir, const char *name, const void *buf, size_t len,
 		  char *tmp, size_t tmplen)
 {
-	int err, fd = create_temp_at(dir, name, tmp, tmplen);
+	int err, fd = fsutil_create_temp_at(dir, name, tmp, tmplen);
 
 	if (fd < 0)
 		return fd;
@@ -217,7 +217,7 @@ int write_temp_at(int dir, const char *name, const void *buf, size_t len,
 	return err;
 }
 
-int dir_check_ours(int fd)
+int fsutil_dir_check_ours(int fd)
 {
 	struct stat st;
 
@@ -230,7 +230,7 @@ int dir_check_ours(int fd)
 	return 0;
 }
 
-int copy_fd(int in, off_t size, int out, unsigned long long *bytes)
+int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes)
 {
 	off_t left = size, at = 0;
 	ssize_t n;
@@ -248,15 +248,15 @@ int copy_fd(int in, off_t size, int out, unsigned long long *bytes)
 	return fsync(out) ? -errno : 0;
 }
 
-int move_file_at(int from, const char *name, int in, off_t size, int to,
+int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
 		 unsigned long long *bytes)
 {
 	int out, err;
 
-	err = create_at(to, name, &out);
+	err = fsutil_create_at(to, name, &out);
 	if (err)
 		return err;
-	err = copy_fd(in, size, out, bytes);
+	err = fsutil_copy_fd(in, size, out, bytes);
 	if (close(out) && !err)
 		err = -errno;
 	if (!err)
@@ -291,23 +291,23 @@ static int remove_at(int dir, const char *name, void *ctx)
 		return -errno;
 	if (down.depth > REMOVE_DEPTH)
 		return -ELOOP;
-	sub = openat_beneath(dir, name, DIR_OPEN | O_NOFOLLOW, 0);
+	sub = safe_openat_beneath(dir, name, DIR_OPEN | O_NOFOLLOW, 0);
 	if (sub < 0)
 		return sub;
 	if (fstat(sub, &st) || st.st_uid != up->owner) {
 		close(sub);
 		return -EPERM;
 	}
-	err = dir_for_each(sub, remove_at, &down);
+	err = fsutil_dir_for_each(sub, remove_at, &down);
 	close(sub);
 	if (unlinkat(dir, name, AT_REMOVEDIR) && !err)
 		err = -errno;
 	return err;
 }
 
-int dir_remove_all(int dir, uid_t owner)
+int fsutil_dir_remove_all(int dir, uid_t owner)
 {
 	struct removal top = { .owner = owner };
 
-	return dir_for_each(dir, remove_at, &top);
+	return fsutil_dir_for_each(dir, remove_at, &top);
 }

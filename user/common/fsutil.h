@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 /* mkdir -p: every missing directory of path; 0 or -errno. */
-int mkdir_p(const char *path, mode_t mode);
+int fsutil_mkdir_p(const char *path, mode_t mode);
 
 /*
  * Opens the directory path as an O_DIRECTORY fd, making what is missing of
@@ -17,7 +17,7 @@ int mkdir_p(const char *path, mode_t mode);
  * without the sticky bit (-EACCES).  0 or -errno; nothing is made then
  * unless it was missing.
  */
-int dir_open_safe(const char *path, mode_t mode, int *fd);
+int fsutil_dir_open_safe(const char *path, mode_t mode, int *fd);
 
 /*
  * Calls fn(dir, name, ctx) on every entry of dir but "." and "..", through
@@ -25,52 +25,52 @@ int dir_open_safe(const char *path, mode_t mode, int *fd);
  * dir before.  Every entry is visited; the first failure is returned.
  */
 typedef int (*dir_entry_fn)(int dir, const char *name, void *ctx);
-int dir_for_each(int dir, dir_entry_fn fn, void *ctx);
+int fsutil_dir_for_each(int dir, dir_entry_fn fn, void *ctx);
 
 /*
  * Creates path, never there before, beneath dir for writing: no link is
  * followed on the way, and no ".." leads out.
  */
-int create_at(int dir, const char *path, int *fd);
+int fsutil_create_at(int dir, const char *path, int *fd);
 /* Makes name in dir, never there before, with the len bytes of buf; synced. */
-int write_new_at(int dir, const char *name, const void *buf, size_t len);
+int fsutil_write_new_at(int dir, const char *name, const void *buf, size_t len);
 /*
  * Writes name in dir atomically: name.tmp is made anew with the len bytes
  * of buf, synced, renamed over name, and dir is synced.  A leftover
  * name.tmp is removed first: dir must be one only we write.
  */
-int write_replace_at(int dir, const char *name, const void *buf, size_t len);
+int fsutil_write_replace_at(int dir, const char *name, const void *buf, size_t len);
 
 /*
- * Creates ".<name>.<16 random hex digits>.tmp" in dir as create_at() does,
+ * Creates ".<name>.<16 random hex digits>.tmp" in dir as fsutil_create_at() does,
  * a name no one can have planted; tmp receives it.  The fd or -errno.
  */
-int create_temp_at(int dir, const char *name, char *tmp, size_t len);
+int fsutil_create_temp_at(int dir, const char *name, char *tmp, size_t len);
 /*
- * Makes a create_temp_at() file in dir holding the len bytes of buf,
+ * Makes a fsutil_create_temp_at() file in dir holding the len bytes of buf,
  * synced; tmp receives its name.  0 or -errno, and no file then.
  */
-int write_temp_at(int dir, const char *name, const void *buf, size_t len,
+int fsutil_write_temp_at(int dir, const char *name, const void *buf, size_t len,
 		  char *tmp, size_t tmplen);
 /*
  * 0 if the open directory fd is one only we (or root) can write: owned by
  * us or root, not writable by others, nor by a group other than ours or
  * root's.  -EPERM otherwise.
  */
-int dir_check_ours(int fd);
+int fsutil_dir_check_ours(int fd);
 
 /*
  * Copies size bytes at most of in, from its start, to out (a file that
  * may still be growing is taken as it was), adding what was written to
  * *bytes; out is synced.  0 or -errno.
  */
-int copy_fd(int in, off_t size, int out, unsigned long long *bytes);
+int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes);
 /*
  * Moves name of dir from, open as in, to a file of that name made anew in
- * to (create_at()): size bytes at most copied as copy_fd() does, then name
+ * to (fsutil_create_at()): size bytes at most copied as fsutil_copy_fd() does, then name
  * unlinked from from.  0 or -errno, and name is left in from then.
  */
-int move_file_at(int from, const char *name, int in, off_t size, int to,
+int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
 		 unsigned long long *bytes);
 /*
  * rm -r of every entry of dir, never following a link or crossing a mount
@@ -78,5 +78,5 @@ int move_file_at(int from, const char *name, int in, off_t size, int to,
  * deeper tree is left).  Every entry is tried; the first failure is
  * returned.
  */
-int dir_remove_all(int dir, uid_t owner);
+int fsutil_dir_remove_all(int dir, uid_t owner);
 #endif

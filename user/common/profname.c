@@ -6,7 +6,7 @@
 
 #include "profname.h"
 
-int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
+int profname_make(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 		 int pid, const unsigned char rnd[8])
 {
 	time_t secs = (time_t)(real_ns / 1000000000ull);

@@ -10,7 +10,7 @@
  * A-R>" as msprof names it; rnd supplies the 8 random bytes.
  * -ENAMETOOLONG if len is too short.
  */
-int profdir_name(char *buf, size_t len, unsigned int index, uint64_t real_ns,
+int profname_make(char *buf, size_t len, unsigned int index, uint64_t real_ns,
 		 int pid, const unsigned char rnd[8]);
 
 #endif

@@ -265,7 +265,7 @@ int recfile_read(const char *path, struct msprof_file_header *hdr,
 		 recfile_visit_fn visit, void *ctx)
 {
 	struct stat st;
-	int fd = open_file_nofollow(path, &st);
+	int fd = safe_open_nofollow(path, &st);
 	int err;
 
 	if (fd < 0)
@@ -290,5 +290,5 @@ void recfile_strerror(char *buf, size_t len, int err,
 			 (unsigned long long)stop->offset, stop->type,
 			 (unsigned long long)stop->need);
 	else
-		snprintf(buf, len, "%s", open_file_strerror(err));
+		snprintf(buf, len, "%s", safe_open_strerror(err));
 }

@@ -27,7 +27,7 @@ static int keep_regular(int fd, struct stat *st)
 	return err;
 }
 
-int openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
+int safe_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (unsigned int)(flags | O_NOFOLLOW | O_CLOEXEC),
@@ -44,16 +44,16 @@ int openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-int open_file_beneath(int dirfd, const char *path, struct stat *st)
+int safe_open_beneath(int dirfd, const char *path, struct stat *st)
 {
-	int fd = openat_beneath(dirfd, path, READ_FLAGS, 0);
+	int fd = safe_openat_beneath(dirfd, path, READ_FLAGS, 0);
 
 	if (fd < 0)
 		return fd;
 	return keep_regular(fd, st);
 }
 
-int open_file_nofollow(const char *path, struct stat *st)
+int safe_open_nofollow(const char *path, struct stat *st)
 {
 	int fd = open(path, READ_FLAGS);
 
@@ -62,7 +62,7 @@ int open_file_nofollow(const char *path, struct stat *st)
 	return keep_regular(fd, st);
 }
 
-const char *open_file_strerror(int err)
+const char *safe_open_strerror(int err)
 {
 	switch (err) {
 	case -ELOOP:
@@ -75,11 +75,11 @@ const char *open_file_strerror(int err)
 	return strerror(-err);
 }
 
-int read_small_beneath(int dirfd, const char *path, char *text, size_t cap)
+int safe_read_small_beneath(int dirfd, const char *path, char *text, size_t cap)
 {
 	struct stat st;
 	size_t n = 0;
-	int err = 0, fd = open_file_beneath(dirfd, path, &st);
+	int err = 0, fd = safe_open_beneath(dirfd, path, &st);
 
 	if (fd < 0)
 		return fd;

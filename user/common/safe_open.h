@@ -10,7 +10,7 @@
  * crosses no mount point and never leaves dirfd (no "..", no absolute
  * path).  The fd or -errno.
  */
-int openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
+int safe_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
 
 /*
  * Opens path (relative, no "..") for reading under dirfd without following
@@ -19,19 +19,19 @@ int openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
  * link on the way, -EISDIR for a directory, -EINVAL for anything else that
  * is not a regular file.
  */
-int open_file_beneath(int dirfd, const char *path, struct stat *st);
+int safe_open_beneath(int dirfd, const char *path, struct stat *st);
 
 /* The same for a file given by path, with only its last component a link. */
-int open_file_nofollow(const char *path, struct stat *st);
+int safe_open_nofollow(const char *path, struct stat *st);
 
 /*
- * Reads the whole of a small file beneath dirfd (as open_file_beneath) into
+ * Reads the whole of a small file beneath dirfd (as safe_open_beneath) into
  * text, NUL-terminated: -EFBIG if it does not fit cap - 1 bytes, -EPROTO if
  * it shrank while read.
  */
-int read_small_beneath(int dirfd, const char *path, char *text, size_t cap);
+int safe_read_small_beneath(int dirfd, const char *path, char *text, size_t cap);
 
 /* What an error of open_file_*() means, for a message. */
-const char *open_file_strerror(int err);
+const char *safe_open_strerror(int err);
 
 #endif

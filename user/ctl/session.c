@@ -70,7 +70,7 @@ static int open_output(const char *dir, int *out, char *abs)
 	ssize_t n;
 	int err;
 
-	err = dir_open_safe(dir, 0755, out);
+	err = fsutil_dir_open_safe(dir, 0755, out);
 	why = output_problem(err);
 	if (why) {
 		ERR("--output %s %s", dir, why);

@@ -31,7 +31,7 @@ static const char *const files[] = {
 
 /*
  * ".<file>.<16 hex>.tmp", which a run killed before its rename leaves; the
- * directory is ours (output_dir_open), so nothing here is followed.
+ * directory is ours (windows_output_dir_open), so nothing here is followed.
  */
 static int remove_temp(int afd, const char *entry, void *ctx)
 {
@@ -58,13 +58,13 @@ static int write_files(int afd, const char *label)
 {
 	char tmp[NFILES][NAME_MAX + 1];
 	size_t i, made = 0, renamed = 0;
-	int err = dir_for_each(afd, remove_temp, NULL);
+	int err = fsutil_dir_for_each(afd, remove_temp, NULL);
 
 	if (err)
 		fprintf(stderr, "msprof: %s: a killed run's temporary files are left in %s: %s\n",
 			label, PROFDIR_ANALYZE, strerror(-err));
 	for (err = 0; made < NFILES; made++) {
-		err = write_temp_at(afd, files[made], EMPTY, strlen(EMPTY),
+		err = fsutil_write_temp_at(afd, files[made], EMPTY, strlen(EMPTY),
 				    tmp[made], sizeof(tmp[made]));
 		if (err) {
 			fprintf(stderr, "msprof: %s: not analyzed: cannot write %s/%s: %s\n",
@@ -104,9 +104,9 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
 		return err;
 	}
-	afd = output_dir_open(dirfd, PROFDIR_ANALYZE, &made);
+	afd = windows_output_dir_open(dirfd, PROFDIR_ANALYZE, &made);
 	if (afd < 0) {
-		output_dir_strerror(why, sizeof(why), PROFDIR_ANALYZE, afd);
+		windows_output_dir_strerror(why, sizeof(why), PROFDIR_ANALYZE, afd);
 		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
 		return afd;
 	}

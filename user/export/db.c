@@ -301,7 +301,7 @@ static int write_session(struct dbw *w)
 		 * 5); a CUDA device is said to be one.
 		 */
 		err = row2(w, T_NPU_INFO, t->device, NULL,
-			   strcmp(devtask_type(w->p, t), "KERNEL") ?
+			   strcmp(naming_devtask_type(w->p, t), "KERNEL") ?
 			   "Ascend910B" : "CUDA");
 		v[0] = m->rank_id;
 		v[1] = t->device;
@@ -332,7 +332,7 @@ static int write_tasks(struct dbw *w)
 	}
 	for (i = 0; i < p->ntasks && !err; i++) {
 		const struct devtask *t = &p->tasks[i];
-		const char *type = devtask_type(p, t);
+		const char *type = naming_devtask_type(p, t);
 
 		v[0] = epoch(w, t->start_ns);
 		v[1] = epoch(w, t->end_ns);
@@ -421,7 +421,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 
 	v[0] = epoch(w, e->start_ns);
 	v[1] = epoch(w, e->end_ns);
-	v[2] = layer_naming(d ? d->layer : UINT32_MAX)->level_id;
+	v[2] = naming_layer(d ? d->layer : UINT32_MAX)->level_id;
 	v[3] = w->pid_hi | e->ns_tid;	/* the timeline's CANN thread */
 	v[4] = (int64_t)conn;
 	err = str_id(w, d && d->name ? d->name : "unknown_api", &v[5]);
@@ -553,7 +553,7 @@ static int remove_one(int dirfd, const char *name, void *ctx)
 		return 0;
 	/* Only in a directory of ours, where nothing here is followed. */
 	if (!s->checked) {
-		err = dir_check_ours(dirfd);
+		err = fsutil_dir_check_ours(dirfd);
 		if (err)
 			return err;
 		s->checked = true;
@@ -567,7 +567,7 @@ int db_remove_stale(int dirfd, const char *keep)
 {
 	struct stale_db s = { keep, false };
 
-	return dir_for_each(dirfd, remove_one, &s);
+	return fsutil_dir_for_each(dirfd, remove_one, &s);
 }
 
 int db_export(int dirfd, const char *label, const struct profdata *p)
@@ -579,13 +579,13 @@ int db_export(int dirfd, const char *label, const struct profdata *p)
 
 	localtime_r(&now, &tm);
 	strftime(name, sizeof(name), "msprof_%Y%m%d%H%M%S.db", &tm);
-	err = dir_check_ours(dirfd);
+	err = fsutil_dir_check_ours(dirfd);
 	if (err) {
 		fprintf(stderr, "msprof: %s: no db written: the directory belongs to another user or others can write it: refused\n",
 			label);
 		return err;
 	}
-	fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
+	fd = fsutil_create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0) {
 		fprintf(stderr, "msprof: %s: cannot create %s: %s\n", label,
 			name, strerror(-fd));

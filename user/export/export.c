@@ -47,7 +47,7 @@ static const struct output_file outputs[] = {
 static int write_temp(int ofd, const struct output_file *o, const char *name,
 		      char *tmp, size_t len, const struct profdata *p)
 {
-	int err, fd = create_temp_at(ofd, name, tmp, len);
+	int err, fd = fsutil_create_temp_at(ofd, name, tmp, len);
 	FILE *fp;
 
 	if (fd < 0)
@@ -174,7 +174,7 @@ static int remove_stale(int ofd, const char *entry, void *ctx)
 	for (i = 0; i < st->nkeep; i++)
 		if (!strcmp(entry, st->keep[i]))
 			return 0;
-	/* A directory of ours (output_dir_open): nothing here is followed. */
+	/* A directory of ours (windows_output_dir_open): nothing here is followed. */
 	if (unlinkat(ofd, entry, 0) && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -230,7 +230,7 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 	}
 	for (i = 0; i < NOUTPUTS; i++)
 		printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, names[i]);
-	err = dir_for_each(ofd, remove_stale, &st);
+	err = fsutil_dir_for_each(ofd, remove_stale, &st);
 	if (err)
 		fprintf(stderr, "msprof: %s: an earlier export's files are left in %s: %s\n",
 			label, PROFDIR_OUTPUT, strerror(-err));
@@ -243,9 +243,9 @@ static int export_files(int dirfd, const char *label, const struct profdata *p)
 	bool made;
 	int err, ofd;
 
-	ofd = output_dir_open(dirfd, PROFDIR_OUTPUT, &made);
+	ofd = windows_output_dir_open(dirfd, PROFDIR_OUTPUT, &made);
 	if (ofd < 0) {
-		output_dir_strerror(why, sizeof(why), PROFDIR_OUTPUT, ofd);
+		windows_output_dir_strerror(why, sizeof(why), PROFDIR_OUTPUT, ofd);
 		fprintf(stderr, "msprof: %s: not exported: %s\n", label, why);
 		return ofd;
 	}

@@ -5,7 +5,7 @@
 #include "msprof/probe_packs.h"
 #include "naming.h"
 
-const struct layer_naming *layer_naming(uint32_t layer)
+const struct layer_naming *naming_layer(uint32_t layer)
 {
 	static const struct layer_naming names[] = {
 		[MSPROF_LAYER_ACL] = { "AscendCL@", "acl", 20000 },
@@ -29,7 +29,7 @@ static int launched_by_cuda(const struct profdata *p, const struct devtask *t)
 		     d->layer == MSPROF_LAYER_CUDA_DRIVER);
 }
 
-const char *devtask_type(const struct profdata *p, const struct devtask *t)
+const char *naming_devtask_type(const struct profdata *p, const struct devtask *t)
 {
 	const char *name = strtab_str(&p->names, t->name);
 

@@ -20,9 +20,9 @@ struct layer_naming {
 	uint32_t level_id;
 };
 
-const struct layer_naming *layer_naming(uint32_t layer);
+const struct layer_naming *naming_layer(uint32_t layer);
 
 /* A device task's "Task Type": MEMCPY_ASYNC, MEMSET, KERNEL (CUDA), AI_CORE. */
-const char *devtask_type(const struct profdata *p, const struct devtask *t);
+const char *naming_devtask_type(const struct profdata *p, const struct devtask *t);
 
 #endif

@@ -19,7 +19,7 @@ const char *overlap_name(enum overlap_kind kind)
 
 bool overlap_is_compute(const struct profdata *p, const struct devtask *t)
 {
-	const char *type = devtask_type(p, t);
+	const char *type = naming_devtask_type(p, t);
 
 	/* Copies and fills move data: msprof counts neither as an op. */
 	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET");

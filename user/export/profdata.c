@@ -158,7 +158,7 @@ static int load_file(struct profdata *p, const char *name)
 	struct profdata_problem *pb;
 	struct recfile_stop stop = { 0 };
 	struct stat st;
-	int err, fd = open_file_beneath(p->dirfd, name, &st);
+	int err, fd = safe_open_beneath(p->dirfd, name, &st);
 
 	if (fd == -ENOENT)
 		return 0;
@@ -225,7 +225,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 		return -errno;
 	err = load_file(p, PROFDIR_HOST_FILE);
 	if (!err)
-		err = dir_for_each(dirfd, load_device, p);
+		err = fsutil_dir_for_each(dirfd, load_device, p);
 	if (err) {
 		profdata_free(p);
 		return err;
@@ -357,7 +357,7 @@ int profdata_each_host(const struct profdata *p, profdata_api_fn api,
 		       profdata_ioctl_fn ioctl, void *ctx)
 {
 	struct walk w = { .p = p, .api = api, .ioctl = ioctl, .ctx = ctx };
-	int err, fd = open_file_beneath(p->dirfd, PROFDIR_HOST_FILE,
+	int err, fd = safe_open_beneath(p->dirfd, PROFDIR_HOST_FILE,
 					&(struct stat){ 0 });
 
 	/* The load named a file it could not open, once, as a problem. */

@@ -48,7 +48,7 @@ struct devtask {
 /* A data file that could not be read whole. */
 struct profdata_problem {
 	char file[NAME_MAX + 32];	/* relative to the PROF_ directory */
-	int err;		/* as recfile_read_fd() or open_file_beneath() */
+	int err;		/* as recfile_read_fd() or safe_open_beneath() */
 	struct recfile_stop stop;
 };
 

@@ -122,19 +122,19 @@ static void read_host_meta(struct profmeta *m, int dirfd, char *text)
 
 	snprintf(m->comm, sizeof(m->comm), "task");
 	set_incomplete(m, "no " PROFDIR_FACTS ": the controller ended before stop");
-	if (!read_small_beneath(dirfd, PROFDIR_HOST_START, text, META_MAX)) {
+	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_START, text, META_MAX)) {
 		m->start.real_ns = json_str_number(text, "collectionTimeBegin") * 1000;
 		m->start.raw_ns = json_str_number(text, "clockMonotonicRaw");
 	}
-	if (!read_small_beneath(dirfd, PROFDIR_HOST_START_LOG, text, META_MAX)) {
+	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_START_LOG, text, META_MAX)) {
 		at = strstr(text, "\ncntvct:");
 		m->start.mono_ns = at ? strtoull(at + 8, NULL, 10) : 0;
 	}
-	if (!read_small_beneath(dirfd, PROFDIR_HOST_END, text, META_MAX)) {
+	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_END, text, META_MAX)) {
 		m->end.real_ns = json_str_number(text, "collectionTimeEnd") * 1000;
 		m->end.raw_ns = json_str_number(text, "clockMonotonicRaw");
 	}
-	if (!read_small_beneath(dirfd, PROFDIR_HOST_INFO, text, META_MAX)) {
+	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_INFO, text, META_MAX)) {
 		m->ns_pid = (int)json_str_number(text, "pid");
 		if (strstr(text, "\"rank_id\":"))
 			m->rank_id = (int)json_find_number(text, "rank_id");
@@ -157,11 +157,11 @@ int profmeta_read(struct profmeta *m, int dirfd)
 	text = malloc(META_MAX);
 	if (!text)
 		return -ENOMEM;
-	err = read_small_beneath(dirfd, PROFDIR_FACTS, text, META_MAX);
+	err = safe_read_small_beneath(dirfd, PROFDIR_FACTS, text, META_MAX);
 	if (!err) {
 		err = read_facts(m, text);
 	} else if (err == -ENOENT) {
-		start_err = open_file_beneath(dirfd, PROFDIR_HOST_START, &st);
+		start_err = safe_open_beneath(dirfd, PROFDIR_HOST_START, &st);
 		if (start_err >= 0) {
 			close(start_err);
 			/* A crash before stop: the records say what the task was. */
@@ -204,7 +204,7 @@ void profmeta_strerror(char *buf, size_t len, int err)
 		snprintf(buf, len, "%s", strerror(-err));
 		break;
 	default:
-		snprintf(buf, len, "%s: %s", PROFDIR_FACTS, open_file_strerror(err));
+		snprintf(buf, len, "%s: %s", PROFDIR_FACTS, safe_open_strerror(err));
 	}
 }
 

@@ -61,7 +61,7 @@ static void device_cell(int fd, char *buf, size_t len)
 	struct devs d = { .n = 0 };
 	size_t i, at = 0;
 
-	dir_for_each(fd, add_device, &d);
+	fsutil_dir_for_each(fd, add_device, &d);
 	qsort(d.ids, d.n, sizeof(d.ids[0]), by_id);
 	buf[0] = 0;
 	for (i = 0; i < d.n && at < len; i++)

@@ -111,7 +111,7 @@ int summary_api_statistic(FILE *fp, const struct profdata *p)
 		if (!agg[i].count)
 			continue;
 		rows[n].name = d ? d->name : "unknown_api";
-		rows[n].level = layer_naming(d ? d->layer : MSPROF_LAYER_MAX);
+		rows[n].level = naming_layer(d ? d->layer : MSPROF_LAYER_MAX);
 		rows[n++].agg = agg[i];
 	}
 	qsort(rows, n, sizeof(*rows), by_name_level);

@@ -120,7 +120,7 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
 		const char *name = strtab_str(&p->names, t->name);
-		const char *type = devtask_type(p, t);
+		const char *type = naming_devtask_type(p, t);
 
 		csv_u64(fp, t->device);
 		fputs("," NO_MODEL, fp);
@@ -155,7 +155,7 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 
 		csv_u64(fp, t->device);
 		csv_next_text(fp, strtab_str(&p->names, t->name));
-		csv_next_text(fp, devtask_type(p, t));
+		csv_next_text(fp, naming_devtask_type(p, t));
 		csv_next_u64(fp, t->stream);
 		csv_next_u64(fp, t->task_id);
 		csv_next_us(fp, duration(p, t));
@@ -232,7 +232,7 @@ static int grow(struct op_table *tb)
 static int add_task(struct op_table *tb, const struct profdata *p,
 		    const struct devtask *t)
 {
-	const char *type = devtask_type(p, t);
+	const char *type = naming_devtask_type(p, t);
 	uint64_t d = duration(p, t);
 	struct op_row *r;
 	size_t s;

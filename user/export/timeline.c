@@ -234,7 +234,7 @@ static void numbered_thread(struct tl *t, uint64_t pid, const char *what,
 static const char *api_mode(const struct api_desc *d)
 {
 	if (d->layer != MSPROF_LAYER_ACL)
-		return layer_naming(d->layer)->level;
+		return naming_layer(d->layer)->level;
 	if (!strncmp(d->name, "aclrt", 5))
 		return "ACL_RTS";
 	if (!strncmp(d->name, "aclop", 5))
@@ -263,7 +263,7 @@ static struct span mark_span(struct outbuf *b, FILE *fp, size_t *pos)
 static void api_text(struct tl *t, struct outbuf *b, FILE *fp, size_t *pos,
 		     uint32_t id, const struct api_desc *d)
 {
-	const struct layer_naming *ln = layer_naming(d->layer);
+	const struct layer_naming *ln = naming_layer(d->layer);
 	struct api_text *a = &t->api[id];
 	char name[MSPROF_REC_NAMES_MAX + 32];	/* prefix + a whole name */
 	int i;
@@ -351,7 +351,7 @@ static int find_copies(struct tl *t)
 
 	for (i = 0; i < p->ntasks; i++)
 		n += p->tasks[i].conn &&
-		     !strcmp(devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC");
+		     !strcmp(naming_devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC");
 	if (!n)
 		return 0;
 	t->copies = calloc(n, sizeof(*t->copies));
@@ -359,7 +359,7 @@ static int find_copies(struct tl *t)
 		return -ENOMEM;
 	for (i = 0; i < p->ntasks; i++)
 		if (p->tasks[i].conn &&
-		    !strcmp(devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC"))
+		    !strcmp(naming_devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC"))
 			t->copies[t->ncopies++].conn = p->tasks[i].conn;
 	qsort(t->copies, t->ncopies, sizeof(*t->copies), by_conn);
 	return 0;
@@ -632,7 +632,7 @@ static void write_task(struct tl *t, const struct devtask *d)
 	LIT(&t->ob, "\"Model Id\":");
 	ob_u64(&t->ob, NO_ID);
 	LIT(&t->ob, ",\"Task Type\":");
-	ob_json_str(&t->ob, devtask_type(p, d));
+	ob_json_str(&t->ob, naming_devtask_type(p, d));
 	LIT(&t->ob, ",\"Physic Stream Id\":");
 	ob_u64(&t->ob, d->stream);
 	LIT(&t->ob, ",\"Task Id\":");

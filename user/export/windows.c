@@ -19,7 +19,7 @@
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* O_DIRECTORY alone reports a link as -ENOTDIR: tell the two apart. */
-int window_open_dir(int fd, const char *name)
+int windows_open_dir(int fd, const char *name)
 {
 	int sub = openat(fd, name, DIR_FLAGS);
 	struct stat st;
@@ -31,17 +31,17 @@ int window_open_dir(int fd, const char *name)
 	return -ENOTDIR;
 }
 
-int output_dir_open(int dirfd, const char *name, bool *made)
+int windows_output_dir_open(int dirfd, const char *name, bool *made)
 {
 	int fd, err;
 
 	*made = !mkdirat(dirfd, name, 0750);
 	if (!*made && errno != EEXIST)
 		return -errno;
-	fd = window_open_dir(dirfd, name);
+	fd = windows_open_dir(dirfd, name);
 	if (fd < 0)
 		return fd;
-	err = dir_check_ours(fd);
+	err = fsutil_dir_check_ours(fd);
 	if (err) {
 		close(fd);
 		return err;
@@ -49,7 +49,7 @@ int output_dir_open(int dirfd, const char *name, bool *made)
 	return fd;
 }
 
-void output_dir_strerror(char *buf, size_t len, const char *name, int err)
+void windows_output_dir_strerror(char *buf, size_t len, const char *name, int err)
 {
 	switch (err) {
 	case -ELOOP:
@@ -103,11 +103,11 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "%s/%s", dir, list[i]->d_name);
 		printable(label);
-		sub = window_open_dir(fd, list[i]->d_name);
+		sub = windows_open_dir(fd, list[i]->d_name);
 		if (sub < 0) {
 			fprintf(stderr, "msprof: %s: not %s: %s\n", label,
 				w->done, sub == -ENOTDIR ? "not a directory" :
-				open_file_strerror(sub));
+				safe_open_strerror(sub));
 			failed++;
 		} else {
 			err = w->one(sub, label, w->ctx);
@@ -133,7 +133,7 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 
 int windows_walk(const char *dir, const struct window_walk *w)
 {
-	int err, fd = window_open_dir(AT_FDCWD, dir);
+	int err, fd = windows_open_dir(AT_FDCWD, dir);
 
 	if (fd < 0) {
 		fprintf(stderr, "msprof: %s: %s\n", dir, fd == -ELOOP ?

@@ -26,7 +26,7 @@ struct window_walk {
 int windows_walk(const char *dir, const struct window_walk *w);
 
 /* name in fd as a directory, never a link to one: -ELOOP then. */
-int window_open_dir(int fd, const char *name);
+int windows_open_dir(int fd, const char *name);
 
 /*
  * The directory name, made 0750 or found, in the window open as dirfd: it
@@ -34,8 +34,8 @@ int window_open_dir(int fd, const char *name);
  * made in it.  The fd or -errno (-EPERM: someone else's); *made says
  * whether this call made it.
  */
-int output_dir_open(int dirfd, const char *name, bool *made);
-/* Why output_dir_open() refused name, as a message. */
-void output_dir_strerror(char *buf, size_t len, const char *name, int err);
+int windows_output_dir_open(int dirfd, const char *name, bool *made);
+/* Why windows_output_dir_open() refused name, as a message. */
+void windows_output_dir_strerror(char *buf, size_t len, const char *name, int err);
 
 #endif

@@ -69,7 +69,7 @@ static int scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return found;
 }
 
-int elf_find_funcs(const char *path, const char *const *names, size_t n,
+int elfsym_find_funcs(const char *path, const char *const *names, size_t n,
 		   uint64_t *offsets)
 {
 	Elf_Scn *scn = NULL;

@@ -11,7 +11,7 @@
  * leaves it 0.  Version suffixes ("cudaMalloc@@libcudart.so.13") are
  * ignored.  Returns how many were found, or -errno.
  */
-int elf_find_funcs(const char *path, const char *const *names, size_t n,
+int elfsym_find_funcs(const char *path, const char *const *names, size_t n,
 		   uint64_t *offsets);
 
 #endif

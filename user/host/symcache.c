@@ -100,7 +100,7 @@ const uint64_t *symcache_lookup(struct symcache *c, const char *path)
 	for (i = 0; i < c->nfiles; i++)
 		if (same_file(&c->files[i], &st))
 			return c->files[i].offsets;
-	if (elf_find_funcs(path, c->names, c->nnames, c->scratch) <= 0) {
+	if (elfsym_find_funcs(path, c->names, c->nnames, c->scratch) <= 0) {
 		remember(c, &st, false);
 		return NULL;
 	}

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 /*
- * What elf_find_funcs() found in each file, so that a file is read once
+ * What elfsym_find_funcs() found in each file, so that a file is read once
  * per session however many targets and windows map it: a big task maps
  * hundreds of libraries, and most of them export nothing we probe.
  */

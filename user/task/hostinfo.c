@@ -59,7 +59,7 @@ static int read_id(const char *path, char *out, size_t len)
 	struct stat st;
 	ssize_t n;
 	size_t m;
-	int fd = open_file_nofollow(path, &st);
+	int fd = safe_open_nofollow(path, &st);
 
 	if (fd < 0)
 		return fd;

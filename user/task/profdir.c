@@ -61,8 +61,8 @@ static int write_ctrl(int dir, const char *name, const char *text, size_t len)
 
 	if (snprintf(done, sizeof(done), "%s.done", name) >= (int)sizeof(done))
 		return -ENAMETOOLONG;
-	return write_new_at(dir, name, text, len) ?:
-	       write_new_at(dir, done, size, (size_t)n);
+	return fsutil_write_new_at(dir, name, text, len) ?:
+	       fsutil_write_new_at(dir, done, size, (size_t)n);
 }
 
 /* The text a FILE * writer produced, as a control file. */
@@ -321,8 +321,8 @@ static int write_facts(int dir, const struct profdir_summary *s, bool ended)
 	put_facts(fp, s, &h, ended);
 	err = close_text(fp);
 	if (!err)
-		err = ended ? write_replace_at(dir, PROFDIR_FACTS, text, len) :
-			      write_new_at(dir, PROFDIR_FACTS, text, len);
+		err = ended ? fsutil_write_replace_at(dir, PROFDIR_FACTS, text, len) :
+			      fsutil_write_new_at(dir, PROFDIR_FACTS, text, len);
 	free(text);
 	return err;
 }
@@ -374,7 +374,7 @@ int profdir_create(int out, const struct profdir_summary *s, char *name,
 
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return -errno;
-	err = profdir_name(name, len, s->window, s->start.real_ns, s->ns_pid, rnd);
+	err = profname_make(name, len, s->window, s->start.real_ns, s->ns_pid, rnd);
 	if (err)
 		return err;
 	if (mkdirat(out, name, 0750))
@@ -403,7 +403,7 @@ int profdir_create(int out, const struct profdir_summary *s, char *name,
 
 int profdir_open_host_file(int dir, int *fd)
 {
-	return create_at(dir, PROFDIR_HOST_FILE, fd);
+	return fsutil_create_at(dir, PROFDIR_HOST_FILE, fd);
 }
 
 /* The task and start as host/ has them: the device's are the same. */
@@ -416,19 +416,19 @@ static int read_host_meta(int dir, struct info_task *t,
 
 	if (!text)
 		return -ENOMEM;
-	err = read_small_beneath(dir, PROFDIR_HOST_INFO, text, META_MAX);
+	err = safe_read_small_beneath(dir, PROFDIR_HOST_INFO, text, META_MAX);
 	if (!err && (msprof_json_get_str(text, "pid", t->pid, sizeof(t->pid)) ||
 		     msprof_json_get_str(text, "pid_name", t->pid_name, sizeof(t->pid_name))))
 		err = -EPROTO;
 	t->rank_id = (int)json_find_number(text, "rank_id");
 	if (!err)
-		err = read_small_beneath(dir, PROFDIR_HOST_START_LOG, text, META_MAX);
+		err = safe_read_small_beneath(dir, PROFDIR_HOST_START_LOG, text, META_MAX);
 	if (!err) {
 		at = strstr(text, "clock_monotonic_raw:");
 		log->raw_ns = at ? strtoull(at + 20, NULL, 10) : 0;
 		at = strstr(text, "cntvct:");
 		log->mono_ns = at ? strtoull(at + 7, NULL, 10) : 0;
-		err = read_small_beneath(dir, PROFDIR_HOST_START, start_info,
+		err = safe_read_small_beneath(dir, PROFDIR_HOST_START, start_info,
 					 META_MAX);
 	}
 	free(text);

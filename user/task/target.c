@@ -223,7 +223,7 @@ static int stage_create(struct target *t, const char *output, int out)
 	 * before we open it: a directory of root's there would be handed to
 	 * the task's user by the fchown below.
 	 */
-	t->stage_fd = openat_beneath(t->stage_parent_fd, t->stage_name,
+	t->stage_fd = safe_openat_beneath(t->stage_parent_fd, t->stage_name,
 				     DIR_FLAGS, 0);
 	if (t->stage_fd < 0) {
 		err = t->stage_fd;
@@ -241,7 +241,7 @@ static int stage_create(struct target *t, const char *output, int out)
 	else if (st.st_uid != geteuid())
 		err = -EPERM;
 	else
-		err = dir_for_each(t->stage_fd, refuse_entry, NULL);
+		err = fsutil_dir_for_each(t->stage_fd, refuse_entry, NULL);
 	if (err) {
 		/* Not ours: target_disconnect() must not empty it. */
 		close(t->stage_fd);
@@ -520,7 +520,7 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	bool ok;
 	int err;
 
-	*fd = openat_beneath(dir, name, flags, 0);
+	*fd = safe_openat_beneath(dir, name, flags, 0);
 	if (*fd < 0)
 		return *fd;
 	if (fstat(*fd, st)) {
@@ -620,7 +620,7 @@ static int take_dir(struct take *tk, int from, const char *name)
 		err = -errno;
 		goto out;
 	}
-	err = dir_for_each(in, take_at, &sub);
+	err = fsutil_dir_for_each(in, take_at, &sub);
 	if (!run)
 		close(sub.to);
 	/* Taken ones are gone from the stage; an empty copy goes too. */
@@ -678,7 +678,7 @@ static int take_file(struct take *tk, int from, const char *name)
 		close(in);
 		return 0;
 	}
-	err = move_file_at(from, name, in, st.st_size, tk->to, tk->bytes);
+	err = fsutil_move_file_at(from, name, in, st.st_size, tk->to, tk->bytes);
 	close(in);
 	if (err)
 		return err;
@@ -732,11 +732,11 @@ int target_collect_device_data(struct target *t)
 
 	if (t->stage_fd < 0 || t->dir_fd < 0)
 		return 0;
-	err = dir_for_each(t->stage_fd, pick_run, run);
+	err = fsutil_dir_for_each(t->stage_fd, pick_run, run);
 	if (!err)
-		err = dir_for_each(t->stage_fd, take_at, &tk);
+		err = fsutil_dir_for_each(t->stage_fd, take_at, &tk);
 	/* What was not taken is no later window's: the stage starts empty. */
-	dir_remove_all(t->stage_fd, t->uid);
+	fsutil_dir_remove_all(t->stage_fd, t->uid);
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;
@@ -754,7 +754,7 @@ int target_disconnect(struct target *t)
 	 * ended inside a window) is ours to remove too.
 	 */
 	if (t->stage_fd >= 0) {
-		err = dir_remove_all(t->stage_fd, t->uid);
+		err = fsutil_dir_remove_all(t->stage_fd, t->uid);
 		close(t->stage_fd);
 		if (unlinkat(t->stage_parent_fd, t->stage_name, AT_REMOVEDIR) &&
 		    !err)
