@@ -230,7 +230,12 @@ int fsutil_dir_check_ours(int fd)
 	return 0;
 }
 
-int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes)
+/*
+ * Copies size bytes at most of in, from its start, to out (a file that
+ * may still be growing is taken as it was), adding what was written to
+ * *bytes; out is synced.  0 or -errno.
+ */
+static int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes)
 {
 	off_t left = size, at = 0;
 	ssize_t n;

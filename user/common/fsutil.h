@@ -60,12 +60,6 @@ int fsutil_write_temp_at(int dir, const char *name, const void *buf, size_t len,
 int fsutil_dir_check_ours(int fd);
 
 /*
- * Copies size bytes at most of in, from its start, to out (a file that
- * may still be growing is taken as it was), adding what was written to
- * *bytes; out is synced.  0 or -errno.
- */
-int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes);
-/*
  * Moves name of dir from, open as in, to a file of that name made anew in
  * to (fsutil_create_at()): size bytes at most copied as fsutil_copy_fd() does, then name
  * unlinked from from.  0 or -errno, and name is left in from then.

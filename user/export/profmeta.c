@@ -146,6 +146,17 @@ static void read_host_meta(struct profmeta *m, int dirfd, char *text)
 	}
 }
 
+/* rate_q48: the raw clock's rate against the monotonic one over the window. */
+static void profmeta_set_rate(struct profmeta *m)
+{
+	const struct clock_pair *s = &m->start, *e = &m->end;
+
+	m->rate_q48 = 0;
+	if (e->mono_ns > s->mono_ns && e->raw_ns > s->raw_ns)
+		m->rate_q48 = (uint64_t)(((unsigned __int128)(e->raw_ns - s->raw_ns) << 48) /
+					 (e->mono_ns - s->mono_ns));
+}
+
 int profmeta_read(struct profmeta *m, int dirfd)
 {
 	int err, start_err;
@@ -206,16 +217,6 @@ void profmeta_strerror(char *buf, size_t len, int err)
 	default:
 		snprintf(buf, len, "%s: %s", PROFDIR_FACTS, safe_open_strerror(err));
 	}
-}
-
-void profmeta_set_rate(struct profmeta *m)
-{
-	const struct clock_pair *s = &m->start, *e = &m->end;
-
-	m->rate_q48 = 0;
-	if (e->mono_ns > s->mono_ns && e->raw_ns > s->raw_ns)
-		m->rate_q48 = (uint64_t)(((unsigned __int128)(e->raw_ns - s->raw_ns) << 48) /
-					 (e->mono_ns - s->mono_ns));
 }
 
 /* raw(mono): the raw clock ran at end's rate against the monotonic one. */

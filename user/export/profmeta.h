@@ -45,7 +45,5 @@ void profmeta_strerror(char *buf, size_t len, int err);
  * taken from the start and end pairs.
  */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns);
-/* rate_q48 from m's start and end, for a profmeta not read from a directory. */
-void profmeta_set_rate(struct profmeta *m);
 
 #endif

@@ -68,7 +68,7 @@ void csv_us(FILE *fp, uint64_t ns)
 	fwrite(buf, 1, fmt_us3(buf, ns), fp);
 }
 
-void csv_milli(FILE *fp, u128 milli)
+static void csv_milli(FILE *fp, u128 milli)
 {
 	char buf[CSV_NUM_MAX];
 

@@ -31,7 +31,6 @@ u128 csv_div_round(u128 a, u128 b);
 u128 csv_variance_milli(uint64_t n, uint64_t sum, u128 sumsq);
 
 void csv_us(FILE *fp, uint64_t ns);
-void csv_milli(FILE *fp, u128 milli);
 void csv_u64(FILE *fp, uint64_t v);
 /*
  * A text cell.  msprof quotes nothing; a name holding a comma, quote or line

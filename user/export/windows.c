@@ -19,7 +19,8 @@
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* O_DIRECTORY alone reports a link as -ENOTDIR: tell the two apart. */
-int windows_open_dir(int fd, const char *name)
+/* name in fd as a directory, never a link to one: -ELOOP then. */
+static int windows_open_dir(int fd, const char *name)
 {
 	int sub = openat(fd, name, DIR_FLAGS);
 	struct stat st;

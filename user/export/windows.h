@@ -25,9 +25,6 @@ struct window_walk {
  */
 int windows_walk(const char *dir, const struct window_walk *w);
 
-/* name in fd as a directory, never a link to one: -ELOOP then. */
-int windows_open_dir(int fd, const char *name);
-
 /*
  * The directory name, made 0750 or found, in the window open as dirfd: it
  * must be a directory of ours that no one else can write, since files are

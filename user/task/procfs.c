@@ -157,7 +157,7 @@ int procfs_ns_pid(int pid, int *ns_pid)
 	return 0;
 }
 
-int procfs_ppid(int pid, int *ppid)
+static int procfs_ppid(int pid, int *ppid)
 {
 	char buf[64];
 	int err = status_field(pid, "PPid", buf, sizeof(buf));

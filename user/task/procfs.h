@@ -26,7 +26,6 @@ int procfs_rank_id(int pid);
 int procfs_rank_parse(const char *val);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
-int procfs_ppid(int pid, int *ppid);
 /* The process a thread id belongs to (the id itself for a process). */
 int procfs_tgid(int pid, int *tgid);
 int procfs_is_kthread(int pid, bool *kthread);
