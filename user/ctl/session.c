@@ -97,20 +97,21 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	int i, err = 0;
 
 	s = calloc(1, sizeof(*s));
-	if (!s || targets_init(&s->targets, &s->w)) {
+	if (!s) {
 		ERR("cannot allocate the session: %s", strerror(ENOMEM));
-		free(s);
 		return -ENOMEM;
 	}
 	s->w.link.out_fd = -1;
 	s->w.host_only = o->host_only;
-	err = probe_set_build(&s->w.probes, opts_layers(o), o->uprobes, msg,
-			      sizeof(msg));
+	/* From here on session_close() undoes whatever was done. */
+	err = targets_init(&s->targets, &s->w);
 	if (err) {
-		ERR("%s", err == -EINVAL ? msg : strerror(-err));
-		targets_free(&s->targets);
-		free(s);
-		return err;
+		ERR("cannot allocate the session: %s", strerror(-err));
+	} else {
+		err = probe_set_build(&s->w.probes, opts_layers(o), o->uprobes,
+				      msg, sizeof(msg));
+		if (err)
+			ERR("%s", err == -EINVAL ? msg : strerror(-err));
 	}
 	s->follow = o->follow_children;
 	s->w.link.params = (struct params_switches){
@@ -123,7 +124,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	s->home = home;
 	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
-		err = targets_check(&s->targets, pids[i], !s->w.host_only);
+		err = targets_take(&s->targets, pids[i], !s->w.host_only);
 	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err)
@@ -176,7 +177,7 @@ int session_start(struct session *s)
 	}
 	testpoint("start-begin");
 	/* A server that ended the session since is connected again below. */
-	targets_check_agents(ts);
+	targets_drop_ended_agents(ts);
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
 		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
@@ -304,7 +305,7 @@ int session_quit(struct session *s)
 		/* What is still in the ring buffer decides what is kept. */
 		targets_consume(&s->targets);
 		/* A task that is gone gets no goodbye, and no error about it. */
-		targets_check_exited(&s->targets);
+		targets_notice_exits(&s->targets);
 		if (s->w.collecting)
 			err = session_stop(s);
 	}
@@ -374,5 +375,5 @@ int session_consume(struct session *s)
 
 bool session_check_targets(struct session *s)
 {
-	return targets_check_exited(&s->targets);
+	return targets_notice_exits(&s->targets);
 }

@@ -22,9 +22,9 @@ struct session {
 };
 
 /*
- * Checks the targets, then creates output, loads the BPF side and connects
- * to every agent: *sp, for session_close().  Prints what went wrong;
- * nothing is left behind on error.
+ * Checks and locks the targets, loads the BPF side, opens the output and
+ * connects every agent: *sp, for session_close().  Prints what went
+ * wrong; nothing is left behind on error.
  */
 int session_open(struct session **sp, const struct msprof_opts *o,
 		 const struct kfeatures *kf, const int *pids, int npids,

@@ -77,11 +77,15 @@ static int check_kind(int pid)
 	return err ? say_gone(pid, err) : 0;
 }
 
-int targets_check(struct targets *ts, int pid, bool need_agent)
+int targets_take(struct targets *ts, int pid, bool need_agent)
 {
 	struct target *t = &ts->v[ts->n];
 	int holder, err;
 
+	if (ts->n == MSPROF_MAX_PIDS) {
+		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
+		return -ENOSPC;
+	}
 	err = check_kind(pid);
 	if (err)
 		return err;
@@ -130,7 +134,11 @@ static int connect_target(struct targets *ts, struct target *t)
 	}
 	if (ts->w->host_only)
 		return 0;
-	return agent_link_connect(t, &ts->w->link);
+	err = agent_link_connect(t, &ts->w->link);
+	/* A followed process with an agent of its own is a task like any. */
+	if (!err && t->fd >= 0)
+		t->followed = false;
+	return err;
 }
 
 static void announce(const struct target *t)
@@ -154,6 +162,10 @@ int targets_connect_all(struct targets *ts)
 	return err;
 }
 
+/*
+ * The kernel filter needs no second look: a target loses it only when it
+ * exits (skipped here) or leaves the table.
+ */
 void targets_reconnect(struct targets *ts)
 {
 	int i;
@@ -164,8 +176,10 @@ void targets_reconnect(struct targets *ts)
 		struct target *t = &ts->v[i];
 
 		if (t->fd < 0 && !t->exited &&
-		    !agent_link_connect(t, &ts->w->link) && t->fd >= 0)
+		    !agent_link_connect(t, &ts->w->link) && t->fd >= 0) {
+			t->followed = false;
 			printf("msprof: pid %d: reconnected to its agent\n", t->host_pid);
+		}
 	}
 }
 
@@ -193,20 +207,21 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 	struct target *t;
 	int i, err;
 
-	for (i = 0; i < ts->n; i++)
-		if (ts->v[i].host_pid == pid)
+	for (i = 0; i < ts->n; i++) {
+		if (ts->v[i].host_pid != pid)
+			continue;
+		if (!ts->v[i].exited)
 			return 0;
+		/* Its pid was reused: the new process gets a window of its own. */
+		targets_forget(ts, i);
+		break;
+	}
 	/* A helper that is already gone: nothing to say, nothing to keep. */
 	if (!need_agent && !procfs_alive(pid)) {
 		tracer_remove_target(w->tracer, pid);
 		return -ESRCH;
 	}
-	if (ts->n == MSPROF_MAX_PIDS) {
-		ERR("pid %d: already %d targets, not following it", pid, MSPROF_MAX_PIDS);
-		tracer_remove_target(w->tracer, pid);
-		return -ENOSPC;
-	}
-	err = targets_check(ts, pid, need_agent);
+	err = targets_take(ts, pid, need_agent);
 	if (err) {
 		tracer_remove_target(w->tracer, pid);
 		return err;
@@ -264,7 +279,7 @@ static bool forget_if_idle(struct targets *ts, int i)
 	return true;
 }
 
-bool targets_check_exited(struct targets *ts)
+bool targets_notice_exits(struct targets *ts)
 {
 	int i, alive = 0;
 
@@ -287,7 +302,7 @@ bool targets_check_exited(struct targets *ts)
 		}
 		alive += !t->exited;
 	}
-	targets_check_agents(ts);
+	targets_drop_ended_agents(ts);
 	return alive > 0;
 }
 
@@ -303,7 +318,7 @@ int targets_request(struct targets *ts, int type)
 	return first;
 }
 
-void targets_check_agents(struct targets *ts)
+void targets_drop_ended_agents(struct targets *ts)
 {
 	int i;
 

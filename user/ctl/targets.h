@@ -26,7 +26,7 @@ void targets_free(struct targets *ts);
  * Takes one task: a process msprof may profile, with an agent if
  * need_agent, and no other controller.  Says why not.
  */
-int targets_check(struct targets *ts, int pid, bool need_agent);
+int targets_take(struct targets *ts, int pid, bool need_agent);
 /* Filters for every target in the kernel and connects its agent. */
 int targets_connect_all(struct targets *ts);
 /* Connects again the agents lost earlier (a timeout, a restart). */
@@ -38,11 +38,11 @@ int targets_adopt_rank(int pid, void *ts);
 /* Drains the ring buffer into the targets' files; adopts new processes. */
 int targets_consume(struct targets *ts);
 /* Notices targets that exited; false once none is left. */
-bool targets_check_exited(struct targets *ts);
+bool targets_notice_exits(struct targets *ts);
 /* Sends one request to every connected agent; returns the first failure. */
 int targets_request(struct targets *ts, int type);
 /* Lets go the agents whose server ended the session between requests. */
-void targets_check_agents(struct targets *ts);
+void targets_drop_ended_agents(struct targets *ts);
 /* Ends every agent connection. */
 void targets_disconnect(struct targets *ts);
 

@@ -132,8 +132,9 @@ int window_begin(struct window_ctx *w, struct target *t)
 	/* Its runtime's device nodes, now that its libraries are mapped. */
 	err = probe_devices(t->host_pid, add_device_node, w->tracer);
 	if (err) {
-		ERR("pid %d: cannot filter its device nodes: %s", t->host_pid,
-		    strerror(-err));
+		if (procfs_alive(t->host_pid))
+			ERR("pid %d: cannot filter its device nodes: %s",
+			    t->host_pid, strerror(-err));
 		return err;
 	}
 	t->stage_ignored = 0;
@@ -147,8 +148,10 @@ int window_begin(struct window_ctx *w, struct target *t)
 	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached,
 				   lib, sizeof(lib));
 	if (err) {
-		ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
-		    *lib ? " in " : "", lib, strerror(-err));
+		/* One that exited meanwhile is no failure: the caller forgets it. */
+		if (procfs_alive(t->host_pid))
+			ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
+			    *lib ? " in " : "", lib, strerror(-err));
 		window_abort(w, t);
 		return err;
 	}

@@ -47,9 +47,6 @@ int agent_link_connect(struct target *t, const struct agent_link_conf *c)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
 		    t->host_pid, t->sock_path, strerror(-err));
 	t->requests = 0;
-	/* A followed process with an agent of its own is a task like any. */
-	if (!err)
-		t->followed = false;
 	return err;
 }
 
@@ -85,7 +82,7 @@ static void mind_request_limit(struct target *t,
 	dynsock_request(t->fd, MSPROF_QUIT_REQ, &(int){ 0 });
 	agent_link_disconnect(t);
 	testpoint("before-reconnect");
-	if (!agent_link_connect(t, c))
+	if (!agent_link_connect(t, c) && t->fd >= 0)
 		printf("msprof: pid %d: reconnected to its agent (request count restarted)\n",
 		       t->host_pid);
 }
