@@ -35,7 +35,7 @@ static void quit(struct session *s)
 {
 	puts(session_quit(s) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_QUIT_SUCCESS);
 	printf("msprof: left the interactive mode after %u window%s; the task keeps running\n",
-	       s->w.number, s->w.number == 1 ? "" : "s");
+	       session_windows(s), session_windows(s) == 1 ? "" : "s");
 }
 
 enum verdict { GO_ON, LEAVE };
@@ -70,7 +70,7 @@ static enum verdict run_command(struct session *s, const char *cmd, int *err)
 static bool idle_too_long(const struct session *s, uint64_t since_ns,
 			  unsigned int idle_s)
 {
-	if (s->w.collecting)
+	if (session_collecting(s))
 		return false;
 	return clock_ns(CLOCK_MONOTONIC) - since_ns >= idle_s * 1000000000ull;
 }
@@ -83,12 +83,12 @@ static enum verdict run_lines(struct session *s, struct line_input *in,
 	int got, err = 0;
 
 	while ((got = line_input_next(in, line, sizeof(line))) > 0) {
-		bool was_collecting = s->w.collecting;
+		bool was_collecting = session_collecting(s);
 
 		if (run_command(s, line, &err) == LEAVE)
 			return LEAVE;
 		/* The idle clock restarts when a window ends. */
-		if (was_collecting && !s->w.collecting)
+		if (was_collecting && !session_collecting(s))
 			*idle_since = clock_ns(CLOCK_MONOTONIC);
 		if (err && !*first)
 			*first = err;
@@ -104,7 +104,7 @@ static int run_loop(struct session *s, struct line_input *in, int sigfd,
 	struct pollfd fds[3] = {
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 		{ .fd = sigfd, .events = POLLIN },
-		{ .fd = tracer_fd(s->w.tracer), .events = POLLIN },
+		{ .fd = session_fd(s), .events = POLLIN },
 	};
 	int first = 0;
 

@@ -18,7 +18,19 @@
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "session.h"
+#include "targets.h"
+#include "window.h"
 #include "task/procfs.h"
+
+/* Everything one interactive msprof controls: its targets and windows. */
+struct session {
+	struct window_ctx w;		/* what every target's window shares */
+	struct targets targets;
+	bool follow;			/* targets' new processes become targets */
+	pid_t launched;			/* launch mode: the app msprof started */
+	const char *home;		/* where launched ranks' sockets appear */
+	uint64_t stats_at_start[MSPROF_STAT_MAX];
+};
 
 /* Loads what fits the kernel: its features were asked before any launch. */
 static int open_tracer(struct session *s, const struct msprof_opts *o,
@@ -376,4 +388,19 @@ int session_consume(struct session *s)
 bool session_check_targets(struct session *s)
 {
 	return targets_notice_exits(&s->targets);
+}
+
+bool session_collecting(const struct session *s)
+{
+	return s->w.collecting;
+}
+
+unsigned int session_windows(const struct session *s)
+{
+	return s->w.number;
+}
+
+int session_fd(const struct session *s)
+{
+	return tracer_fd(s->w.tracer);
 }

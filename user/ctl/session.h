@@ -3,23 +3,13 @@
 #define MSPROF_SESSION_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "host/kfeatures.h"
 #include "options.h"
-#include "targets.h"
-#include "window.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
-struct session {
-	struct window_ctx w;		/* what every target's window shares */
-	struct targets targets;
-	bool follow;			/* targets' new processes become targets */
-	pid_t launched;			/* launch mode: the app msprof started */
-	const char *home;		/* where launched ranks' sockets appear */
-	uint64_t stats_at_start[MSPROF_STAT_MAX];
-};
+struct session;
 
 /*
  * Checks and locks the targets, loads the BPF side, opens the output and
@@ -50,6 +40,11 @@ int session_stop(struct session *s);
 int session_quit(struct session *s);
 /* session_quit(), then unloads everything and frees s. */
 void session_close(struct session *s);
+/* Whether a window runs; the number of windows started so far. */
+bool session_collecting(const struct session *s);
+unsigned int session_windows(const struct session *s);
+/* For poll(): readable when host records wait (then session_consume()). */
+int session_fd(const struct session *s);
 /* Prints the state, the window so far and each target. */
 void session_status(struct session *s);
 /* Drains the ring buffer into the targets' files; adopts new processes. */
