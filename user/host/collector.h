@@ -25,7 +25,9 @@ struct collector {
 	int nsinks;
 	/*
 	 * A new process, for the session to adopt; 0 if none.  One at most:
-	 * reading pauses after each fork record (COLLECTOR_PAUSE).
+	 * libbpf's ring_buffer__consume() stops at the callback's negative
+	 * return (COLLECTOR_PAUSE), right after the fork record, and the
+	 * one caller of tracer_consume() takes it before reading on.
 	 */
 	int forked;
 	uint64_t unattributed;		/* records of no target's window */
