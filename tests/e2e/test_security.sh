@@ -11,11 +11,13 @@
 #   security/ns.sh      a task in a user and mount namespace of its own:
 #                       mounts and renames in its /tmp and the stage, a fake
 #                       agent, sparse files
+#   security/env.sh     the task's environment, comm and library names:
+#                       a glob for its device node, control characters
 # Each part is a script of its own (its own user, task and work directory);
 # this one fails if any part does.
 cd "$(dirname "$0")/../.." || exit 1
 rc=0
-for part in output lock socket ns; do
+for part in output lock socket ns env; do
 	echo "-- security/$part.sh"
 	bash "tests/e2e/security/$part.sh" || rc=1
 done

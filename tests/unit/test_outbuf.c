@@ -117,8 +117,13 @@ static void test_printable(void)
 {
 	char s[] = "PROF_\x1b]0;owned\a\x1b[2J\x7f ok \xc3\xa9";
 
-	printable(s);
+	/* C1 controls: CSI as UTF-8 and as a lone byte; é and 🙂 stay. */
+	char c1[] = "a\xc2\x9b" "2J b\x9b" "2J \xc3\xa9\xf0\x9f\x99\x82 \xc2\xa0 \xe2\x82";
+
+	CU_ASSERT_PTR_EQUAL(printable(s), s);
 	CU_ASSERT_STRING_EQUAL(s, "PROF_?]0;owned??[2J? ok \xc3\xa9");
+	printable(c1);
+	CU_ASSERT_STRING_EQUAL(c1, "a??2J b?2J \xc3\xa9\xf0\x9f\x99\x82 \xc2\xa0 \xe2\x82");
 }
 
 int register_outbuf_tests(void)

@@ -183,16 +183,23 @@ void targets_reconnect(struct targets *ts)
 	}
 }
 
-void targets_forget(struct targets *ts, int i)
+/* unfilter: the pid is no process msprof follows any more. */
+static void forget(struct targets *ts, int i, bool unfilter)
 {
 	struct target *t = &ts->v[i];
 
 	if (*t->dir)
 		window_end(ts->w, t, &(struct window_losses){ 0 });
-	tracer_remove_target(ts->w->tracer, t->host_pid);
+	if (unfilter)
+		tracer_remove_target(ts->w->tracer, t->host_pid);
 	agent_link_disconnect(t);
 	ctl_unlock(&t->lock);
 	*t = ts->v[--ts->n];
+}
+
+void targets_forget(struct targets *ts, int i)
+{
+	forget(ts, i, true);
 }
 
 /*
@@ -212,8 +219,11 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 			continue;
 		if (!ts->v[i].exited)
 			return 0;
-		/* Its pid was reused: the new process gets a window of its own. */
-		targets_forget(ts, i);
+		/*
+		 * Its pid was reused: the new process, in the kernel's filter
+		 * since its fork, gets a window of its own.
+		 */
+		forget(ts, i, false);
 		break;
 	}
 	/* A helper that is already gone: nothing to say, nothing to keep. */

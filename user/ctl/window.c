@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/printable.h"
 #include "common/testpoint.h"
 #include "msprof/protocol.h"
 #include "task/procfs.h"
@@ -83,12 +84,9 @@ void window_abort(struct window_ctx *w, struct target *t)
 	discard_window(w, t);
 }
 
-static int add_device_node(const char *path, void *tracer)
+static int add_device_node(dev_t rdev, void *tracer)
 {
-	int err = tracer_add_device(tracer, path);
-
-	/* A node that is not a character device carries no driver ioctls. */
-	return err == -ENOENT || err == -ENOTTY ? 0 : err;
+	return tracer_add_device(tracer, rdev);
 }
 
 /* Says what a target was not probed for: attached[] from the tracer. */
@@ -115,7 +113,8 @@ static void report_unprobed(const struct window_ctx *w, const struct target *t,
 			    p->lib, p->name, p->lib, t->host_pid);
 		else
 			ERR("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
-			    p->lib, p->name, p->name, p->lib, t->host_pid, lib);
+			    p->lib, p->name, p->name, p->lib, t->host_pid,
+			    printable(lib));
 	}
 }
 
@@ -151,7 +150,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 		/* One that exited meanwhile is no failure: the caller forgets it. */
 		if (procfs_alive(t->host_pid))
 			ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
-			    *lib ? " in " : "", lib, strerror(-err));
+			    *lib ? " in " : "", printable(lib), strerror(-err));
 		window_abort(w, t);
 		return err;
 	}

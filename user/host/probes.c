@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The session's probes: the packs' functions it wants, and their devices. */
 #include <errno.h>
-#include <glob.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "msprof/events.h"
 #include "common/input_error.h"
@@ -137,21 +141,68 @@ int probe_find_library(int host_pid, const struct probe *p, char *path,
 	return err < 0 ? err : err ? 0 : -ENOENT;
 }
 
-/* Each existing node matching pattern, as seen inside the task's root. */
-static int each_node(int host_pid, const char *pattern, probe_device_fn fn,
-		     void *ctx)
-{
-	char full[PATH_MAX];
-	glob_t g;
-	size_t i;
-	int err = 0;
+/*
+ * A directory holding more entries than this is not read further: a
+ * container's root may fill its own /dev.
+ */
+#define PROBE_MAX_DIRENTS 65536
 
-	snprintf(full, sizeof(full), "/proc/%d/root%s", host_pid, pattern);
-	if (glob(full, 0, NULL, &g))
+struct node_walk {
+	int host_pid;
+	probe_device_fn fn;
+	void *ctx;
+	unsigned int n;		/* nodes handed to fn */
+};
+
+/*
+ * path, as the task sees it: resolved inside its root (never a glob: the
+ * task writes the environment that may name it), taken if a character
+ * device.
+ */
+static int take_node(struct node_walk *nw, const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	if (procfs_open_in_root(nw->host_pid, path, O_PATH, &fd))
 		return 0;	/* no such node: not that runtime's host */
-	for (i = 0; !err && i < g.gl_pathc; i++)
-		err = fn(g.gl_pathv[i], ctx);
-	globfree(&g);
+	err = fstat(fd, &st) ? -errno : 0;
+	close(fd);
+	if (err || !S_ISCHR(st.st_mode))
+		return err;
+	if (nw->n++ == PROBE_MAX_NODES)
+		return -E2BIG;
+	return nw->fn(st.st_rdev, nw->ctx);
+}
+
+/* A pack's pattern: a literal directory, then a name pattern in it. */
+static int take_nodes(struct node_walk *nw, const char *pattern)
+{
+	const char *name = strrchr(pattern, '/') + 1;
+	char dir[PATH_MAX], path[PATH_MAX];
+	unsigned int seen = 0;
+	struct dirent *de;
+	int fd, err = 0;
+	DIR *d;
+
+	if (!strpbrk(name, "*?["))
+		return take_node(nw, pattern);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(name - pattern), pattern);
+	if (procfs_open_in_root(nw->host_pid, dir, O_RDONLY | O_DIRECTORY, &fd))
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while (!err && seen++ < PROBE_MAX_DIRENTS && (de = readdir(d))) {
+		if (fnmatch(name, de->d_name, FNM_PERIOD) ||
+		    snprintf(path, sizeof(path), "%s%s", dir, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		err = take_node(nw, path);
+	}
+	closedir(d);
 	return err;
 }
 
@@ -171,6 +222,7 @@ static int maps_pack_library(const struct procfs_map *map, void *ctx)
 
 int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
 {
+	struct node_walk nw = { .host_pid = host_pid, .fn = fn, .ctx = ctx };
 	const struct msprof_probe_pack *pack;
 	char node[PATH_MAX];
 	size_t i, j;
@@ -187,11 +239,11 @@ int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
 		if (pack->device_env &&
 		    !procfs_getenv(host_pid, pack->device_env, node, sizeof(node)) &&
 		    *node) {
-			err = each_node(host_pid, node, fn, ctx);
+			err = take_node(&nw, node);
 			continue;
 		}
 		for (j = 0; !err && pack->devices[j]; j++)
-			err = each_node(host_pid, pack->devices[j], fn, ctx);
+			err = take_nodes(&nw, pack->devices[j]);
 	}
 	return err;
 }

@@ -3,6 +3,7 @@
 #define MSPROF_PROBES_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "msprof/probe_packs.h"
 
@@ -36,11 +37,13 @@ int probe_find_library(int host_pid, const struct probe *p, char *path,
 		       size_t len);
 
 /*
- * Calls fn for each driver device node of every pack that exists for the
- * task (path through /proc/<pid>/root); a pack's device_env in the task's
- * environment names its node instead of the pack's list.
+ * Calls fn with the device number of each driver device node of every
+ * pack the task maps a library of: the character devices its list names
+ * (or the one path the pack's device_env in the task's environment gives),
+ * looked up inside the task's root.  -E2BIG past PROBE_MAX_NODES.
  */
-typedef int (*probe_device_fn)(const char *path, void *ctx);
+#define PROBE_MAX_NODES 256
+typedef int (*probe_device_fn)(dev_t rdev, void *ctx);
 int probe_devices(int host_pid, probe_device_fn fn, void *ctx);
 
 #endif

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 
 #include "common/growarr.h"
+#include "common/printable.h"
 #include "symcache.h"
 #include "msprof.skel.h"
 #include "probes.h"
@@ -39,9 +40,14 @@ struct tracer {
 static int warnings_only(enum libbpf_print_level level, const char *fmt,
 			 va_list ap)
 {
+	char line[1024];
+
 	if (level != LIBBPF_WARN)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	/* It may name a library the task mapped, a path the task chose. */
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	return fprintf(stderr, "%s\n", printable(line));
 }
 
 /*
@@ -168,16 +174,10 @@ int tracer_add_target(struct tracer *t, int pid)
 	return 0;
 }
 
-int tracer_add_device(struct tracer *t, const char *path)
+int tracer_add_device(struct tracer *t, dev_t rdev)
 {
-	struct stat st;
-	__u32 dev, one = 1;
+	__u32 dev = MSPROF_KDEV(major(rdev), minor(rdev)), one = 1;
 
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISCHR(st.st_mode))
-		return -ENOTTY;
-	dev = MSPROF_KDEV(major(st.st_rdev), minor(st.st_rdev));
 	if (bpf_map__update_elem(t->skel->maps.devs, &dev, sizeof(dev), &one,
 				 sizeof(one), BPF_ANY))
 		return -errno;

@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "msprof/events.h"
 #include "probes.h"
@@ -32,7 +33,7 @@ void tracer_close(struct tracer *t);
  */
 int tracer_add_target(struct tracer *t, int pid);
 int tracer_remove_target(struct tracer *t, int host_pid);
-int tracer_add_device(struct tracer *t, const char *path);
+int tracer_add_device(struct tracer *t, dev_t rdev);
 
 /*
  * Attaches entry/return probes on every function of the set that a library

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/printable.h"
 #include "procfs.h"
 
 static FILE *proc_open(int pid, const char *what)
@@ -229,6 +230,8 @@ int procfs_comm(int pid, char *out, size_t len)
 		*out = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	fclose(fp);
+	/* The task names itself, and msprof prints the name. */
+	printable(out);
 	return 0;
 }
 

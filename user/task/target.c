@@ -13,6 +13,7 @@
 
 #include "dynsock.h"
 #include "common/fsutil.h"
+#include "common/printable.h"
 #include "msprof/protocol.h"
 #include "params.h"
 #include "procfs.h"
@@ -88,6 +89,11 @@ static int sock_path_in(struct target *t, const char *home)
 	if (snprintf(t->sock_path, sizeof(t->sock_path), "/proc/%d/root%s",
 		     t->host_pid, home) >= (int)sizeof(t->sock_path))
 		return -ENAMETOOLONG;
+	/*
+	 * The task writes its home, and msprof prints the path: a home with
+	 * control characters is named with '?'s, and so never connected to.
+	 */
+	printable(t->sock_path);
 	n = strlen(t->sock_path);
 	return msprof_socket_path(t->sock_path + n, sizeof(t->sock_path) - n,
 				  "", t->ns_pid);
