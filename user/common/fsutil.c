@@ -264,8 +264,8 @@ int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
 	err = fsutil_copy_fd(in, size, out, bytes);
 	if (close(out) && !err)
 		err = -errno;
-	if (!err)
-		unlinkat(from, name, 0);
+	/* A part of a file is no file: the window says what it lacks. */
+	unlinkat(err ? to : from, name, 0);
 	return err;
 }
 

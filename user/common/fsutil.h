@@ -61,8 +61,9 @@ int fsutil_dir_check_ours(int fd);
 
 /*
  * Moves name of dir from, open as in, to a file of that name made anew in
- * to (fsutil_create_at()): size bytes at most copied as fsutil_copy_fd() does, then name
- * unlinked from from.  0 or -errno, and name is left in from then.
+ * to (fsutil_create_at()): size bytes at most of in, from its start, then
+ * name unlinked from from.  0 or -errno; name is then left in from, and
+ * no part of it in to.
  */
 int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
 		 unsigned long long *bytes);
