@@ -223,6 +223,42 @@ $(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/pro
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
 
+# make bench's per-call driver: a tight loop over one function of a shared
+# library, and the floor it is measured against (an empty uprobe and
+# uretprobe of our own, built here and not in bpf/: the controller has no
+# use for it).
+BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor)
+
+$(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libbench_call.so $^ -o $@
+
+$(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools/libbench_call.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD)/tools -lbench_call \
+		-Wl,-rpath,'$$ORIGIN'
+
+$(OBJ)/tools/bench/%.bpf.o: tools/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Ivmlinux/$(ARCH) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(GEN)/bench/%.skel.h: $(OBJ)/tools/bench/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	@mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(call obj,tools/bench/floor.c): $(GEN)/bench/floor.skel.h
+$(call obj,tools/bench/floor.c): override CFLAGS += -I$(GEN)/bench
+
+$(BUILD)/tools/floor: $(call obj,tools/bench/floor.c)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lbpf -lelf -lz
+
 $(BUILD)/tests/cuda_sample: tests/cuda/cuda_sample.cu
 	$(call msg,NVCC,$@)
 	@mkdir -p $(@D)
@@ -326,8 +362,9 @@ demo: deps
 	$(Q)tools/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window $(BENCH_CALL_TOOLS)
 	$(Q)tools/bench.sh
+	$(Q)tools/bench_calls.sh
 	$(Q)tools/bench_export.sh
 
 clean:
