@@ -1,0 +1,89 @@
+#!/bin/bash
+# make bench's per-call part (tools/bench_calls.sh) on a tiny size: it runs,
+# writes its four rows under "per_call" with numbers (bpftrace's may say
+# "not installed"), keeps the results file's other keys, and says "not
+# installed" when bpftrace is missing.  No time is asserted: the figures
+# belong to docs/bench.md.
+source tests/e2e/lib.sh
+
+for t in call_driver floor libbench_call.so; do
+	if [ ! -x "build/tools/$t" ]; then
+		skip "the per-call bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor"
+		exit 0
+	fi
+done
+
+# check_results FILE BPFTRACE: the checks on one run's file; BPFTRACE is
+# "measured" or "not installed", what its row must hold.
+check_results() {
+	python3 - "$1" "$2" <<'PY'
+import json, numbers, sys
+
+path, bpftrace = sys.argv[1:3]
+failed = 0
+
+def check(what, cond):
+    global failed
+    print(("ok " if cond else "FAIL ") + what)
+    failed += not cond
+
+def number(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0
+
+try:
+    with open(path) as f:
+        doc = json.load(f)
+except (OSError, ValueError) as e:
+    check("%s is well-formed JSON (%s)" % (path, e), False)
+    sys.exit(1)
+check("the results file's other keys are kept", doc.get("other") == {"kept": 1})
+part = doc.get("per_call", {})
+check("per_call names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
+rows = {r.get("setting"): r for r in part.get("rows", [])}
+check("four rows: untraced, floor, bpftrace, msprof (%s)" % sorted(rows),
+      sorted(rows) == ["bpftrace", "floor", "msprof", "untraced"]
+      and len(part.get("rows", [])) == 4)
+for name in ("untraced", "floor", "msprof"):
+    r = rows.get(name, {})
+    check("%s: ns per call and ratio to the floor are numbers (%s)" % (name, r),
+          number(r.get("ns_per_call")) and number(r.get("x_floor")))
+check("the floor's ratio to itself is 1", rows.get("floor", {}).get("x_floor") == 1)
+r = rows.get("bpftrace", {})
+if bpftrace == "not installed":
+    check("bpftrace's row says not installed (%s)" % r,
+          r.get("ns_per_call") == "not installed")
+else:
+    check("bpftrace's row holds numbers (%s)" % r,
+          number(r.get("ns_per_call")) and number(r.get("x_floor")))
+check("msprof recorded every call (%s of 2000)" % part.get("msprof_events"),
+      part.get("msprof_events", 0) >= 2000)
+sys.exit(1 if failed else 0)
+PY
+}
+
+# run_bench LOG ENV...: one tiny run into $WORK/results.json, seeded with
+# another part's key.
+run_bench() {
+	local log=$1
+	shift
+	echo '{"other": {"kept": 1}}' >"$WORK/results.json"
+	env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" "$@" \
+		timeout 300 tools/bench_calls.sh >"$log" 2>&1
+}
+
+run_bench "$WORK/bench.log"
+check "the bench exits 0" [ $? -eq 0 ]
+show "$WORK/bench.log"
+check "it prints the table's four rows" \
+	[ "$(grep -cE '^(untraced|floor|bpftrace|msprof) +([0-9]|not installed)' "$WORK/bench.log")" = 4 ]
+if command -v bpftrace >/dev/null; then
+	check_results "$WORK/results.json" measured || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+else
+	skip "bpftrace's row holds numbers" "bpftrace not installed: make deps"
+	check_results "$WORK/results.json" "not installed" || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+fi
+
+run_bench "$WORK/nobt.log" BPFTRACE=/nonexistent/bpftrace
+check "without bpftrace the bench exits 0" [ $? -eq 0 ]
+show "$WORK/nobt.log"
+check_results "$WORK/results.json" "not installed" || CHECKS_FAILED=$((CHECKS_FAILED + 1))

@@ -1,0 +1,231 @@
+#!/bin/bash
+# make bench, per-call part: what one probed call costs, as ratios to the
+# floor measured in the same run.  build/tools/call_driver calls
+# libbench_call.so's bench_call() CALLS times in a tight loop; each round
+# times that loop in four settings, one after the other: untraced; the floor
+# (build/tools/floor: an empty uprobe and uretprobe of our own); bpftrace
+# recording what msprof records (entry time by tid, one line per return with
+# tid and duration); msprof collecting (--host-only=on --uprobe, a window
+# open).  Each figure is the median over ROUNDS rounds.  Prints a table and
+# writes the figures under "per_call" in RESULTS (bench/results.json; its
+# other keys are kept).  BPFTRACE names the bpftrace to run.
+set -u
+cd "$(dirname "$0")/.."
+CALLS=${CALLS:-200000}
+ROUNDS=${ROUNDS:-5}
+RESULTS=${RESULTS:-bench/results.json}
+BPFTRACE=${BPFTRACE:-bpftrace}
+TOOLS=$PWD/build/tools
+MSPROF=$PWD/build/bin/msprof
+LIB=$TOOLS/libbench_call.so
+FUNC=bench_call
+SETTINGS="untraced floor bpftrace msprof"
+# A loop's bound: 100 us a call is several times the slowest seen here.
+LOOP_S=$((30 + CALLS / 10000))
+
+for f in "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"; do
+	[ -x "$f" ] || {
+		echo "bench_calls: $f is missing: make all $TOOLS/call_driver $TOOLS/floor" >&2
+		exit 1
+	}
+done
+case "$CALLS$ROUNDS" in
+*[!0-9]*) echo "bench_calls: CALLS and ROUNDS are whole numbers" >&2; exit 1 ;;
+esac
+[ "$ROUNDS" -gt 0 ] || { echo "bench_calls: ROUNDS must be at least 1" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
+helpers=()
+# Ends what this script started, by pid (TERM, then KILL after 5 s).
+finish() {
+	local p i
+	for p in "${helpers[@]}" ${driver:-}; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${helpers[@]}" ${driver:-}; do
+		for i in $(seq 50); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$work"
+}
+trap finish EXIT
+
+fail() {
+	echo "bench_calls: $*" >&2
+	exit 1
+}
+
+# await FILE TEXT SECONDS [PID]: until FILE holds TEXT; fails the bench
+# after SECONDS, or as soon as PID (the process that should write it) ends.
+await() {
+	local i
+	for i in $(seq $(($3 * 20))); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && break
+		sleep 0.05
+	done
+	echo "bench_calls: no '$2' in $1 (after ${3} s at most):" >&2
+	cat "$1" >&2
+	exit 1
+}
+
+# stop_helper PID: SIGINT, and its end awaited (30 s at most).
+stop_helper() {
+	local i
+	kill -INT "$1" 2>/dev/null
+	for i in $(seq 600); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.05
+	done
+	fail "pid $1 still running 30 s after SIGINT"
+}
+
+# one_loop: releases the driver once; sets last to its ns per call.
+one_loop() {
+	local n i
+	n=$(grep -c '^calls ' "$work/driver.log")
+	kill -USR1 "$driver"
+	for i in $(seq $((LOOP_S * 20))); do
+		[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] && break
+		kill -0 "$driver" 2>/dev/null || fail "the driver ended: $(cat "$work/driver.log")"
+		sleep 0.05
+	done
+	[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] ||
+		fail "the driver's loop of $CALLS calls took more than $LOOP_S s"
+	last=$(sed -n 's/^calls [0-9]* ns_per_call \([0-9.]*\) .*/\1/p' "$work/driver.log" | tail -1)
+}
+
+floor_loop() {
+	local pid
+	"$TOOLS/floor" "$LIB" "$FUNC" "$driver" >"$work/floor.log" 2>&1 &
+	pid=$!
+	helpers+=("$pid")
+	await "$work/floor.log" 'floor attached' 30 "$pid"
+	one_loop
+	stop_helper "$pid"
+}
+
+bpftrace_loop() {
+	local pid
+	cat >"$work/calls.bt" <<-BT
+	uprobe:$LIB:$FUNC { @entry[tid] = nsecs; }
+	uretprobe:$LIB:$FUNC /@entry[tid]/ {
+		printf("%d %d\n", tid, nsecs - @entry[tid]);
+		delete(@entry[tid]);
+	}
+	BEGIN { printf("bench attached\n"); }
+	BT
+	# BEGIN runs once every probe is attached.
+	"$BPFTRACE" -p "$driver" "$work/calls.bt" >"$work/bpftrace.log" 2>&1 &
+	pid=$!
+	helpers+=("$pid")
+	await "$work/bpftrace.log" 'bench attached' 60 "$pid"
+	one_loop
+	stop_helper "$pid"
+}
+
+msprof_loop() {
+	local pid
+	rm -f "$work/cmd"
+	mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
+	"$MSPROF" --dynamic=on --host-only=on --uprobe="libbench_call:$FUNC" \
+		--ascendcl=off --pid="$driver" --output="$work/out" \
+		<"$work/cmd" >"$work/msprof.log" 2>&1 &
+	pid=$!
+	helpers+=("$pid")
+	exec 3>"$work/cmd"
+	await "$work/msprof.log" 'attached to pid' 30 "$pid"
+	echo start >&3
+	await "$work/msprof.log" 'collection started' 30 "$pid"
+	one_loop
+	echo stop >&3
+	await "$work/msprof.log" 'collection stopped' 60 "$pid"
+	echo quit >&3
+	exec 3>&-
+	for _ in $(seq 600); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$pid" 2>/dev/null && fail "msprof still running 30 s after quit"
+	wait "$pid" || fail "msprof exited with status $?: $(cat "$work/msprof.log")"
+}
+
+"$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
+driver=$!
+await "$work/driver.log" 'waiting for SIGUSR1' 10 "$driver"
+
+have_bpftrace=1
+command -v "$BPFTRACE" >/dev/null 2>&1 || have_bpftrace=
+
+# Interleaved: every setting once a round, so that what else the machine
+# does weighs on all four alike.
+declare -A ns
+for r in $(seq "$ROUNDS"); do
+	for s in $SETTINGS; do
+		case $s in
+		untraced) one_loop ;;
+		bpftrace) [ -n "$have_bpftrace" ] || continue
+			bpftrace_loop ;;
+		*) "${s}_loop" ;;
+		esac
+		ns[$s]+="$last "
+	done
+done
+events=$(jq -s 'map(.host.api_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
+lost=$(jq -s 'map(.host.lost_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
+
+mkdir -p "$(dirname "$RESULTS")" || exit 1
+python3 - "$RESULTS" "$CALLS" "$ROUNDS" "$events" "$lost" \
+	"${ns[untraced]}" "${ns[floor]}" "${ns[bpftrace]:-}" "${ns[msprof]}" <<'PY' || exit 1
+import json, os, statistics, sys, tempfile
+
+path, calls, rounds, events, lost = sys.argv[1:6]
+names = ("untraced", "floor", "bpftrace", "msprof")
+runs = {n: [float(v) for v in a.split()] for n, a in zip(names, sys.argv[6:10])}
+floor = statistics.median(runs["floor"])
+rows = []
+for n in names:
+    if not runs[n]:
+        rows.append({"setting": n, "ns_per_call": "not installed",
+                     "x_floor": "not installed", "rounds_ns": []})
+        continue
+    med = statistics.median(runs[n])
+    rows.append({"setting": n, "ns_per_call": round(med, 2),
+                 "x_floor": round(med / floor, 4), "rounds_ns": runs[n]})
+part = {
+    "calls": int(calls), "rounds": int(rounds),
+    "rows": rows,
+    "msprof_events": int(events), "msprof_lost": int(lost),
+    "goal": "msprof <= 1.08 x floor and below bpftrace",
+}
+try:
+    with open(path) as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict):
+        doc = {}
+except (OSError, ValueError):
+    doc = {}
+doc["per_call"] = part
+fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                           prefix=".results.")
+with os.fdopen(fd, "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+os.chmod(tmp, 0o644)
+os.replace(tmp, path)
+
+print(f"{calls} calls of bench_call() a round, median of {rounds} rounds")
+print(f"{'setting':<10} {'ns/call':>12} {'x floor':>9}")
+for r in rows:
+    if isinstance(r["ns_per_call"], str):
+        print(f"{r['setting']:<10} {'not installed':>12}")
+    else:
+        print(f"{r['setting']:<10} {r['ns_per_call']:>12.1f} {r['x_floor']:>9.3f}")
+print(f"msprof recorded {events} calls ({lost} lost) over its {rounds} windows;"
+      " goal: msprof <= 1.08 x floor, and below bpftrace")
+print(f"written to {path} under \"per_call\"")
+PY
