@@ -10,7 +10,7 @@
 # writes the figures under "per_call" in RESULTS (bench/results.json; its
 # other keys are kept).  BPFTRACE names the bpftrace to run.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 CALLS=${CALLS:-200000}
 ROUNDS=${ROUNDS:-5}
 RESULTS=${RESULTS:-bench/results.json}
@@ -35,19 +35,24 @@ esac
 [ "$ROUNDS" -gt 0 ] || { echo "bench_calls: ROUNDS must be at least 1" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
-helpers=()
-# Ends what this script started, by pid (TERM, then KILL after 5 s).
-finish() {
-	local p i
-	for p in "${helpers[@]}" ${driver:-}; do
-		kill "$p" 2>/dev/null
+helper=		# the round's floor, bpftrace or msprof, while it runs
+
+# gone PID SECONDS: until PID has ended, SECONDS at most.
+gone() {
+	for _ in $(seq $(($2 * 20))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
 	done
-	for p in "${helpers[@]}" ${driver:-}; do
-		for i in $(seq 50); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$p" 2>/dev/null
+	return 1
+}
+
+# Ends what this script started and still runs, by pid (TERM, then KILL
+# after 5 s).
+finish() {
+	local p
+	for p in $helper ${driver:-}; do
+		kill "$p" 2>/dev/null
+		gone "$p" 5 || kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
 	rm -rf "$work"
@@ -62,34 +67,32 @@ fail() {
 # await FILE TEXT SECONDS [PID]: until FILE holds TEXT; fails the bench
 # after SECONDS, or as soon as PID (the process that should write it) ends.
 await() {
-	local i
-	for i in $(seq $(($3 * 20))); do
+	for _ in $(seq $(($3 * 20))); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && break
 		sleep 0.05
 	done
-	echo "bench_calls: no '$2' in $1 (after ${3} s at most):" >&2
+	echo "bench_calls: no '$2' in $1 (${4:+its writer ended or }$3 s passed):" >&2
 	cat "$1" >&2
 	exit 1
 }
 
-# stop_helper PID: SIGINT, and its end awaited (30 s at most).
-stop_helper() {
-	local i
-	kill -INT "$1" 2>/dev/null
-	for i in $(seq 600); do
-		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
-		sleep 0.05
-	done
-	fail "pid $1 still running 30 s after SIGINT"
+# end_helper WHAT [SIGNAL]: sends the helper SIGNAL (none: it ends on its
+# own) and waits for its end, 30 s at most; fails the bench unless it
+# exits 0.
+end_helper() {
+	[ -n "${2:-}" ] && kill "-$2" "$helper" 2>/dev/null
+	gone "$helper" 30 || fail "$1 still running 30 s after ${2:-quit}"
+	wait "$helper" || fail "$1 exited with status $?: $(cat "$work/$1.log")"
+	helper=
 }
 
 # one_loop: releases the driver once; sets last to its ns per call.
 one_loop() {
-	local n i
+	local n
 	n=$(grep -c '^calls ' "$work/driver.log")
 	kill -USR1 "$driver"
-	for i in $(seq $((LOOP_S * 20))); do
+	for _ in $(seq $((LOOP_S * 20))); do
 		[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] && break
 		kill -0 "$driver" 2>/dev/null || fail "the driver ended: $(cat "$work/driver.log")"
 		sleep 0.05
@@ -100,17 +103,14 @@ one_loop() {
 }
 
 floor_loop() {
-	local pid
 	"$TOOLS/floor" "$LIB" "$FUNC" "$driver" >"$work/floor.log" 2>&1 &
-	pid=$!
-	helpers+=("$pid")
-	await "$work/floor.log" 'floor attached' 30 "$pid"
+	helper=$!
+	await "$work/floor.log" 'floor attached' 30 "$helper"
 	one_loop
-	stop_helper "$pid"
+	end_helper floor INT
 }
 
 bpftrace_loop() {
-	local pid
 	cat >"$work/calls.bt" <<-BT
 	uprobe:$LIB:$FUNC { @entry[tid] = nsecs; }
 	uretprobe:$LIB:$FUNC /@entry[tid]/ {
@@ -121,37 +121,29 @@ bpftrace_loop() {
 	BT
 	# BEGIN runs once every probe is attached.
 	"$BPFTRACE" -p "$driver" "$work/calls.bt" >"$work/bpftrace.log" 2>&1 &
-	pid=$!
-	helpers+=("$pid")
-	await "$work/bpftrace.log" 'bench attached' 60 "$pid"
+	helper=$!
+	await "$work/bpftrace.log" 'bench attached' 60 "$helper"
 	one_loop
-	stop_helper "$pid"
+	end_helper bpftrace INT
 }
 
 msprof_loop() {
-	local pid
 	rm -f "$work/cmd"
 	mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
 	"$MSPROF" --dynamic=on --host-only=on --uprobe="libbench_call:$FUNC" \
 		--ascendcl=off --pid="$driver" --output="$work/out" \
 		<"$work/cmd" >"$work/msprof.log" 2>&1 &
-	pid=$!
-	helpers+=("$pid")
+	helper=$!
 	exec 3>"$work/cmd"
-	await "$work/msprof.log" 'attached to pid' 30 "$pid"
+	await "$work/msprof.log" 'attached to pid' 30 "$helper"
 	echo start >&3
-	await "$work/msprof.log" 'collection started' 30 "$pid"
+	await "$work/msprof.log" 'collection started' 30 "$helper"
 	one_loop
 	echo stop >&3
-	await "$work/msprof.log" 'collection stopped' 60 "$pid"
+	await "$work/msprof.log" 'collection stopped' 60 "$helper"
 	echo quit >&3
 	exec 3>&-
-	for _ in $(seq 600); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$pid" 2>/dev/null && fail "msprof still running 30 s after quit"
-	wait "$pid" || fail "msprof exited with status $?: $(cat "$work/msprof.log")"
+	end_helper msprof
 }
 
 "$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
@@ -164,7 +156,7 @@ command -v "$BPFTRACE" >/dev/null 2>&1 || have_bpftrace=
 # Interleaved: every setting once a round, so that what else the machine
 # does weighs on all four alike.
 declare -A ns
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
 	for s in $SETTINGS; do
 		case $s in
 		untraced) one_loop ;;
