@@ -125,6 +125,7 @@ bpftrace_loop() {
 	await "$work/bpftrace.log" 'bench attached' 60 "$helper"
 	one_loop
 	end_helper bpftrace INT
+	bt_lines=$((bt_lines + $(grep -cE '^[0-9]+ [0-9]+$' "$work/bpftrace.log")))
 }
 
 msprof_loop() {
@@ -156,6 +157,7 @@ command -v "$BPFTRACE" >/dev/null 2>&1 || have_bpftrace=
 # Interleaved: every setting once a round, so that what else the machine
 # does weighs on all four alike.
 declare -A ns
+bt_lines=0	# bpftrace's records, all rounds together
 for _ in $(seq "$ROUNDS"); do
 	for s in $SETTINGS; do
 		case $s in
@@ -171,13 +173,13 @@ events=$(jq -s 'map(.host.api_events) | add' "$work"/out/PROF_*/msprof_ebpf_wind
 lost=$(jq -s 'map(.host.lost_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
-python3 - "$RESULTS" "$CALLS" "$ROUNDS" "$events" "$lost" \
+python3 - "$RESULTS" "$CALLS" "$ROUNDS" "$events" "$lost" "$bt_lines" \
 	"${ns[untraced]}" "${ns[floor]}" "${ns[bpftrace]:-}" "${ns[msprof]}" <<'PY' || exit 1
 import json, os, statistics, sys, tempfile
 
-path, calls, rounds, events, lost = sys.argv[1:6]
+path, calls, rounds, events, lost, bt_lines = sys.argv[1:7]
 names = ("untraced", "floor", "bpftrace", "msprof")
-runs = {n: [float(v) for v in a.split()] for n, a in zip(names, sys.argv[6:10])}
+runs = {n: [float(v) for v in a.split()] for n, a in zip(names, sys.argv[7:11])}
 floor = statistics.median(runs["floor"])
 rows = []
 for n in names:
@@ -192,6 +194,7 @@ part = {
     "calls": int(calls), "rounds": int(rounds),
     "rows": rows,
     "msprof_events": int(events), "msprof_lost": int(lost),
+    "bpftrace_records": int(bt_lines) if runs["bpftrace"] else "not installed",
     "goal": "msprof <= 1.08 x floor and below bpftrace",
 }
 try:
@@ -217,6 +220,8 @@ for r in rows:
         print(f"{r['setting']:<10} {'not installed':>12}")
     else:
         print(f"{r['setting']:<10} {r['ns_per_call']:>12.1f} {r['x_floor']:>9.3f}")
+if runs["bpftrace"]:
+    print(f"bpftrace printed {bt_lines} records over its {rounds} runs")
 print(f"msprof recorded {events} calls ({lost} lost) over its {rounds} windows;"
       " goal: msprof <= 1.08 x floor, and below bpftrace")
 print(f"written to {path} under \"per_call\"")

@@ -51,10 +51,14 @@ check("the floor's ratio to itself is 1", rows.get("floor", {}).get("x_floor") =
 r = rows.get("bpftrace", {})
 if bpftrace == "not installed":
     check("bpftrace's row says not installed (%s)" % r,
-          r.get("ns_per_call") == "not installed")
+          r.get("ns_per_call") == "not installed"
+          and part.get("bpftrace_records") == "not installed")
 else:
     check("bpftrace's row holds numbers (%s)" % r,
           number(r.get("ns_per_call")) and number(r.get("x_floor")))
+    check("bpftrace printed every call (%s of 2000)" % part.get("bpftrace_records"),
+          number(part.get("bpftrace_records"))
+          and part.get("bpftrace_records") >= 2000)
 check("msprof recorded every call (%s of 2000)" % part.get("msprof_events"),
       part.get("msprof_events", 0) >= 2000)
 sys.exit(1 if failed else 0)
