@@ -103,17 +103,25 @@ CUDA_TESTS := $(if $(NVCC),$(if $(CROSS),,$(BUILD)/tests/cuda_sample))
 all: $(TARGETS)
 
 # --- BPF: CO-RE object against the per-arch vmlinux.h, then a skeleton ----
-$(OBJ)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/msprof/*.h) vmlinux/$(ARCH)/vmlinux.h
+# (the recipes serve make bench's floor object too)
+define bpf_object
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 		-Iinclude -Ivmlinux/$(ARCH) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
-
-$(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
+endef
+define bpf_skeleton
 	$(call msg,GEN-SKEL,$@)
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+endef
+
+$(OBJ)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/msprof/*.h) vmlinux/$(ARCH)/vmlinux.h
+	$(bpf_object)
+
+$(GEN)/%.skel.h: $(OBJ)/bpf/%.bpf.o
+	$(bpf_skeleton)
 
 # x86 and arm64 are checked in (tools/gen-vmlinux-h.sh); another architecture
 # may take the running kernel's, never a foreign one's.
@@ -240,16 +248,10 @@ $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools
 		-Wl,-rpath,'$$ORIGIN'
 
 $(OBJ)/tools/bench/%.bpf.o: tools/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
-	$(call msg,BPF,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
-		-Ivmlinux/$(ARCH) -c $< -o $@
-	$(Q)$(LLVM_STRIP) -g $@
+	$(bpf_object)
 
 $(GEN)/bench/%.skel.h: $(OBJ)/tools/bench/%.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	@mkdir -p $(@D)
-	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+	$(bpf_skeleton)
 
 $(call obj,tools/bench/floor.c): $(GEN)/bench/floor.skel.h
 $(call obj,tools/bench/floor.c): override CFLAGS += -I$(GEN)/bench
