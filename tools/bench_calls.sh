@@ -173,9 +173,9 @@ events=$(jq -s 'map(.host.api_events) | add' "$work"/out/PROF_*/msprof_ebpf_wind
 lost=$(jq -s 'map(.host.lost_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
-python3 - "$RESULTS" "$CALLS" "$ROUNDS" "$events" "$lost" "$bt_lines" \
+python3 - "$work/part.json" "$CALLS" "$ROUNDS" "$events" "$lost" "$bt_lines" \
 	"${ns[untraced]}" "${ns[floor]}" "${ns[bpftrace]:-}" "${ns[msprof]}" <<'PY' || exit 1
-import json, os, statistics, sys, tempfile
+import json, statistics, sys
 
 path, calls, rounds, events, lost, bt_lines = sys.argv[1:7]
 names = ("untraced", "floor", "bpftrace", "msprof")
@@ -197,21 +197,8 @@ part = {
     "bpftrace_records": int(bt_lines) if runs["bpftrace"] else "not installed",
     "goal": "msprof <= 1.08 x floor and below bpftrace",
 }
-try:
-    with open(path) as f:
-        doc = json.load(f)
-    if not isinstance(doc, dict):
-        doc = {}
-except (OSError, ValueError):
-    doc = {}
-doc["per_call"] = part
-fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                           prefix=".results.")
-with os.fdopen(fd, "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
-os.chmod(tmp, 0o644)
-os.replace(tmp, path)
+with open(path, "w") as f:
+    json.dump(part, f)
 
 print(f"{calls} calls of bench_call() a round, median of {rounds} rounds")
 print(f"{'setting':<10} {'ns/call':>12} {'x floor':>9}")
@@ -224,5 +211,6 @@ if runs["bpftrace"]:
     print(f"bpftrace printed {bt_lines} records over its {rounds} runs")
 print(f"msprof recorded {events} calls ({lost} lost) over its {rounds} windows;"
       " goal: msprof <= 1.08 x floor, and below bpftrace")
-print(f"written to {path} under \"per_call\"")
 PY
+tools/bench/results_put.py "$RESULTS" per_call <"$work/part.json" || exit 1
+echo "written to $RESULTS under \"per_call\""
