@@ -244,6 +244,9 @@ if [ -n "$failed" ]; then
 	for f in "$work"/*/msprof.log; do
 		echo "--- $f"
 		tail -5 "$f"
+		# what the window counted, before any export
+		cat "$(dirname "$f")"/out/PROF_*/msprof_ebpf_window.json 2>/dev/null |
+			grep -e '"host"' -e '"lost' -e 'unattributed'
 	done
 	echo "kt-result: FAIL ($failed)"
 else

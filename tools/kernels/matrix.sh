@@ -40,6 +40,12 @@ subset_result() {
 	fi
 }
 
+# excerpt LOG: the subset's failed checks and msprof's last lines, bounded.
+excerpt() {
+	grep -a -e '^kt: FAIL' -e '^--- ' -A8 "$1" | tr -d '\r' | grep -av '^kt: ok' |
+		head -60 | sed 's/^/    /'
+}
+
 t0=$SECONDS
 if [ "$(id -u)" -ne 0 ]; then
 	echo "test-kernels: BPF and the kernel cache need root" >&2
@@ -54,6 +60,7 @@ rc=$?
 r=$(subset_result "$logs/native.log")
 case $rc in 124 | 137) r="FAIL (timed out after $KT_BOOT_S s)" ;; esac
 result "kernel $(uname -r) $(uname -m) (native): $r [$((SECONDS - s)) s]"
+[ "${r#ok}" = "$r" ] && excerpt "$logs/native.log"
 
 # --- Debian kernels in QEMU ---------------------------------------------------
 s=$SECONDS
@@ -122,6 +129,8 @@ while read -r what deb_arch kver dir; do
 		[ "${r#ok}" = "$r" ] && r="FAIL (timed out after $KT_BOOT_S s; ${r#FAIL (}" ;;
 	esac
 	result "kernel $kver $arch: $r [$((SECONDS - s)) s]"
+	# CI keeps only what is printed: the subset's own account of a failure
+	[ "${r#ok}" = "$r" ] && excerpt "$log"
 done <<<"$fetched"
 
 echo
