@@ -245,7 +245,7 @@ $(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
 $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools/libbench_call.so
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD)/tools -lbench_call \
-		-Wl,-rpath,'$$ORIGIN'
+		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(OBJ)/tools/bench/%.bpf.o: tools/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(bpf_object)
@@ -367,6 +367,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window $(BENCH_CALL_TOOLS)
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_calls.sh
+	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
 
 clean:
