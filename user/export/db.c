@@ -478,13 +478,13 @@ static int fill(struct dbw *w)
 	      exec(w, "PRAGMA temp_store=MEMORY") ?:
 	      exec(w, "BEGIN") ?:
 	      create_tables(w) ?:
+	      exec(w, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)") ?:
 	      write_enums(w) ?:
 	      write_session(w) ?:
 	      write_tasks(w) ?:
 	      profdata_each_host(w->p, write_api, write_ioctl, w) ?:
 	      overlap_each(w->p, write_overlap, w) ?:
-	      write_strings(w) ?:
-	      exec(w, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)");
+	      write_strings(w);
 	return err ?: exec(w, "COMMIT");
 }
 
@@ -570,44 +570,67 @@ int db_remove_stale(int dirfd, const char *keep)
 	return fsutil_dir_for_each(dirfd, remove_one, &s);
 }
 
-int db_export(int dirfd, const char *label, const struct profdata *p)
+int db_write(int dirfd, const char *label, const struct profdata *p,
+	     struct db_file *f)
 {
-	char name[32], tmp[NAME_MAX + 1];
 	time_t now = time(NULL);
 	struct tm tm;
 	int fd, err;
 
 	localtime_r(&now, &tm);
-	strftime(name, sizeof(name), "msprof_%Y%m%d%H%M%S.db", &tm);
+	strftime(f->name, sizeof(f->name), "msprof_%Y%m%d%H%M%S.db", &tm);
 	err = fsutil_dir_check_ours(dirfd);
 	if (err) {
 		fprintf(stderr, "msprof: %s: no db written: the directory belongs to another user or others can write it: refused\n",
 			label);
 		return err;
 	}
-	fd = fsutil_create_temp_at(dirfd, name, tmp, sizeof(tmp));
+	fd = fsutil_create_temp_at(dirfd, f->name, f->tmp, sizeof(f->tmp));
 	if (fd < 0) {
 		fprintf(stderr, "msprof: %s: cannot create %s: %s\n", label,
-			name, strerror(-fd));
+			f->name, strerror(-fd));
 		return fd;
 	}
-	err = write_db(dirfd, tmp, p);
+	err = write_db(dirfd, f->tmp, p);
 	if (!err && fsync(fd))
 		err = -errno;
 	close(fd);
-	testpoint("db-before-rename");
-	if (!err && renameat(dirfd, tmp, dirfd, name))
-		err = -errno;
 	if (err) {
-		unlinkat(dirfd, tmp, 0);
+		unlinkat(dirfd, f->tmp, 0);
 		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
-			name, strerror(-err));
+			f->name, strerror(-err));
+	}
+	return err;
+}
+
+int db_commit(int dirfd, const char *label, const struct db_file *f)
+{
+	int err;
+
+	testpoint("db-before-rename");
+	if (renameat(dirfd, f->tmp, dirfd, f->name)) {
+		err = -errno;
+		unlinkat(dirfd, f->tmp, 0);
+		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
+			f->name, strerror(-err));
 		return err;
 	}
-	printf("%s/%s\n", label, name);
-	err = db_remove_stale(dirfd, name);
+	printf("%s/%s\n", label, f->name);
+	err = db_remove_stale(dirfd, f->name);
 	if (err)
 		fprintf(stderr, "msprof: %s: an earlier export's db is left: %s\n",
 			label, strerror(-err));
 	return 0;
+}
+
+void db_discard(int dirfd, const struct db_file *f)
+{
+	unlinkat(dirfd, f->tmp, 0);
+}
+
+int db_export(int dirfd, const char *label, const struct profdata *p)
+{
+	struct db_file f;
+
+	return db_write(dirfd, label, p, &f) ?: db_commit(dirfd, label, &f);
 }
