@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 EXPORT_STEPS=${EXPORT_STEPS:-300000}
 RESULTS=${RESULTS:-bench/results.json}
-MSPROF=build/bin/msprof
+MSPROF=${MSPROF:-build/bin/msprof}	# another build, to compare
 # What the issue asks of it: events per second and peak RSS, on a window
 # of at least MIN_EVENTS events.
 TARGET_RATE=1500000
