@@ -345,7 +345,8 @@ asan-msprof:
 		CFLAGS="-O1 -g $(SAN_FLAGS)" $(BUILD)/asan/bin/msprof
 
 test:
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) $(BENCH_CALL_TOOLS) asan-msprof
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) $(BENCH_CALL_TOOLS) \
+		$(BUILD)/tools/synth_window asan-msprof
 	$(Q)tests/run-all.sh
 
 # The kernel matrix: the e2e subset on this kernel and in QEMU on Debian's
