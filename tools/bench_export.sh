@@ -54,6 +54,8 @@ run_export --type=db
 mkdir -p "$(dirname "$RESULTS")" || exit 1
 # The window's size as the exporter saw it: the db's rows of API calls,
 # ioctls and device tasks, one an event.
+# $runs: two words a run, one argument each.
+# shellcheck disable=SC2086
 python3 - "$work/part.json" "$EXPORT_STEPS" "$events" "$dir"/msprof_*.db \
 	"$TARGET_RATE" "$TARGET_RSS_KIB" "$MIN_EVENTS" $runs <<'PY' || exit 1
 import json, sqlite3, sys

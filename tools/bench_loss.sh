@@ -37,8 +37,9 @@ done
 case "$CALLS$THREADS$BISECT$SAMPLE_STEPS" in
 *[!0-9]*) fail "CALLS, THREADS, BISECT and SAMPLE_STEPS are whole numbers" ;;
 esac
-[ "$CALLS" -gt 0 ] && [ "$THREADS" -gt 0 ] && [ "$SAMPLE_STEPS" -gt 0 ] ||
+if [ "$CALLS" -eq 0 ] || [ "$THREADS" -eq 0 ] || [ "$SAMPLE_STEPS" -eq 0 ]; then
 	fail "CALLS, THREADS and SAMPLE_STEPS must be at least 1"
+fi
 # The buffer a window has: BUFFER, or the default msprof is built with.
 if [ -n "$BUFFER" ]; then
 	buffer_arg=--buffer-size=$BUFFER
@@ -145,13 +146,15 @@ sample_lost=$(jq -s 'map(.host.lost_events) | max' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
-python3 - "$work/part.json" "$CALLS" "$THREADS" "$buffer" "$lo" \
+# $points: five words a point, one argument each.
+# shellcheck disable=SC2086
+python3 - "$work/part.json" "$CALLS" "$THREADS" "$buffer" \
 	"$SAMPLE_STEPS" "$sample_ms" "$sample_events" "$sample_lost" $points <<'PY' || exit 1
 import json, sys
 
-(path, calls, threads, buffer, lo, steps, sample_ms, sample_events,
- sample_lost) = sys.argv[1:10]
-v = sys.argv[10:]
+(path, calls, threads, buffer, steps, sample_ms, sample_events,
+ sample_lost) = sys.argv[1:9]
+v = sys.argv[9:]
 points = [{"rate_per_thread": int(v[i]) or "unpaced",
            "calls_per_thread": int(v[i + 1]), "calls_per_s": int(v[i + 2]),
            "recorded": int(v[i + 3]), "lost": int(v[i + 4])}

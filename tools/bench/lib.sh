@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # make bench's shell helpers, sourced by the parts that drive
 # build/tools/call_driver.  The sourcing script sets BENCH (its name, for
 # messages), work (its temporary directory), LOOP_S (a driver loop's
 # bound), and driver (the driver's pid) before it calls one_loop; helper
 # is the pid of what is attached to the driver (floor, bpftrace, msprof)
 # while it runs.
+# shellcheck disable=SC2034,SC2154  # last and rate are the caller's; work too
 helper=
 
 # gone PID SECONDS: until PID has ended, SECONDS at most.
