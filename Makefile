@@ -245,7 +245,7 @@ $(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
 $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools/libbench_call.so
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD)/tools -lbench_call \
-		-Wl,-rpath,'$$ORIGIN'
+		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(OBJ)/tools/bench/%.bpf.o: tools/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(bpf_object)
@@ -345,7 +345,8 @@ asan-msprof:
 		CFLAGS="-O1 -g $(SAN_FLAGS)" $(BUILD)/asan/bin/msprof
 
 test:
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) $(BENCH_CALL_TOOLS) asan-msprof
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tests/unit_tests $(TEST_PROGS) $(CUDA_TESTS) $(FUZZERS) $(BENCH_CALL_TOOLS) \
+		$(BUILD)/tools/synth_window asan-msprof
 	$(Q)tests/run-all.sh
 
 # The kernel matrix: the e2e subset on this kernel and in QEMU on Debian's
@@ -367,6 +368,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window $(BENCH_CALL_TOOLS)
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_calls.sh
+	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
 
 clean:

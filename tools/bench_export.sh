@@ -2,42 +2,105 @@
 # make bench, export part: how fast msprof --export=on turns a large window
 # into its files, and the most memory it takes doing so.  The window is
 # synthetic (build/tools/synth_window: npu_sample's shape, EXPORT_STEPS
-# steps of 4 events each), so the figure is the exporter's alone.
+# steps of 4 events each), so the figure is the exporter's alone.  Prints
+# a table and writes the figures under "export" in RESULTS
+# (bench/results.json; its other keys are kept).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 EXPORT_STEPS=${EXPORT_STEPS:-300000}
-MSPROF=build/bin/msprof
-# What the issue asks of it: events per second, and peak RSS.
+RESULTS=${RESULTS:-bench/results.json}
+MSPROF=${MSPROF:-build/bin/msprof}	# another build, to compare
+# What the issue asks of it: events per second and peak RSS, on a window
+# of at least MIN_EVENTS events.
 TARGET_RATE=1500000
 TARGET_RSS_KIB=$((64 * 1024))
-work=$(mktemp -d /tmp/msprof-bench-export.XXXXXX)
+MIN_EVENTS=1000000
+
+for f in build/tools/synth_window "$MSPROF" /usr/bin/time; do
+	[ -x "$f" ] || {
+		echo "bench_export: $f is missing: make all build/tools/synth_window (/usr/bin/time: apt-get install time)" >&2
+		exit 1
+	}
+done
+case $EXPORT_STEPS in
+'' | *[!0-9]*) echo "bench_export: EXPORT_STEPS is a whole number" >&2; exit 1 ;;
+esac
+work=$(mktemp -d /tmp/msprof-bench-export.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 
-read -r dir events < <(build/tools/synth_window "$work" "$EXPORT_STEPS") || exit 1
+read -r dir events < <(build/tools/synth_window "$work" "$EXPORT_STEPS")
+[ -n "${events:-}" ] || { echo "bench_export: synth_window failed" >&2; exit 1; }
 
-# run_export LABEL ARGS...: one export of the window, timed.
+# run_export ARGS...: one export of the window, timed; appends
+# "SECONDS PEAK_KIB" to runs.
+runs=
 run_export() {
-	local label=$1 s kib
-	shift
+	local s kib
 	rm -rf "$dir/mindstudio_profiler_output" "$dir"/msprof_*.db
 	sync
 	/usr/bin/time -f '%e %M' -o "$work/time" "$MSPROF" --export=on "$@" \
 		--output="$dir" >"$work/export.log" 2>&1 || {
-		echo "bench: export ($label) failed:" >&2
+		echo "bench_export: export ($*) failed:" >&2
 		cat "$work/export.log" >&2
 		exit 1
 	}
 	read -r s kib <"$work/time"
-	awk -v l="$label" -v e="$events" -v s="$s" -v k="$kib" \
-		-v tr="$TARGET_RATE" -v tk="$TARGET_RSS_KIB" 'BEGIN {
-		r = s > 0 ? e / s : 0
-		printf "%-22s %8.2f %12.2f %8.2f %10.1f %8.2f\n", l, s, r / 1e6,
-			r / tr, k / 1024, k / tk }'
+	runs+="$s $kib "
 }
 
-printf 'export of one synthetic window of %d events (%d steps)\n' "$events" "$EXPORT_STEPS"
-printf '%-22s %8s %12s %8s %10s %8s\n' export seconds 'M events/s' 'x target' 'peak MiB' 'x limit'
-run_export "text (json + csv)"
-run_export "text + db (--type=db)" --type=db
-awk -v tr="$TARGET_RATE" -v tk="$TARGET_RSS_KIB" 'BEGIN {
-	printf "targets: >= %.1f M events/s (x target >= 1), <= %d MiB peak (x limit <= 1)\n", tr / 1e6, tk / 1024 }'
+run_export
+run_export --type=db
+
+mkdir -p "$(dirname "$RESULTS")" || exit 1
+# The window's size as the exporter saw it: the db's rows of API calls,
+# ioctls and device tasks, one an event.
+# $runs: two words a run, one argument each.
+# shellcheck disable=SC2086
+python3 - "$work/part.json" "$EXPORT_STEPS" "$events" "$dir"/msprof_*.db \
+	"$TARGET_RATE" "$TARGET_RSS_KIB" "$MIN_EVENTS" $runs <<'PY' || exit 1
+import json, sqlite3, sys
+
+path, steps, events, db, rate, rss, least = sys.argv[1:8]
+events, rate, rss, least = int(events), int(rate), int(rss), int(least)
+con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+exported = sum(con.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
+               for t in ("CANN_API", "OSRT_API", "TASK"))
+con.close()
+if exported != events:
+    sys.exit("bench_export: the db holds %d events, the window %d" %
+             (exported, events))
+v = sys.argv[8:]
+rows = []
+for name, i in (("text", 0), ("db", 2)):
+    s, kib = float(v[i]), int(v[i + 1])
+    r = events / s if s > 0 else 0
+    rows.append({"export": name, "seconds": s, "events_per_s": round(r),
+                 "x_target": round(r / rate, 3), "peak_rss_kib": kib,
+                 "x_limit": round(kib / rss, 3),
+                 "goal_met": r >= rate and kib <= rss and events >= least})
+part = {
+    "steps": int(steps), "events": events, "events_exported": exported,
+    "window_large_enough": events >= least,
+    "rows": rows,
+    "goal": ">= %.1f M events/s at <= %d MiB peak RSS, on >= %d events" %
+            (rate / 1e6, rss // 1024, least),
+}
+with open(path, "w") as f:
+    json.dump(part, f)
+
+print("export of one synthetic window of %d events (%s steps; the db holds "
+      "%d)" % (events, steps, exported))
+if events < least:
+    print("note: fewer than %d events: not the size the goal is set for" % least)
+print("%-22s %8s %12s %8s %10s %8s" % ("export", "seconds", "M events/s",
+                                       "x target", "peak MiB", "x limit"))
+labels = {"text": "text (json + csv)", "db": "text + db (--type=db)"}
+for r in rows:
+    print("%-22s %8.2f %12.2f %8.2f %10.1f %8.2f" % (
+        labels[r["export"]], r["seconds"], r["events_per_s"] / 1e6,
+        r["x_target"], r["peak_rss_kib"] / 1024, r["x_limit"]))
+print("goal: %s (x target >= 1, x limit <= 1): text %s, db %s" % (
+    part["goal"], *("met" if r["goal_met"] else "not met" for r in rows)))
+PY
+tools/bench/results_put.py "$RESULTS" export <"$work/part.json" || exit 1
+echo "written to $RESULTS under \"export\""

@@ -1,25 +1,29 @@
 #!/bin/bash
-# make bench's per-call part (tools/bench_calls.sh) on a tiny size: it runs,
-# writes its four rows under "per_call" with numbers (bpftrace's may say
-# "not installed"), keeps the results file's other keys, and says "not
-# installed" when bpftrace is missing.  No time is asserted: the figures
-# belong to docs/bench.md.
+# make bench's parts on tiny sizes, each checked for the JSON it writes,
+# never for a time (the figures belong to docs/bench.md):
+# - per call (tools/bench_calls.sh): its four rows under "per_call" with
+#   numbers (bpftrace's may say "not installed"), the results file's other
+#   keys kept, and "not installed" when bpftrace is missing;
+# - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
+#   the rate without loss runs, every point's records and losses add up to
+#   the calls made, and npu_sample's pair to the calls its steps make;
+# - export (tools/bench_export.sh): both exports' rows, the window's size
+#   as the exporter saw it, and the note that it is under the goal's size.
 source tests/e2e/lib.sh
 
-for t in call_driver floor libbench_call.so; do
+for t in call_driver floor libbench_call.so synth_window; do
 	if [ ! -x "build/tools/$t" ]; then
-		skip "the per-call bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor"
+		skip "the bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor build/tools/synth_window"
 		exit 0
 	fi
 done
 
-# check_results FILE BPFTRACE: the checks on one run's file; BPFTRACE is
-# "measured" or "not installed", what its row must hold.
-check_results() {
-	python3 - "$1" "$2" <<'PY'
+# The checks' common part, in python: check(), number() (a real >= 0),
+# positive(), and part, the results file's key argv[2]; arg is argv[3].
+read -r -d '' CHECK_PY <<'PY'
 import json, numbers, sys
 
-path, bpftrace = sys.argv[1:3]
+path, key, arg = sys.argv[1:4]
 failed = 0
 
 def check(what, cond):
@@ -28,7 +32,10 @@ def check(what, cond):
     failed += not cond
 
 def number(v):
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v >= 0
+
+def positive(v):
+    return number(v) and v > 0
 
 try:
     with open(path) as f:
@@ -37,7 +44,27 @@ except (OSError, ValueError) as e:
     check("%s is well-formed JSON (%s)" % (path, e), False)
     sys.exit(1)
 check("the results file's other keys are kept", doc.get("other") == {"kept": 1})
-part = doc.get("per_call", {})
+part = doc.get(key, {})
+check("the part is under %s" % key, isinstance(part, dict) and part)
+PY
+
+# check_part KEY CODE [ARG]: CODE's checks (python, after CHECK_PY) on
+# $WORK/results.json; counts a failed one.
+check_part() {
+	python3 -c "$CHECK_PY
+$2
+sys.exit(1 if failed else 0)" "$WORK/results.json" "$1" "${3:-}" ||
+		CHECKS_FAILED=$((CHECKS_FAILED + 1))
+}
+
+# seed: a results file holding another part's key.
+seed() {
+	echo '{"other": {"kept": 1}}' >"$WORK/results.json"
+}
+
+# The per-call part's checks; arg is "measured" or "not installed", what
+# bpftrace's row must hold.
+read -r -d '' PER_CALL <<'PY'
 check("per_call names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
 rows = {r.get("setting"): r for r in part.get("rows", [])}
 check("four rows: untraced, floor, bpftrace, msprof (%s)" % sorted(rows),
@@ -46,31 +73,29 @@ check("four rows: untraced, floor, bpftrace, msprof (%s)" % sorted(rows),
 for name in ("untraced", "floor", "msprof"):
     r = rows.get(name, {})
     check("%s: ns per call and ratio to the floor are numbers (%s)" % (name, r),
-          number(r.get("ns_per_call")) and number(r.get("x_floor")))
+          positive(r.get("ns_per_call")) and positive(r.get("x_floor")))
 check("the floor's ratio to itself is 1", rows.get("floor", {}).get("x_floor") == 1)
 r = rows.get("bpftrace", {})
-if bpftrace == "not installed":
+if arg == "not installed":
     check("bpftrace's row says not installed (%s)" % r,
           r.get("ns_per_call") == "not installed"
           and part.get("bpftrace_records") == "not installed")
 else:
     check("bpftrace's row holds numbers (%s)" % r,
-          number(r.get("ns_per_call")) and number(r.get("x_floor")))
+          positive(r.get("ns_per_call")) and positive(r.get("x_floor")))
     check("bpftrace printed every call (%s of 2000)" % part.get("bpftrace_records"),
           number(part.get("bpftrace_records"))
           and part.get("bpftrace_records") >= 2000)
 check("msprof recorded every call (%s of 2000)" % part.get("msprof_events"),
       part.get("msprof_events", 0) >= 2000)
-sys.exit(1 if failed else 0)
 PY
-}
 
 # run_bench LOG ENV...: one tiny run into $WORK/results.json, seeded with
 # another part's key.
 run_bench() {
 	local log=$1
 	shift
-	echo '{"other": {"kept": 1}}' >"$WORK/results.json"
+	seed
 	env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" "$@" \
 		timeout 300 tools/bench_calls.sh >"$log" 2>&1
 }
@@ -81,13 +106,69 @@ show "$WORK/bench.log"
 check "it prints the table's four rows" \
 	[ "$(grep -cE '^(untraced|floor|bpftrace|msprof) +([0-9]|not installed)' "$WORK/bench.log")" = 4 ]
 if command -v bpftrace >/dev/null; then
-	check_results "$WORK/results.json" measured || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+	check_part per_call "$PER_CALL" measured
 else
 	skip "bpftrace's row holds numbers" "bpftrace not installed: make deps"
-	check_results "$WORK/results.json" "not installed" || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+	check_part per_call "$PER_CALL" "not installed"
 fi
 
 run_bench "$WORK/nobt.log" BPFTRACE=/nonexistent/bpftrace
 check "without bpftrace the bench exits 0" [ $? -eq 0 ]
 show "$WORK/nobt.log"
-check_results "$WORK/results.json" "not installed" || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+check_part per_call "$PER_CALL" "not installed"
+
+seed
+env CALLS=2000 BISECT=1 SAMPLE_STEPS=50 BUFFER=4K RESULTS="$WORK/results.json" \
+	timeout 300 tools/bench_loss.sh >"$WORK/loss.log" 2>&1
+check "the loss bench exits 0" [ $? -eq 0 ]
+show "$WORK/loss.log"
+check "it prints the unpaced point and npu_sample's" \
+	[ "$(grep -cE '^ +unpaced +[0-9]+ +[0-9]+ +[0-9]+$|^npu_sample x2 ' "$WORK/loss.log")" = 2 ]
+read -r -d '' LOSS <<'PY'
+points = part.get("points", [])
+check("threads 2, a 4K buffer (%s, %s)" % (part.get("threads"), part.get("ringbuf_bytes")),
+      part.get("threads") == 2 and part.get("ringbuf_bytes") == 4096)
+check("the unpaced point comes first (%s)" % points[:1],
+      points and points[0].get("rate_per_thread") == "unpaced"
+      and part.get("unpaced_calls_per_s") == points[0].get("calls_per_s")
+      and part.get("unpaced_lost") == points[0].get("lost"))
+check("one point more if the unpaced one lost records: the bisection (%d)" % len(points),
+      len(points) == (2 if points and points[0].get("lost") else 1))
+for p in points:
+    check("%s: recorded + lost = the calls made (%s)" % (p.get("rate_per_thread"), p),
+          all(number(p.get(k)) for k in ("calls_per_s", "recorded", "lost"))
+          and p["recorded"] + p["lost"] == 2 * p.get("calls_per_thread", -1))
+clean = [p["calls_per_s"] for p in points if p.get("lost") == 0]
+check("the highest rate without loss is the best clean point (%s)" % part.get("max_zero_loss_calls_per_s"),
+      part.get("max_zero_loss_calls_per_s") == (max(clean) if clean else 0))
+s = part.get("npu_sample", {})
+# 8 API calls and 8 ioctls a step, 8 calls and 5 ioctls to tear down.
+check("npu_sample x2: recorded + lost = 2 x (16 x 50 + 13) (%s)" % s,
+      number(s.get("events_per_s")) and s.get("processes") == 2
+      and s.get("recorded", 0) + s.get("lost", 0) == 2 * (16 * 50 + 13))
+check("the goal is met exactly when npu_sample lost nothing",
+      part.get("goal_met") == (s.get("lost") == 0))
+PY
+check_part loss "$LOSS"
+
+seed
+env EXPORT_STEPS=2000 RESULTS="$WORK/results.json" timeout 300 \
+	tools/bench_export.sh >"$WORK/export.log" 2>&1
+check "the export bench exits 0" [ $? -eq 0 ]
+show "$WORK/export.log"
+check "it says the window is under the goal's size" \
+	grep -q '^note: fewer than 1000000 events' "$WORK/export.log"
+read -r -d '' EXPORT <<'PY'
+check("8000 events, all in the db (%s, %s)" % (part.get("events"), part.get("events_exported")),
+      part.get("steps") == 2000 and part.get("events") == 8000
+      and part.get("events_exported") == 8000)
+check("too small a window for the goal", part.get("window_large_enough") is False)
+rows = part.get("rows", [])
+check("two rows, text and db (%s)" % [r.get("export") for r in rows],
+      [r.get("export") for r in rows] == ["text", "db"])
+for r in rows:
+    check("%s: numbers, and the goal not met on a small window (%s)" % (r.get("export"), r),
+          all(number(r.get(k)) for k in ("seconds", "events_per_s", "x_target", "peak_rss_kib", "x_limit"))
+          and r["peak_rss_kib"] > 0 and r.get("goal_met") is False)
+PY
+check_part export "$EXPORT"

@@ -129,6 +129,58 @@ static int count_entries(int dir, const char *name, void *ctx)
 	return 0;
 }
 
+/* A new directory from the template dir, open as p's window. */
+static int window_dir(char *dir, struct profdata *p)
+{
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	p->dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(p->dirfd >= 0);
+	return p->dirfd;
+}
+
+/* The db an export left in dir (open as fd), read-only; name receives its name. */
+static sqlite3 *open_db(const char *dir, int fd, char *name)
+{
+	char path[PATH_MAX];
+	sqlite3 *db;
+
+	fsutil_dir_for_each(fd, find_db, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+/*
+ * More tasks than a batch of inserts (db.c's BATCH, 64) holds: whole
+ * batches and the rest, every row in its place.
+ */
+static void test_db_batches(void)
+{
+	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
+	struct profdata *p = calloc(1, sizeof(*p));
+	sqlite3 *db;
+	int fd, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->tasks = calloc(150, sizeof(*p->tasks));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
+	for (i = 0; i < 150; i++)
+		add_task(p, 0, i % 2 ? "relu" : "matmul", 100 * i, 100 * i + 50);
+	fd = window_dir(dir, p);
+	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	db = open_db(dir, fd, name);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM TASK WHERE globalTaskId = rowid - 1 AND endNs - startNs = 50"), 150);
+	CU_ASSERT_EQUAL(count(db, "SELECT max(startNs) - min(startNs) FROM TASK"), 14900);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON c.name = s.id WHERE s.value = 'relu' AND c.globalTaskId % 2 = 1"), 75);
+	/* Each kernel computing, and a gap (free) between two. */
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM OVERLAP_ANALYSIS"), 299);
+	sqlite3_close(db);
+	unlinkat(fd, name, 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	free_tasks(p);
+}
+
 /*
  * The db of a window without host records: every task in TASK, the
  * kernels in COMPUTE_TASK_INFO, the copies (their calls unseen) in
@@ -138,24 +190,18 @@ static int count_entries(int dir, const char *name, void *ctx)
 static void test_db_export(void)
 {
 	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
-	char path[sizeof(dir) + NAME_MAX + 1];
 	struct profdata *p = make_tasks();
-	int fd, n = 0;
+	int fd = window_dir(dir, p), n = 0;
 	sqlite3 *db;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	p->dirfd = fd = open(dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_FATAL(fd >= 0);
 	close(openat(fd, "msprof_20200101000000.db", O_CREAT | O_WRONLY, 0600));
 	close(openat(fd, "msprof_2020.db", O_CREAT | O_WRONLY, 0600));
 	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_20200101000000.db", F_OK, 0), -1);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_2020.db", F_OK, 0), 0);
-	fsutil_dir_for_each(fd, find_db, name);
 	fsutil_dir_for_each(fd, count_entries, &n);
 	CU_ASSERT_EQUAL(n, 2);	/* the db and msprof_2020.db: no temporary file */
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	db = open_db(dir, fd, name);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM TASK"), 8);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM COMPUTE_TASK_INFO"), 6);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM MEMCPY_INFO WHERE size IS NULL AND memcpyOperation = 65535"), 2);
@@ -189,6 +235,7 @@ int register_db_tests(unsigned int *skipped)
 	/* The db is made with openat2(), as is every file beneath a window. */
 	static const CU_TestInfo needy[] = {
 		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
+		{ "db: more rows than a batch of inserts, in order", test_db_batches },
 		CU_TEST_INFO_NULL,
 	};
 

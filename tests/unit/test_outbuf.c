@@ -52,6 +52,30 @@ static void test_numbers(void)
 	free(t);
 }
 
+/* Every length and its edges, and a spread between: as printf writes them. */
+static void test_u64_digits(void)
+{
+	char buf[24], want[24];
+	uint64_t v, p = 1, seed = 0x9e3779b97f4a7c15ull;
+	int i, d;
+
+	for (d = 0; d < 20; d++, p *= 10)
+		for (v = p > 2 ? p - 2 : 0; v <= p + 2; v++) {
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+			CU_ASSERT_EQUAL(fmt_u64(buf, v), strlen(want));
+			CU_ASSERT_STRING_EQUAL(buf, want);
+		}
+	for (i = 0; i < 100000; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		v = seed >> (seed & 63);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		CU_ASSERT_EQUAL(fmt_u64(buf, v), strlen(want));
+		CU_ASSERT_STRING_EQUAL(buf, want);
+	}
+	fmt_u64(buf, UINT64_MAX);
+	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551615");
+}
+
 static void strings(struct outbuf *b)
 {
 	ob_json_str(b, "a\"b\\c\n\x01\x7f");
@@ -130,6 +154,7 @@ int register_outbuf_tests(void)
 {
 	static const CU_TestInfo tests[] = {
 		{ "numbers are formatted as printf would", test_numbers },
+		{ "integers of every length as printf writes them", test_u64_digits },
 		{ "JSON strings are escaped", test_json_str },
 		{ "text larger than the buffer arrives whole", test_bulk },
 		{ "strings are interned once, in order", test_strtab },

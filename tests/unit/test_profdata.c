@@ -216,6 +216,65 @@ static void test_bad_info(void)
 	remove_window(&w);
 }
 
+struct walked {
+	const struct profdata *p;
+	int n;
+	int wrong;
+};
+
+static int check_conn(const struct msprof_api_event *e, uint64_t conn,
+		      void *ctx)
+{
+	struct walked *w = ctx;
+	const struct profcall *c = profdata_call(w->p, conn);
+
+	w->n++;
+	if (!c || c->ns_tid != e->ns_tid || c->start_ns != e->start_ns ||
+	    c->depth != e->depth)
+		w->wrong++;
+	return 0;
+}
+
+/*
+ * A walk names each call by its own place in the index: two threads'
+ * nested calls written in the order they ended, one thread's after the
+ * other's, so the walk goes back and forth between the index's halves.
+ */
+static void test_walk_conns(void)
+{
+	struct msprof_api_event e = { .kind = MSPROF_EV_API, .tgid = 77 };
+	struct walked seen = { 0 };
+	struct recfile *f;
+	struct profdata p;
+	struct window w;
+	uint32_t tid;
+	int i;
+
+	make_window(&w, INFO_DONE, 0);
+	CU_ASSERT_EQUAL(unlink(at(&w, PROFDIR_HOST_FILE)), 0);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, w.path), 0);
+	for (i = 0; i < 30; i++)
+		for (tid = 7; tid <= 8; tid++) {
+			e.tid = e.ns_tid = tid;
+			e.depth = 1;
+			e.start_ns = (uint64_t)i * 1000 + 100;
+			e.end_ns = e.start_ns + 100;
+			CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &e, sizeof(e), NULL, 0), 0);
+			e.depth = 0;
+			e.start_ns -= 100;
+			e.end_ns += 100;
+			CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &e, sizeof(e), NULL, 0), 0);
+		}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	seen.p = &p;
+	CU_ASSERT_EQUAL(profdata_each_host(&p, check_conn, NULL, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 120);
+	CU_ASSERT_EQUAL(seen.wrong, 0);
+	profdata_free(&p);
+	remove_window(&w);
+}
+
 /*
  * An index of calls as profdata_load_at() sorts it (by ns tid, start,
  * depth), built in memory: the lookups need nothing else.
@@ -350,6 +409,7 @@ int register_profdata_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo lookups[] = {
 		{ "a connection id names its call", test_call_of_conn },
+		{ "a walk names each call by its place in the index", test_walk_conns },
 		{ "the innermost call holding an instant", test_conn_at },
 		{ "thread lists sorted, repeats dropped", test_sort_unique },
 		CU_TEST_INFO_NULL,

@@ -135,10 +135,26 @@ struct memcpy_ref {
 	size_t task;
 };
 
+/*
+ * Rows of integers are inserted up to BATCH at a time, by one statement
+ * of that many rows: what a statement costs whatever its size (its
+ * start, its end, its reset) was most of what an insert of one row cost.
+ */
+#define BATCH		64
+
+struct batch {
+	sqlite3_stmt *st;	/* size rows; prepared at the first full batch */
+	int64_t *v;		/* the rows kept, ncols each */
+	int nrows;
+	int size;		/* BATCH, or fewer where sqlite takes fewer parameters */
+	int ncols;
+};
+
 struct dbw {
 	sqlite3 *db;
 	const struct profdata *p;
 	sqlite3_stmt *st[NTABLES];
+	struct batch b[NTABLES];
 	struct strtab strs;
 	int64_t pid_hi;		/* globalTid's high half */
 	struct memcpy_ref *memcpys;	/* by conn */
@@ -185,10 +201,9 @@ static int step(sqlite3_stmt *s)
 	return rc == SQLITE_DONE ? 0 : db_err(rc);
 }
 
-/* A row of integers (DB_NULL: NULL) into table t. */
-static int row(struct dbw *w, int t, const int64_t *v, int n)
+/* Binds n integers (DB_NULL: NULL) to s's parameters from the first. */
+static void bind_ints(sqlite3_stmt *s, const int64_t *v, int n)
 {
-	sqlite3_stmt *s = w->st[t];
 	int i;
 
 	for (i = 0; i < n; i++)
@@ -196,7 +211,79 @@ static int row(struct dbw *w, int t, const int64_t *v, int n)
 			sqlite3_bind_null(s, i + 1);
 		else
 			sqlite3_bind_int64(s, i + 1, v[i]);
-	return step(s);
+}
+
+/* "INSERT INTO <t> VALUES (?,...),..." of a batch's rows. */
+static int prepare_batch(struct dbw *w, int t)
+{
+	const struct batch *b = &w->b[t];
+	size_t len = 64 + strlen(tables[t].name) +
+		     (size_t)b->size * (2 * (size_t)b->ncols + 2);
+	char *sql = malloc(len), *at;
+	int i, j, rc;
+
+	if (!sql)
+		return -ENOMEM;
+	at = sql + snprintf(sql, len, "INSERT INTO %s VALUES ", tables[t].name);
+	for (i = 0; i < b->size; i++) {
+		*at++ = i ? ',' : ' ';
+		*at++ = '(';
+		for (j = 0; j < w->b[t].ncols; j++) {
+			*at++ = '?';
+			*at++ = j + 1 < w->b[t].ncols ? ',' : ')';
+		}
+	}
+	*at = '\0';
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &w->b[t].st, NULL);
+	free(sql);
+	return rc == SQLITE_OK ? 0 : db_err(rc);
+}
+
+/* The rows kept for table t into it: a full batch at once, else one by one. */
+static int flush(struct dbw *w, int t)
+{
+	struct batch *b = &w->b[t];
+	int i, n = b->nrows, err = 0;
+
+	b->nrows = 0;
+	if (n == b->size && n > 1) {
+		err = b->st ? 0 : prepare_batch(w, t);
+		if (!err)
+			bind_ints(b->st, b->v, n * b->ncols);
+		return err ?: step(b->st);
+	}
+	for (i = 0; i < n && !err; i++) {
+		bind_ints(w->st[t], b->v + i * b->ncols, b->ncols);
+		err = step(w->st[t]);
+	}
+	return err;
+}
+
+/* The rows every table still keeps. */
+static int flush_all(struct dbw *w)
+{
+	size_t t;
+	int err = 0;
+
+	for (t = 0; t < NTABLES && !err; t++)
+		err = flush(w, (int)t);
+	return err;
+}
+
+/* A row of integers (DB_NULL: NULL) into table t, kept for its batch. */
+static int row(struct dbw *w, int t, const int64_t *v, int n)
+{
+	struct batch *b = &w->b[t];
+
+	if (n != b->ncols)
+		return -EINVAL;	/* a writer out of step with the table */
+	if (!b->v) {
+		b->v = malloc(sizeof(*b->v) * (size_t)b->size * (size_t)n);
+		if (!b->v)
+			return -ENOMEM;
+	}
+	memcpy(b->v + b->nrows * n, v, sizeof(*v) * (size_t)n);
+	return ++b->nrows == b->size ? flush(w, t) : 0;
 }
 
 /* A row of two columns, each an integer (text NULL) or a text. */
@@ -215,6 +302,8 @@ static int row2(struct dbw *w, int t, int64_t a, const char *at,
 
 static int create_tables(struct dbw *w)
 {
+	/* Parameters a statement may have: 32766 since sqlite 3.32, 999 before. */
+	int vars = sqlite3_limit(w->db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
 	char sql[1024], marks[64];
 	size_t i, j, n;
 	int err, rc;
@@ -229,6 +318,9 @@ static int create_tables(struct dbw *w)
 			return err;
 		for (n = 1; *c; c++)
 			n += *c == ',';
+		w->b[i].ncols = (int)n;
+		w->b[i].size = BATCH * (int)n <= vars ? BATCH :
+			       (int)n <= vars ? vars / (int)n : 1;
 		for (j = 0; j < n; j++)
 			memcpy(marks + 2 * j, "?,", 2);
 		marks[2 * n - 1] = 0;	/* the last comma */
@@ -467,7 +559,9 @@ static int write_strings(struct dbw *w)
 /*
  * Every table, in one transaction.  No file but the db itself: the
  * journal and sorts stay in memory (a failed db is removed whole, not
- * rolled back), and db_export's fsync makes it durable before the rename.
+ * rolled back), and db_write's fsync makes it durable before the rename.
+ * TASK's index is made with the table, so that it grows with the rows:
+ * made after them, it sorted them all in memory (17 MiB a million).
  */
 static int fill(struct dbw *w)
 {
@@ -478,13 +572,14 @@ static int fill(struct dbw *w)
 	      exec(w, "PRAGMA temp_store=MEMORY") ?:
 	      exec(w, "BEGIN") ?:
 	      create_tables(w) ?:
+	      exec(w, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)") ?:
 	      write_enums(w) ?:
 	      write_session(w) ?:
 	      write_tasks(w) ?:
 	      profdata_each_host(w->p, write_api, write_ioctl, w) ?:
 	      overlap_each(w->p, write_overlap, w) ?:
 	      write_strings(w) ?:
-	      exec(w, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)");
+	      flush_all(w);
 	return err ?: exec(w, "COMMIT");
 }
 
@@ -522,8 +617,11 @@ static int write_db(int dirfd, const char *tmp, const struct profdata *p)
 			     SQLITE_OPEN_NOFOLLOW |
 			     SQLITE_OPEN_NOMUTEX, vfs.zName);
 	err = rc == SQLITE_OK ? fill(&w) : db_err(rc);
-	for (i = 0; i < NTABLES; i++)
+	for (i = 0; i < NTABLES; i++) {
 		sqlite3_finalize(w.st[i]);
+		sqlite3_finalize(w.b[i].st);
+		free(w.b[i].v);
+	}
 	if (sqlite3_close(w.db) != SQLITE_OK && !err)
 		err = -EIO;
 	sqlite3_vfs_unregister(&vfs);
@@ -570,44 +668,67 @@ int db_remove_stale(int dirfd, const char *keep)
 	return fsutil_dir_for_each(dirfd, remove_one, &s);
 }
 
-int db_export(int dirfd, const char *label, const struct profdata *p)
+int db_write(int dirfd, const char *label, const struct profdata *p,
+	     struct db_file *f)
 {
-	char name[32], tmp[NAME_MAX + 1];
 	time_t now = time(NULL);
 	struct tm tm;
 	int fd, err;
 
 	localtime_r(&now, &tm);
-	strftime(name, sizeof(name), "msprof_%Y%m%d%H%M%S.db", &tm);
+	strftime(f->name, sizeof(f->name), "msprof_%Y%m%d%H%M%S.db", &tm);
 	err = fsutil_dir_check_ours(dirfd);
 	if (err) {
 		fprintf(stderr, "msprof: %s: no db written: the directory belongs to another user or others can write it: refused\n",
 			label);
 		return err;
 	}
-	fd = fsutil_create_temp_at(dirfd, name, tmp, sizeof(tmp));
+	fd = fsutil_create_temp_at(dirfd, f->name, f->tmp, sizeof(f->tmp));
 	if (fd < 0) {
 		fprintf(stderr, "msprof: %s: cannot create %s: %s\n", label,
-			name, strerror(-fd));
+			f->name, strerror(-fd));
 		return fd;
 	}
-	err = write_db(dirfd, tmp, p);
+	err = write_db(dirfd, f->tmp, p);
 	if (!err && fsync(fd))
 		err = -errno;
 	close(fd);
-	testpoint("db-before-rename");
-	if (!err && renameat(dirfd, tmp, dirfd, name))
-		err = -errno;
 	if (err) {
-		unlinkat(dirfd, tmp, 0);
+		unlinkat(dirfd, f->tmp, 0);
 		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
-			name, strerror(-err));
+			f->name, strerror(-err));
+	}
+	return err;
+}
+
+int db_commit(int dirfd, const char *label, const struct db_file *f)
+{
+	int err;
+
+	testpoint("db-before-rename");
+	if (renameat(dirfd, f->tmp, dirfd, f->name)) {
+		err = -errno;
+		unlinkat(dirfd, f->tmp, 0);
+		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
+			f->name, strerror(-err));
 		return err;
 	}
-	printf("%s/%s\n", label, name);
-	err = db_remove_stale(dirfd, name);
+	printf("%s/%s\n", label, f->name);
+	err = db_remove_stale(dirfd, f->name);
 	if (err)
 		fprintf(stderr, "msprof: %s: an earlier export's db is left: %s\n",
 			label, strerror(-err));
 	return 0;
+}
+
+void db_discard(int dirfd, const struct db_file *f)
+{
+	unlinkat(dirfd, f->tmp, 0);
+}
+
+int db_export(int dirfd, const char *label, const struct profdata *p)
+{
+	struct db_file f;
+
+	return db_write(dirfd, label, p, &f) ?: db_commit(dirfd, label, &f);
 }

@@ -2,6 +2,8 @@
 #ifndef MSPROF_DB_H
 #define MSPROF_DB_H
 
+#include <limits.h>
+
 #include "profdata.h"
 
 /*
@@ -11,6 +13,22 @@
  * export's db is removed then.  Errors are reported, under label.
  */
 int db_export(int dirfd, const char *label, const struct profdata *p);
+
+/* A db written under its temporary name, not yet renamed in. */
+struct db_file {
+	char name[32];
+	char tmp[NAME_MAX + 1];
+};
+
+/*
+ * db_export in two steps, so that the db can be written beside the text
+ * outputs and renamed in only once they are: db_write fills f (nothing is
+ * left on error), then db_commit renames it in or db_discard removes it.
+ */
+int db_write(int dirfd, const char *label, const struct profdata *p,
+	     struct db_file *f);
+int db_commit(int dirfd, const char *label, const struct db_file *f);
+void db_discard(int dirfd, const struct db_file *f);
 
 /*
  * Removes an earlier export's msprof_<14 digits>.db from dirfd but keep

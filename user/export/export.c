@@ -281,6 +281,58 @@ static void report_losses(const char *label, const struct profdata *p)
 			label, p->meta.incomplete_reason);
 }
 
+/* The db, written by a thread of its own beside the text outputs. */
+struct db_job {
+	int dirfd;
+	const char *label;
+	const struct profdata *p;
+	struct db_file f;
+	pthread_t thread;
+	bool threaded;
+	int err;
+};
+
+static void *run_db_job(void *arg)
+{
+	struct db_job *j = arg;
+
+	j->err = db_write(j->dirfd, j->label, j->p, &j->f);
+	return NULL;
+}
+
+/*
+ * The text outputs, and with db the db beside them: the db takes longer
+ * than the timeline, so written one after the other they would take the
+ * two times added.  The db is renamed in after the text outputs, and
+ * only if they were.
+ */
+static int export_all(int dirfd, const char *label, const struct profdata *p,
+		      bool db)
+{
+	struct db_job j = { .dirfd = dirfd, .label = label, .p = p };
+	int err;
+
+	if (db)
+		j.threaded = !pthread_create(&j.thread, NULL, run_db_job, &j);
+	err = export_files(dirfd, label, p);
+	if (j.threaded)
+		pthread_join(j.thread, NULL);
+	else if (db && !err)
+		run_db_job(&j);
+	if (!db) {
+		if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
+			fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
+				label);
+		return err;
+	}
+	if (err) {
+		if (j.threaded && !j.err)
+			db_discard(dirfd, &j.f);
+		return err;
+	}
+	return j.err ?: db_commit(dirfd, label, &j.f);
+}
+
 /* 0: exported whole; 1: exported, less than the window held; or -errno. */
 static int export_one(int dirfd, const char *label, void *ctx)
 {
@@ -297,12 +349,7 @@ static int export_one(int dirfd, const char *label, void *ctx)
 	}
 	testpoint("export-after-load");
 	report_losses(label, &p);
-	err = export_files(dirfd, label, &p);
-	if (!err && db)
-		err = db_export(dirfd, label, &p);
-	else if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
-		fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
-			label);
+	err = export_all(dirfd, label, &p, db);
 	if (!err)
 		err = p.nproblems || p.meta.incomplete || p.meta.lost_events;
 	profdata_free(&p);

@@ -317,18 +317,46 @@ uint64_t profdata_conn_at(const struct profdata *p, uint32_t tid, uint64_t ns)
 	return 0;
 }
 
-/* The connection id of a walked call: its place in the index. */
+/* How far from the last call found the next is looked for first. */
+#define NEAR 4
+
+/* Whether calls[i] is the only entry of the index with key's place. */
+static bool only_one(const struct profdata *p, const struct profcall *key,
+		     size_t i)
+{
+	return !by_tid_start(key, &p->calls[i]) &&
+	       (i == 0 || by_tid_start(key, &p->calls[i - 1])) &&
+	       (i + 1 == p->ncalls || by_tid_start(key, &p->calls[i + 1]));
+}
+
+/*
+ * The connection id of a walked call: its place in the index.  A thread's
+ * calls are walked in the order they ended, a few places apart in the
+ * index, so the places near the last one found (*near) are tried before
+ * a search of the whole index; one is taken there only if no other entry
+ * has its key, where the search could have found another.
+ */
 static uint64_t conn_of(const struct profdata *p,
-			const struct msprof_api_event *e)
+			const struct msprof_api_event *e, size_t *near)
 {
 	struct profcall key = {
 		.start_ns = e->start_ns, .ns_tid = e->ns_tid,
 		.depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX),
 	};
-	const struct profcall *c = p->ncalls ?
-		bsearch(&key, p->calls, p->ncalls, sizeof(*c), by_tid_start) : NULL;
+	size_t i = *near > NEAR ? *near - NEAR : 0;
+	const struct profcall *c;
 
-	return c ? (uint64_t)(c - p->calls) + 1 : 0;
+	for (; i < p->ncalls && i <= *near + NEAR; i++)
+		if (only_one(p, &key, i)) {
+			*near = i;
+			return i + 1;
+		}
+	c = p->ncalls ?
+	    bsearch(&key, p->calls, p->ncalls, sizeof(*c), by_tid_start) : NULL;
+	if (!c)
+		return 0;
+	*near = (size_t)(c - p->calls);
+	return *near + 1;
 }
 
 struct walk {
@@ -336,6 +364,7 @@ struct walk {
 	profdata_api_fn api;
 	profdata_ioctl_fn ioctl;
 	void *ctx;
+	size_t near;	/* where the last walked call was in the index */
 };
 
 static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
@@ -344,7 +373,7 @@ static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	struct walk *w = ctx;
 
 	if (type == MSPROF_REC_API && w->api)
-		return w->api(body, conn_of(w->p, body), w->ctx);
+		return w->api(body, conn_of(w->p, body, &w->near), w->ctx);
 	if (type != MSPROF_REC_IOCTL || !w->ioctl)
 		return 0;
 	/* A record without payload reads as payload_len 0. */
