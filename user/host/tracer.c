@@ -2,6 +2,7 @@
 /* Loading the BPF programs, attaching them for a window, reading them. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,14 +483,49 @@ int tracer_set_gate(struct tracer *t, bool open)
 
 /*
  * Each uprobe link's detach waits for the kernel to sync (about 35 ms in a
- * VM, serialised even across threads): see uprobe_multi.c.
+ * VM: see uprobe_multi.c), but detaches that run at the same time share
+ * that wait: the links go from up to DETACH_THREADS threads at once (on
+ * this VM, 8 targets' 16 uprobe_multi links took 600 ms one after the
+ * other, about 100 ms together).
  */
+#define DETACH_THREADS 16
+
+struct detach_work {
+	struct tracer *t;
+	size_t next;		/* the next link to go, taken atomically */
+};
+
+static void *detach_some(void *arg)
+{
+	struct detach_work *w = arg;
+	struct tracer *t = w->t;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) <
+	       t->nfds + t->nlinks) {
+		if (i < t->nfds)
+			close(t->link_fds[i]);
+		else
+			bpf_link__destroy(t->links[i - t->nfds]);
+	}
+	return NULL;
+}
+
 void tracer_detach(struct tracer *t)
 {
-	while (t->nfds)
-		close(t->link_fds[--t->nfds]);
-	while (t->nlinks)
-		bpf_link__destroy(t->links[--t->nlinks]);
+	struct detach_work w = { .t = t };
+	pthread_t helpers[DETACH_THREADS];
+	size_t n = 0, i;
+
+	/* Threads that cannot start leave their share to this one. */
+	while (n < DETACH_THREADS && n + 1 < t->nfds + t->nlinks &&
+	       !pthread_create(&helpers[n], NULL, detach_some, &w))
+		n++;
+	detach_some(&w);
+	for (i = 0; i < n; i++)
+		pthread_join(helpers[i], NULL);
+	t->nfds = 0;
+	t->nlinks = 0;
 	/* Next window's libraries may be mapped elsewhere. */
 	if (t->skel && !t->cookies)
 		clear_map(t->skel->maps.entry_ids);
