@@ -11,6 +11,8 @@
 # other keys are kept).  BPFTRACE names the bpftrace to run.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+BENCH=bench_calls
+source tools/bench/lib.sh
 CALLS=${CALLS:-200000}
 ROUNDS=${ROUNDS:-5}
 RESULTS=${RESULTS:-bench/results.json}
@@ -37,15 +39,6 @@ esac
 work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
 helper=		# the round's floor, bpftrace or msprof, while it runs
 
-# gone PID SECONDS: until PID has ended, SECONDS at most.
-gone() {
-	for _ in $(seq $(($2 * 20))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # Ends what this script started and still runs, by pid (TERM, then KILL
 # after 5 s).
 finish() {
@@ -59,24 +52,6 @@ finish() {
 }
 trap finish EXIT
 
-fail() {
-	echo "bench_calls: $*" >&2
-	exit 1
-}
-
-# await FILE TEXT SECONDS [PID]: until FILE holds TEXT; fails the bench
-# after SECONDS, or as soon as PID (the process that should write it) ends.
-await() {
-	for _ in $(seq $(($3 * 20))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && break
-		sleep 0.05
-	done
-	echo "bench_calls: no '$2' in $1 (${4:+its writer ended or }$3 s passed):" >&2
-	cat "$1" >&2
-	exit 1
-}
-
 # end_helper WHAT [SIGNAL]: sends the helper SIGNAL (none: it ends on its
 # own) and waits for its end, 30 s at most; fails the bench unless it
 # exits 0.
@@ -85,21 +60,6 @@ end_helper() {
 	gone "$helper" 30 || fail "$1 still running 30 s after ${2:-quit}"
 	wait "$helper" || fail "$1 exited with status $?: $(cat "$work/$1.log")"
 	helper=
-}
-
-# one_loop: releases the driver once; sets last to its ns per call.
-one_loop() {
-	local n
-	n=$(grep -c '^calls ' "$work/driver.log")
-	kill -USR1 "$driver"
-	for _ in $(seq $((LOOP_S * 20))); do
-		[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] && break
-		kill -0 "$driver" 2>/dev/null || fail "the driver ended: $(cat "$work/driver.log")"
-		sleep 0.05
-	done
-	[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] ||
-		fail "the driver's loop of $CALLS calls took more than $LOOP_S s"
-	last=$(sed -n 's/^calls [0-9]* ns_per_call \([0-9.]*\) .*/\1/p' "$work/driver.log" | tail -1)
 }
 
 floor_loop() {
@@ -147,9 +107,7 @@ msprof_loop() {
 	end_helper msprof
 }
 
-"$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
-driver=$!
-await "$work/driver.log" 'waiting for SIGUSR1' 10 "$driver"
+start_driver
 
 have_bpftrace=1
 command -v "$BPFTRACE" >/dev/null 2>&1 || have_bpftrace=
