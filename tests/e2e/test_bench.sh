@@ -1,9 +1,11 @@
 #!/bin/bash
-# make bench's per-call part (tools/bench_calls.sh) on a tiny size: it runs,
-# writes its four rows under "per_call" with numbers (bpftrace's may say
-# "not installed"), keeps the results file's other keys, and says "not
-# installed" when bpftrace is missing.  No time is asserted: the figures
-# belong to docs/bench.md.
+# make bench's parts on tiny sizes.  The per-call part
+# (tools/bench_calls.sh) runs, writes its four rows under "per_call" with
+# numbers (bpftrace's may say "not installed"), keeps the results file's
+# other keys, and says "not installed" when bpftrace is missing; the idle
+# part (bench_idle.sh) writes its four states under "idle", the latency
+# part (bench_latency.sh) its runs under "latency".  No time is asserted:
+# the figures belong to docs/bench.md.
 source tests/e2e/lib.sh
 
 for t in call_driver floor libbench_call.so; do
@@ -91,3 +93,72 @@ run_bench "$WORK/nobt.log" BPFTRACE=/nonexistent/bpftrace
 check "without bpftrace the bench exits 0" [ $? -eq 0 ]
 show "$WORK/nobt.log"
 check_results "$WORK/results.json" "not installed" || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+
+# The idle part (tools/bench_idle.sh) and the latency part
+# (tools/bench_latency.sh) on tiny sizes, into one file seeded with another
+# key: each writes its own key and keeps the others.  Shapes only.
+echo '{"other": {"kept": 1}}' >"$WORK/parts.json"
+CALLS=20000 ROUNDS=1 RESULTS="$WORK/parts.json" timeout 300 tools/bench_idle.sh \
+	>"$WORK/idle.log" 2>&1
+check "the idle bench exits 0" [ $? -eq 0 ]
+show "$WORK/idle.log"
+check "it prints the table's four rows" \
+	[ "$(grep -cE '^(untraced|attached|between|after_quit) +[0-9]' "$WORK/idle.log")" = 4 ]
+WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 RESULTS="$WORK/parts.json" timeout 300 \
+	tools/bench_latency.sh >"$WORK/latency.log" 2>&1
+check "the latency bench exits 0" [ $? -eq 0 ]
+show "$WORK/latency.log"
+check "it prints a row for 1 and for 2 targets" \
+	[ "$(grep -cE '^ +[12] +3 +[0-9]' "$WORK/latency.log")" = 2 ]
+python3 - "$WORK/parts.json" <<'PY' || CHECKS_FAILED=$((CHECKS_FAILED + 1))
+import json, numbers, sys
+
+failed = 0
+
+def check(what, cond):
+    global failed
+    print(("ok " if cond else "FAIL ") + what)
+    failed += not cond
+
+def number(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0
+
+try:
+    with open(sys.argv[1]) as f:
+        doc = json.load(f)
+except (OSError, ValueError) as e:
+    check("%s is well-formed JSON (%s)" % (sys.argv[1], e), False)
+    sys.exit(1)
+check("both parts keep the file's other keys", doc.get("other") == {"kept": 1})
+idle = doc.get("idle", {})
+check("idle names its size", idle.get("calls") == 20000 and idle.get("rounds") == 1)
+rows = idle.get("rows", [])
+check("idle: untraced, attached, between, after_quit in order (%s)"
+      % [r.get("state") for r in rows],
+      [r.get("state") for r in rows] ==
+      ["untraced", "attached", "between", "after_quit"])
+for r in rows:
+    check("idle %s: ns per call and ratio are numbers, one a round (%s)"
+          % (r.get("state"), r),
+          number(r.get("ns_per_call")) and number(r.get("x_untraced"))
+          and len(r.get("rounds_ns", [])) == 1)
+check("idle: untraced's ratio to itself is 1",
+      rows[:1] and rows[0].get("x_untraced") == 1)
+runs = doc.get("latency", {}).get("runs", [])
+check("latency: a run for 1 and for 2 targets (%s)"
+      % [r.get("targets") for r in runs],
+      [r.get("targets") for r in runs] == [1, 2])
+for r in runs:
+    for key in ("start_to_armed_ms", "stop_to_written_ms"):
+        v = r.get(key, {})
+        s = v.get("samples", [])
+        check("latency, %s targets, %s: 3 samples, p50 <= p99, all numbers (%s)"
+              % (r.get("targets"), key, v),
+              r.get("windows") == 3 and len(s) == 3 and all(map(number, s))
+              and number(v.get("p50")) and number(v.get("p99"))
+              and v["p50"] <= v["p99"])
+    check("latency, %s targets: the goals beside the figures" % r.get("targets"),
+          r.get("goal_armed_p99_ms") == 10 and
+          r.get("goal_written_p99_ms") == (100 if r.get("targets") == 1 else 300))
+sys.exit(1 if failed else 0)
+PY
