@@ -54,6 +54,15 @@ int tracer_attach_target(struct tracer *t, int host_pid,
 int tracer_attach_syscalls(struct tracer *t, bool follow);
 /* Opening forgets half-seen calls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
+/*
+ * Detaching takes the kernel tens of milliseconds per uprobe link: begin
+ * hands every probe attached so far to background threads (calls that
+ * return meanwhile are still recorded), end waits until all are gone.
+ * One batch at a time: begin ends the last one first.
+ */
+void tracer_detach_begin(struct tracer *t);
+void tracer_detach_end(struct tracer *t);
+/* Both: every probe gone on return. */
 void tracer_detach(struct tracer *t);
 
 /* For poll(): readable when events wait; then call tracer_consume(). */
