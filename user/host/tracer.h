@@ -70,7 +70,7 @@ int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
  * Calls and ioctls still open in the kernel's per-thread state: after a
- * stop's detach, what was in flight and so goes unrecorded.
+ * stop's drain, what was in flight and so goes unrecorded.
  */
 int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
