@@ -263,17 +263,17 @@ int session_stop(struct session *s)
 	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->w.collecting = false;
+	/*
+	 * The probes go in the background while the agents stop and the
+	 * window is written; the window keeps what is drained below, and the
+	 * calls still running then are counted as unfinished.
+	 */
+	tracer_detach_begin(s->w.tracer);
+	testpoint("after-detach");
 	targets_request(ts, MSPROF_STOP_REQ);
 	testpoint("after-stop-req");
 	/* msprof's word on the stop, as the agents answered; details follow. */
 	puts(agent_failed(ts) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_STOP_SUCCESS);
-	/*
-	 * The probes go in the background while the window is written; the
-	 * window keeps what was drained below, and the calls still running
-	 * then are counted as unfinished.
-	 */
-	tracer_detach_begin(s->w.tracer);
-	testpoint("after-detach");
 	err = targets_consume(ts);
 	testpoint("after-drain");
 	if (err)
