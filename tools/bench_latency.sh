@@ -3,7 +3,8 @@
 # start and for stop.  TARGETS npu_sample processes (PROFILING_MODE=dynamic,
 # so each has an agent that msprof sends START and STOP) run steps of
 # STEP_MS ms; for each count N in COUNTS, one msprof attached to the first
-# N of them opens and closes WINDOWS windows, each held HOLD_S seconds, and
+# N of them opens and closes WINDOWS windows, each held HOLD_S seconds and
+# opened GAP_S seconds after the last one closed, and
 # tools/bench/latency.py times, from the command written to msprof's stdin
 # to msprof's line that says it is done, start->armed ("collection
 # started": probes attached, gate open, agents started) and stop->written
@@ -14,6 +15,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 WINDOWS=${WINDOWS:-50}
 HOLD_S=${HOLD_S:-0.1}
+GAP_S=${GAP_S:-0.5}
 COUNTS=${COUNTS:-1 8}
 STEP_MS=${STEP_MS:-20}
 RESULTS=${RESULTS:-bench/results.json}
@@ -80,18 +82,18 @@ parts=()
 for n in $COUNTS; do
 	pids=$(IFS=,; echo "${tasks[*]:0:$n}")
 	timeout $((120 + WINDOWS * 30)) tools/bench/latency.py "$WINDOWS" "$HOLD_S" \
-		"$n" "$work/part$n.json" -- "$MSPROF" --dynamic=on --pid="$pids" \
+		"$GAP_S" "$n" "$work/part$n.json" -- "$MSPROF" --dynamic=on --pid="$pids" \
 		--output="$work/out$n" || fail "the run with $n targets failed"
 	parts+=("$work/part$n.json")
 done
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
-python3 - "$work/part.json" "$HOLD_S" "$STEP_MS" "${parts[@]}" <<'PY' || exit 1
+python3 - "$work/part.json" "$HOLD_S" "$GAP_S" "$STEP_MS" "${parts[@]}" <<'PY' || exit 1
 import json, sys
 
-path, hold, step_ms = sys.argv[1:4]
+path, hold, gap, step_ms = sys.argv[1:5]
 runs = []
-for p in sys.argv[4:]:
+for p in sys.argv[5:]:
     with open(p) as f:
         runs.append(json.load(f))
 # The issue's goals: start->armed <= 10 ms p99 at any count; stop->written
@@ -99,13 +101,13 @@ for p in sys.argv[4:]:
 for r in runs:
     r["goal_armed_p99_ms"] = 10
     r["goal_written_p99_ms"] = 100 if r["targets"] == 1 else 300
-part = {"hold_s": float(hold), "task": "npu_sample, PROFILING_MODE=dynamic, "
+part = {"hold_s": float(hold), "gap_s": float(gap), "task": "npu_sample, PROFILING_MODE=dynamic, "
         "a step every %s ms" % step_ms, "runs": runs}
 with open(path, "w") as f:
     json.dump(part, f)
 
 print("start->armed and stop->written, ms (nearest-rank percentiles), "
-      "windows held %s s" % hold)
+      "windows held %s s, %s s apart" % (hold, gap))
 print(f"{'targets':>7} {'windows':>7} {'armed p50':>10} {'armed p99':>10} {'goal':>5}"
       f" {'written p50':>12} {'written p99':>12} {'goal':>5}")
 for r in runs:

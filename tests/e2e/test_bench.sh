@@ -104,7 +104,7 @@ check "the idle bench exits 0" [ $? -eq 0 ]
 show "$WORK/idle.log"
 check "it prints the table's four rows" \
 	[ "$(grep -cE '^(untraced|attached|between|after_quit) +[0-9]' "$WORK/idle.log")" = 4 ]
-WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 RESULTS="$WORK/parts.json" timeout 300 \
+WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/parts.json" timeout 300 \
 	tools/bench_latency.sh >"$WORK/latency.log" 2>&1
 check "the latency bench exits 0" [ $? -eq 0 ]
 show "$WORK/latency.log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""latency.py WINDOWS HOLD_S TARGETS OUT -- MSPROF ARGS...: make bench's
+"""latency.py WINDOWS HOLD_S GAP_S TARGETS OUT -- MSPROF ARGS...: make bench's
 start/stop latency, as a person at msprof's prompt sees it.
 
 Runs msprof with its stdin and stdout on pipes, waits until it has attached
@@ -10,7 +10,9 @@ and as msprof's "collection started (window N)" line is read back
 (start->armed: probes attached, gate open, START answered), and the same
 from "stop" to "collection stopped (window N)" (stop->written: the agents
 stopped, the ring buffer drained, every PROF_ directory written).  Each
-window stays open HOLD_S seconds.  Then "quit".  Writes the samples in ms
+window stays open HOLD_S seconds, and each start comes GAP_S seconds
+after the last stop, as a person's would: some of what the kernel does
+for a start is quicker just after a stop.  Then "quit".  Writes the samples in ms
 and their p50/p99 as JSON to OUT.  Every wait is bounded: msprof that says
 nothing for WAIT_S seconds, or ends, fails the run.
 """
@@ -89,15 +91,16 @@ def percentile(v, q):
 
 
 def main():
-    if len(sys.argv) < 7 or sys.argv[5] != "--":
-        sys.exit("usage: latency.py WINDOWS HOLD_S TARGETS OUT -- MSPROF ARGS...")
-    windows, hold, targets = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-    out, argv = sys.argv[4], sys.argv[6:]
+    if len(sys.argv) < 8 or sys.argv[6] != "--":
+        sys.exit("usage: latency.py WINDOWS HOLD_S GAP_S TARGETS OUT -- MSPROF ARGS...")
+    windows, hold, gap = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+    targets, out, argv = int(sys.argv[4]), sys.argv[5], sys.argv[7:]
     m = Msprof(argv)
     for _ in range(targets):
         m.wait_for(r"msprof: attached to pid")
     armed, written = [], []
     for n in range(1, windows + 1):
+        time.sleep(gap)
         t0 = m.say("start")
         t1 = m.wait_for(r"collection started \(window %d\)" % n)
         time.sleep(hold)
