@@ -160,7 +160,8 @@ static int take_reply(struct target *t, int type, int err, int status)
 static int request_batch(struct target *v, size_t n,
 			 const struct agent_link_conf *c, int type)
 {
-	int fds[DYNSOCK_BATCH], status[DYNSOCK_BATCH], errs[DYNSOCK_BATCH];
+	int fds[DYNSOCK_BATCH] = { 0 }, status[DYNSOCK_BATCH] = { 0 };
+	int errs[DYNSOCK_BATCH];
 	struct target *asked[DYNSOCK_BATCH];
 	size_t i, m = 0;
 	int err, first = 0;
