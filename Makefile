@@ -368,6 +368,8 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/synth_window $(BENCH_CALL_TOOLS)
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_calls.sh
+	$(Q)tools/bench_idle.sh
+	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
 

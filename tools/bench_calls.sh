@@ -65,9 +65,7 @@ bpftrace_loop() {
 	bt_lines=$((bt_lines + $(grep -cE '^[0-9]+ [0-9]+$' "$work/bpftrace.log")))
 }
 
-"$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
-driver=$!
-await "$work/driver.log" 'waiting for SIGUSR1' 10 "$driver"
+start_driver
 
 have_bpftrace=1
 command -v "$BPFTRACE" >/dev/null 2>&1 || have_bpftrace=

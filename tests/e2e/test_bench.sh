@@ -4,6 +4,9 @@
 # - per call (tools/bench_calls.sh): its four rows under "per_call" with
 #   numbers (bpftrace's may say "not installed"), the results file's other
 #   keys kept, and "not installed" when bpftrace is missing;
+# - idle (tools/bench_idle.sh): its four states under "idle", in order;
+# - latency (tools/bench_latency.sh): a run for 1 and for 2 targets under
+#   "latency", each with its samples, p50 <= p99 and the goals beside them;
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
 #   the rate without loss runs, every point's records and losses add up to
 #   the calls made, and npu_sample's pair to the calls its steps make;
@@ -116,6 +119,54 @@ run_bench "$WORK/nobt.log" BPFTRACE=/nonexistent/bpftrace
 check "without bpftrace the bench exits 0" [ $? -eq 0 ]
 show "$WORK/nobt.log"
 check_part per_call "$PER_CALL" "not installed"
+
+seed
+env CALLS=20000 ROUNDS=1 RESULTS="$WORK/results.json" timeout 300 \
+	tools/bench_idle.sh >"$WORK/idle.log" 2>&1
+check "the idle bench exits 0" [ $? -eq 0 ]
+show "$WORK/idle.log"
+check "it prints the table's four rows" \
+	[ "$(grep -cE '^(untraced|attached|between|after_quit) +[0-9]' "$WORK/idle.log")" = 4 ]
+read -r -d '' IDLE <<'PY'
+check("idle names its size", part.get("calls") == 20000 and part.get("rounds") == 1)
+rows = part.get("rows", [])
+check("untraced, attached, between, after_quit in order (%s)"
+      % [r.get("state") for r in rows],
+      [r.get("state") for r in rows] ==
+      ["untraced", "attached", "between", "after_quit"])
+for r in rows:
+    check("%s: ns per call and ratio are numbers, one a round (%s)" % (r.get("state"), r),
+          positive(r.get("ns_per_call")) and positive(r.get("x_untraced"))
+          and len(r.get("rounds_ns", [])) == 1)
+check("untraced's ratio to itself is 1", rows[:1] and rows[0].get("x_untraced") == 1)
+PY
+check_part idle "$IDLE"
+
+seed
+env WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/results.json" \
+	timeout 300 tools/bench_latency.sh >"$WORK/latency.log" 2>&1
+check "the latency bench exits 0" [ $? -eq 0 ]
+show "$WORK/latency.log"
+check "it prints a row for 1 and for 2 targets" \
+	[ "$(grep -cE '^ +[12] +3 +[0-9]' "$WORK/latency.log")" = 2 ]
+read -r -d '' LATENCY <<'PY'
+runs = part.get("runs", [])
+check("a run for 1 and for 2 targets (%s)" % [r.get("targets") for r in runs],
+      [r.get("targets") for r in runs] == [1, 2])
+for r in runs:
+    for key in ("start_to_armed_ms", "stop_to_written_ms"):
+        v = r.get(key, {})
+        s = v.get("samples", [])
+        check("%s targets, %s: 3 samples, p50 <= p99, all numbers (%s)"
+              % (r.get("targets"), key, v),
+              r.get("windows") == 3 and len(s) == 3 and all(map(positive, s))
+              and positive(v.get("p50")) and positive(v.get("p99"))
+              and v["p50"] <= v["p99"])
+    check("%s targets: the goals beside the figures" % r.get("targets"),
+          r.get("goal_armed_p99_ms") == 10 and
+          r.get("goal_written_p99_ms") == (100 if r.get("targets") == 1 else 300))
+PY
+check_part latency "$LATENCY"
 
 seed
 env CALLS=2000 BISECT=1 SAMPLE_STEPS=50 BUFFER=4K RESULTS="$WORK/results.json" \

@@ -208,6 +208,73 @@ static void test_ctl_signal(void)
 	close(agent);
 }
 
+/* An agent that answers each request SLOW_MS after it came. */
+#define SLOW_MS 300
+
+static void *slow_agent(void *arg)
+{
+	struct msprof_msg req, rsp = { .status = MSPROF_SUCCESS };
+	struct timespec wait = { .tv_nsec = SLOW_MS * 1000000L };
+	int fd = *(int *)arg;
+
+	if (read(fd, &req, sizeof(req)) == sizeof(req)) {
+		nanosleep(&wait, NULL);
+		rsp.type = req.type + 1;
+		if (write(fd, &rsp, sizeof(rsp)) != sizeof(rsp))
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Every agent is asked before any answer is awaited: two slow ones cost
+ * one wait, not two; one gone or wrong costs the others nothing.
+ */
+static void test_ctl_request_all(void)
+{
+	struct msprof_msg ok = { MSPROF_STOP_RSP, MSPROF_SUCCESS }, req;
+	int fds[4], agents[4], status[4] = { -1, -1, -1, -1 }, err[4], sv[2];
+	int big[DYNSOCK_BATCH + 1] = { 0 };
+	pthread_t th[2];
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+						 0, sv), 0);
+		fds[i] = sv[0];
+		agents[i] = sv[1];
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, slow_agent,
+						     &agents[i]), 0);
+	}
+	fds[2] = agent_said(&agents[2], &ok, sizeof(ok));
+	fds[3] = agent_said(&agents[3], NULL, 0);
+	close(agents[3]);
+	t0 = msprof_now_ms();
+	dynsock_request_all(fds, 4, MSPROF_STOP_REQ, status, err);
+	CU_ASSERT(msprof_now_ms() - t0 < 2 * SLOW_MS - 50);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(err[i], 0);
+		CU_ASSERT_EQUAL(status[i], MSPROF_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(err[3], -ECONNRESET);
+	/* Each was sent the request itself. */
+	CU_ASSERT_EQUAL(read(agents[2], &req, sizeof(req)), (ssize_t)sizeof(req));
+	CU_ASSERT_EQUAL(req.type, MSPROF_STOP_REQ);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < 4; i++) {
+		close(fds[i]);
+		if (i < 3)
+			close(agents[i]);
+	}
+
+	/* More than a batch is refused whole, before anything is sent. */
+	dynsock_request_all(fds, DYNSOCK_BATCH + 1, MSPROF_STOP_REQ, status, big);
+	CU_ASSERT_EQUAL(big[0], -E2BIG);
+	CU_ASSERT_EQUAL(big[DYNSOCK_BATCH], -E2BIG);
+}
+
 int register_protocol_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -219,6 +286,7 @@ int register_protocol_tests(void)
 		{ "controller: the replies after QUIT are read", test_ctl_quit_drained },
 		{ "controller: a session the server ends", test_ctl_session_end },
 		{ "controller: a signal ends a wait", test_ctl_signal },
+		{ "controller: all agents asked at once", test_ctl_request_all },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -4,8 +4,9 @@
  * (default 1) each call libbench_call.so's bench_call() CALLS times
  * (default 200000), as fast as they can or, with a RATE > 0, paced to
  * RATE calls a second each; then it prints the time per call of one
- * thread and the calls a second of all of them, measured around the
- * loops.  It waits for the signal so that probes can be attached before
+ * thread, in wall-clock time and in its CPU time (which a busy machine's
+ * other work does not stretch), and the calls a second of all of them,
+ * measured around the loops.  It waits for the signal so that probes can be attached before
  * it runs; SIGTERM or SIGINT ends it, and so do IDLE_S seconds without a
  * signal (an orphaned driver does not stay).
  */
@@ -34,40 +35,41 @@ struct loop {
 	long calls;
 	long long interval_ns;	/* 0: unpaced */
 	int acc;
+	long long cpu_ns;	/* the thread's CPU time in its loop */
 	pthread_t thread;
 };
 
-static long long now_ns(void)
+static long long now_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void *run_loop(void *arg)
 {
 	struct loop *l = arg;
-	long long next, now;
+	long long next, now, c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	long i;
 	int acc = 0;
 
 	if (!l->interval_ns) {
 		for (i = 0; i < l->calls; i++)
 			acc = bench_call(acc);
-		l->acc = acc;
-		return NULL;
+	} else {
+		next = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < l->calls; i++) {
+			/* Busy: a sleep's wake-up is coarser than the intervals asked. */
+			while ((now = now_ns(CLOCK_MONOTONIC)) < next)
+				;
+			acc = bench_call(acc);
+			next += l->interval_ns;
+			if (now - next > MAX_LAG_NS)
+				next = now;
+		}
 	}
-	next = now_ns();
-	for (i = 0; i < l->calls; i++) {
-		/* Busy: a sleep's wake-up is coarser than the intervals asked. */
-		while ((now = now_ns()) < next)
-			;
-		acc = bench_call(acc);
-		next += l->interval_ns;
-		if (now - next > MAX_LAG_NS)
-			next = now;
-	}
+	l->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	l->acc = acc;
 	return NULL;
 }
@@ -78,7 +80,7 @@ static int round_of(struct loop *loops, int threads)
 	long long t0, t1;
 	int i, started, err = 0, acc = 0;
 
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	for (started = 0; started < threads; started++) {
 		err = -pthread_create(&loops[started].thread, NULL, run_loop,
 				      &loops[started]);
@@ -89,11 +91,12 @@ static int round_of(struct loop *loops, int threads)
 		pthread_join(loops[i].thread, NULL);
 		acc += loops[i].acc;
 	}
-	t1 = now_ns();
+	t1 = now_ns(CLOCK_MONOTONIC);
 	if (err)
 		return err;
-	printf("calls %ld ns_per_call %.2f acc %d threads %d calls_per_s %.0f\n",
-	       loops[0].calls, (double)(t1 - t0) / loops[0].calls, acc, threads,
+	printf("calls %ld ns_per_call %.2f cpu_ns_per_call %.2f acc %d threads %d calls_per_s %.0f\n",
+	       loops[0].calls, (double)(t1 - t0) / loops[0].calls,
+	       (double)loops[0].cpu_ns / loops[0].calls, acc, threads,
 	       (double)loops[0].calls * threads * 1e9 / (double)(t1 - t0));
 	return 0;
 }

@@ -1,10 +1,13 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: MIT
 # make bench's shell helpers, sourced by the parts that drive
 # build/tools/call_driver.  The sourcing script sets BENCH (its name, for
 # messages), work (its temporary directory), LOOP_S (a driver loop's
-# bound), and driver (the driver's pid) before it calls one_loop; helper
-# is the pid of what is attached to the driver (floor, bpftrace, msprof)
-# while it runs.
+# bound), and driver (the driver's pid) before it calls one_loop, and may
+# set LOOP_FIELD (the driver's figure one_loop takes: ns_per_call, the
+# default, is wall-clock; cpu_ns_per_call is the driver's CPU time, which
+# the machine's other work does not stretch); helper is the pid of what is
+# attached to the driver (floor, bpftrace, msprof) while it runs.
 # shellcheck disable=SC2034,SC2154  # last and rate are the caller's; work too
 helper=
 
@@ -21,6 +24,7 @@ gone() {
 # after 5 s), and removes its directory; for trap ... EXIT.
 finish() {
 	local p
+	exec 3>&-	# a prompt's fifo, if the script had one open
 	for p in $helper ${driver:-}; do
 		kill "$p" 2>/dev/null
 		gone "$p" 5 || kill -KILL "$p" 2>/dev/null
@@ -57,7 +61,15 @@ end_helper() {
 	helper=
 }
 
-# one_loop: releases the driver once; sets last to its ns per call and
+# start_driver: a call_driver of CALLS calls a loop, waiting for its first
+# SIGUSR1; sets driver.
+start_driver() {
+	"$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
+	driver=$!
+	await "$work/driver.log" 'waiting for SIGUSR1' 10 "$driver"
+}
+
+# one_loop: releases the driver once; sets last to its LOOP_FIELD and
 # rate to the calls a second of all its threads.
 one_loop() {
 	local n line
@@ -71,7 +83,7 @@ one_loop() {
 	[ "$(grep -c '^calls ' "$work/driver.log")" -gt "$n" ] ||
 		fail "the driver's loop took more than $LOOP_S s"
 	line=$(grep '^calls ' "$work/driver.log" | tail -1)
-	last=$(sed -n 's/^calls [0-9]* ns_per_call \([0-9.]*\) .*/\1/p' <<<"$line")
+	last=$(sed -n "s/^calls .* ${LOOP_FIELD:-ns_per_call} \\([0-9.]*\\) .*/\\1/p" <<<"$line")
 	rate=$(sed -n 's/.* calls_per_s \([0-9]*\)$/\1/p' <<<"$line")
 }
 

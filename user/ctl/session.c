@@ -263,13 +263,17 @@ int session_stop(struct session *s)
 	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->w.collecting = false;
+	/*
+	 * The probes go in the background while the agents stop and the
+	 * window is written; the window keeps what is drained below, and the
+	 * calls still running then are counted as unfinished.
+	 */
+	tracer_detach_begin(s->w.tracer);
+	testpoint("after-detach");
 	targets_request(ts, MSPROF_STOP_REQ);
 	testpoint("after-stop-req");
 	/* msprof's word on the stop, as the agents answered; details follow. */
 	puts(agent_failed(ts) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_STOP_SUCCESS);
-	/* Returns still in flight now are lost with the probes; few by design. */
-	tracer_detach(s->w.tracer);
-	testpoint("after-detach");
 	err = targets_consume(ts);
 	testpoint("after-drain");
 	if (err)
@@ -304,6 +308,13 @@ int session_stop(struct session *s)
 	for (i = 0; i < ts->n; i++)
 		if (ts->v[i].exited)
 			targets_forget(ts, i--);
+	tracer_detach_end(s->w.tracer);
+	/*
+	 * What returned since the drain is no window's (counted unfinished
+	 * above): taken out now, so that no later window gets it.
+	 */
+	targets_consume(ts);
+	s->w.collector.unattributed = 0;
 	printf("msprof: collection stopped (window %u)\n", s->w.number);
 	return first;
 }

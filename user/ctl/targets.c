@@ -248,7 +248,7 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 		return err;
 	}
 	if (w->collecting)
-		agent_link_request(t, &w->link, MSPROF_START_REQ);
+		agent_link_request_all(t, 1, &w->link, MSPROF_START_REQ);
 	return 0;
 }
 
@@ -318,14 +318,7 @@ bool targets_notice_exits(struct targets *ts)
 
 int targets_request(struct targets *ts, int type)
 {
-	int i, err, first = 0;
-
-	for (i = 0; i < ts->n; i++) {
-		err = agent_link_request(&ts->v[i], &ts->w->link, type);
-		if (err && !first)
-			first = err;
-	}
-	return first;
+	return agent_link_request_all(ts->v, (size_t)ts->n, &ts->w->link, type);
 }
 
 void targets_drop_ended_agents(struct targets *ts)

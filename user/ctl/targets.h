@@ -39,7 +39,10 @@ int targets_adopt_rank(int pid, void *ts);
 int targets_consume(struct targets *ts);
 /* Notices targets that exited; false once none is left. */
 bool targets_notice_exits(struct targets *ts);
-/* Sends one request to every connected agent; returns the first failure. */
+/*
+ * Sends one request to every connected agent, all at once; returns the
+ * first failure.
+ */
 int targets_request(struct targets *ts, int type);
 /* Lets go the agents whose server ended the session between requests. */
 void targets_drop_ended_agents(struct targets *ts);

@@ -54,6 +54,15 @@ int tracer_attach_target(struct tracer *t, int host_pid,
 int tracer_attach_syscalls(struct tracer *t, bool follow);
 /* Opening forgets half-seen calls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
+/*
+ * Detaching takes the kernel tens of milliseconds per uprobe link: begin
+ * hands every probe attached so far to background threads (calls that
+ * return meanwhile are still recorded), end waits until all are gone.
+ * One batch at a time: begin ends the last one first.
+ */
+void tracer_detach_begin(struct tracer *t);
+void tracer_detach_end(struct tracer *t);
+/* Both: every probe gone on return. */
 void tracer_detach(struct tracer *t);
 
 /* For poll(): readable when events wait; then call tracer_consume(). */
@@ -61,7 +70,7 @@ int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
  * Calls and ioctls still open in the kernel's per-thread state: after a
- * stop's detach, what was in flight and so goes unrecorded.
+ * stop's drain, what was in flight and so goes unrecorded.
  */
 int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */

@@ -117,20 +117,9 @@ static void server_ended(struct target *t, int status, bool quitting)
 	lose_agent(t, -ESHUTDOWN);
 }
 
-int agent_link_request(struct target *t, const struct agent_link_conf *c,
-		       int type)
+/* What t's agent answered to a request of this type: kept, said, acted on. */
+static int take_reply(struct target *t, int type, int err, int status)
 {
-	int status, err;
-
-	if (t->fd >= 0)
-		mind_request_limit(t, c, type);
-	if (t->fd < 0) {
-		/* Why there is no connection was kept when it went. */
-		if (type == MSPROF_STOP_REQ && t->device_status >= 0)
-			t->device_status = -ENOTCONN;
-		return 0;
-	}
-	err = dynsock_request(t->fd, type, &status);
 	t->requests++;
 	if (err == -ESHUTDOWN) {
 		server_ended(t, status, type == MSPROF_QUIT_REQ);
@@ -165,6 +154,53 @@ int agent_link_request(struct target *t, const struct agent_link_conf *c,
 		agent_link_disconnect(t);
 	}
 	return err;
+}
+
+/* Up to DYNSOCK_BATCH targets of v, asked at once. */
+static int request_batch(struct target *v, size_t n,
+			 const struct agent_link_conf *c, int type)
+{
+	int fds[DYNSOCK_BATCH] = { 0 }, status[DYNSOCK_BATCH] = { 0 };
+	int errs[DYNSOCK_BATCH];
+	struct target *asked[DYNSOCK_BATCH];
+	size_t i, m = 0;
+	int err, first = 0;
+
+	for (i = 0; i < n; i++) {
+		struct target *t = &v[i];
+
+		if (t->fd >= 0)
+			mind_request_limit(t, c, type);
+		if (t->fd >= 0) {
+			asked[m] = t;
+			fds[m++] = t->fd;
+		} else if (type == MSPROF_STOP_REQ && t->device_status >= 0) {
+			/* Why there is no connection was kept when it went. */
+			t->device_status = -ENOTCONN;
+		}
+	}
+	dynsock_request_all(fds, m, type, status, errs);
+	for (i = 0; i < m; i++) {
+		err = take_reply(asked[i], type, errs[i], status[i]);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+int agent_link_request_all(struct target *v, size_t n,
+			   const struct agent_link_conf *c, int type)
+{
+	size_t i, k;
+	int err, first = 0;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < DYNSOCK_BATCH ? n - i : DYNSOCK_BATCH;
+		err = request_batch(v + i, k, c, type);
+		if (err && !first)
+			first = err;
+	}
+	return first;
 }
 
 void agent_link_check_ended(struct target *t)

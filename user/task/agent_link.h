@@ -30,11 +30,13 @@ int agent_link_connect(struct target *t, const struct agent_link_conf *c);
 /* Ends t's agent connection; a staging directory left behind is said. */
 void agent_link_disconnect(struct target *t);
 /*
- * Sends one request to t's agent, if it has one connected, first
- * reconnecting (c) before a START that the agent's limit would cut.
+ * Sends one request to the agent of each of the n targets of v that has
+ * one connected, first reconnecting (c) one whose limit would cut a
+ * START; all are asked at once and answer by one deadline.  What went
+ * wrong is said per target; the first error is returned.
  */
-int agent_link_request(struct target *t, const struct agent_link_conf *c,
-		       int type);
+int agent_link_request_all(struct target *v, size_t n,
+			   const struct agent_link_conf *c, int type);
 /*
  * Notices an agent whose server ended the session on its own between
  * requests: says so and lets it go (the next start reconnects).

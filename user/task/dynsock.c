@@ -6,6 +6,8 @@
  * the signal left pending for the loop to see.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -113,21 +115,17 @@ static int read_session_end(int fd, int sig, int *status)
 	return -ESHUTDOWN;
 }
 
-/* Sends msg and reads the reply of the type wanted, by one deadline. */
-static int exchange(int fd, const void *msg, size_t len, int want,
-		    int *status)
+/*
+ * Reads the reply of the type wanted to a request sent on fd, by the
+ * deadline.
+ */
+static int read_reply(int fd, int want, uint64_t deadline, int sig,
+		      int *status)
 {
-	uint64_t deadline = msprof_now_ms() +
-			    dynsock_reply_timeout_s(want) * 1000ull;
 	struct msprof_msg rsp;
-	int sig, err;
+	int err;
 
-	err = watch_signals(&sig);
-	if (err)
-		return err;
-	err = msprof_write_by(fd, msg, len, deadline, sig);
-	if (!err)
-		err = msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig);
+	err = msprof_read_by(fd, &rsp, sizeof(rsp), deadline, sig);
 	if (!err && rsp.type == MSPROF_DISCONNECT_RSP)
 		err = read_session_end(fd, sig, status);
 	else if (!err && rsp.type != want)
@@ -145,6 +143,23 @@ static int exchange(int fd, const void *msg, size_t len, int want,
 			    msprof_now_ms() + DYNSOCK_DRAIN_MS, sig) &&
 	    rsp.type == MSPROF_DISCONNECT_RSP)
 		read_session_end(fd, sig, &(int){ 0 });
+	return err;
+}
+
+/* Sends msg and reads the reply of the type wanted, by one deadline. */
+static int exchange(int fd, const void *msg, size_t len, int want,
+		    int *status)
+{
+	uint64_t deadline = msprof_now_ms() +
+			    dynsock_reply_timeout_s(want) * 1000ull;
+	int sig, err;
+
+	err = watch_signals(&sig);
+	if (err)
+		return err;
+	err = msprof_write_by(fd, msg, len, deadline, sig);
+	if (!err)
+		err = read_reply(fd, want, deadline, sig, status);
 	close(sig);
 	return err;
 }
@@ -165,10 +180,70 @@ int dynsock_send_params(int fd, const char *json)
 
 int dynsock_request(int fd, int type, int *status)
 {
+	int err;
+
+	dynsock_request_all(&fd, 1, type, status, &err);
+	return err;
+}
+
+/* The milliseconds poll() may wait until deadline. */
+static int ms_until(uint64_t deadline)
+{
+	uint64_t now = msprof_now_ms();
+
+	if (now >= deadline)
+		return 0;
+	return deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now);
+}
+
+void dynsock_request_all(const int *fds, size_t n, int type, int *status,
+			 int *err)
+{
 	/* The status of a request means nothing; a real client sends any. */
 	struct msprof_msg msg = { .type = type, .status = MSPROF_SUCCESS };
+	uint64_t deadline = msprof_now_ms() +
+			    dynsock_reply_timeout_s(type + 1) * 1000ull;
+	struct pollfd p[DYNSOCK_BATCH + 1];
+	size_t i, waiting = 0;
+	int sig = -1, ready, end;
 
-	return exchange(fd, &msg, sizeof(msg), type + 1, status);
+	if (n > DYNSOCK_BATCH) {
+		for (i = 0; i < n; i++)
+			err[i] = -E2BIG;
+		return;
+	}
+	end = watch_signals(&sig);
+	for (i = 0; i < n; i++) {
+		err[i] = end ?: msprof_write_by(fds[i], &msg, sizeof(msg),
+						deadline, sig);
+		p[i] = (struct pollfd){ .fd = err[i] ? -1 : fds[i],
+					.events = POLLIN };
+		waiting += !err[i];
+	}
+	p[n] = (struct pollfd){ .fd = sig, .events = POLLIN };
+	while (waiting && !end) {
+		ready = poll(p, n + 1, ms_until(deadline));
+		if (ready < 0 && errno != EINTR)
+			end = -errno;
+		else if (!ready)
+			end = -ETIMEDOUT;
+		/* Readiness first: an answer that is there is taken. */
+		for (i = 0; ready > 0 && i < n; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			err[i] = read_reply(fds[i], type + 1, deadline, sig,
+					    &status[i]);
+			p[i].fd = -1;
+			waiting--;
+		}
+		if (ready > 0 && p[n].revents)
+			end = -EINTR;
+	}
+	for (i = 0; i < n; i++)
+		if (p[i].fd >= 0)
+			err[i] = end;
+	if (sig >= 0)
+		close(sig);
 }
 
 int dynsock_check_ended(int fd, int *status)

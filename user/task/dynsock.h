@@ -2,6 +2,8 @@
 #ifndef MSPROF_DYNSOCK_H
 #define MSPROF_DYNSOCK_H
 
+#include <stddef.h>
+
 /* How long a connect may find the agent's accept queue full. */
 #define DYNSOCK_CONNECT_S 10
 /* How long the messages a real server sends at a session's end may take. */
@@ -25,6 +27,17 @@ int dynsock_send_params(int fd, const char *json);
  * QUIT reply a real server sends next are read and dropped.
  */
 int dynsock_request(int fd, int type, int *status);
+/* The most agents dynsock_request_all() asks at once. */
+#define DYNSOCK_BATCH 64
+/*
+ * dynsock_request() to n agents (DYNSOCK_BATCH at most, else -E2BIG for
+ * each) at once: the request is sent to all, then their replies are read
+ * as they come, all by one deadline, so that each waits for the slowest
+ * alone rather than for the sum.  err[i] and status[i] are fds[i]'s, as
+ * dynsock_request() returns and sets them.
+ */
+void dynsock_request_all(const int *fds, size_t n, int type, int *status,
+			 int *err);
 /*
  * Between requests, without waiting for one to come: -ESHUTDOWN (*status
  * as above) when the server has ended the session on its own (its idle
