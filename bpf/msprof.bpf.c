@@ -135,7 +135,6 @@ static __always_inline int lost(void)
 
 static __always_inline void submit(void *e)
 {
-	count(MSPROF_STAT_EMITTED);
 	bpf_ringbuf_submit(e, 0);
 }
 
