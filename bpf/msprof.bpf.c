@@ -25,6 +25,12 @@ const volatile bool ioctl_payload;
  */
 const volatile __u64 view_ns_dev;
 const volatile __u64 view_ns_ino;
+/*
+ * A wake-up per record costs the task about a microsecond: records wake
+ * msprof only once this many bytes wait (a part of the buffer, set before
+ * load); below it msprof's own timer collects them.
+ */
+const volatile __u64 wake_bytes;
 
 /*
  * The collection window.  Probes stay attached only while collecting, but
@@ -135,7 +141,9 @@ static __always_inline int lost(void)
 
 static __always_inline void submit(void *e)
 {
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
+			      wake_bytes ? BPF_RB_FORCE_WAKEUP :
+			      BPF_RB_NO_WAKEUP);
 }
 
 /* The current thread's ids as msprof sees them; false if it cannot. */
