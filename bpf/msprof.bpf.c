@@ -117,6 +117,19 @@ struct {
 #define ARG6(x) 0
 #endif
 
+/*
+ * The syscall number sys_exit's regs hold: a plain load, where a helper or
+ * a map lookup would cost every syscall of the machine.  Elsewhere the
+ * ioctls map alone tells.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) ((long)(regs)->orig_ax)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) ((long)(regs)->syscallno)
+#else
+#define SYSCALL_NR(regs) ioctl_nr
+#endif
+
 _Static_assert((MSPROF_MAX_DEPTH & (MSPROF_MAX_DEPTH - 1)) == 0,
 	       "depth is masked into the frames array");
 
@@ -362,11 +375,12 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	__u32 tgid, tid;
 	__u64 end_ns;
 
-	if (!current_ids(&tgid, &tid))
+	/* Every syscall exit of the machine comes here: keep it short. */
+	if (SYSCALL_NR(regs) != ioctl_nr || !current_ids(&tgid, &tid))
 		return 0;
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
-		return 0;	/* every syscall exit comes here: keep it short */
+		return 0;
 	end_ns = bpf_ktime_get_ns();
 	/* A copy: the deleted entry's memory may be reused at once. */
 	io = *p;
