@@ -23,69 +23,18 @@ SETTINGS="untraced floor bpftrace msprof"
 # A loop's bound: 100 us a call is several times the slowest seen here.
 LOOP_S=$((30 + CALLS / 10000))
 
-for f in "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"; do
-	[ -x "$f" ] || {
-		echo "bench_calls: $f is missing: make all $TOOLS/call_driver $TOOLS/floor" >&2
-		exit 1
-	}
-done
-case "$CALLS$ROUNDS" in
-*[!0-9]*) echo "bench_calls: CALLS and ROUNDS are whole numbers" >&2; exit 1 ;;
-esac
-[ "$ROUNDS" -gt 0 ] || { echo "bench_calls: ROUNDS must be at least 1" >&2; exit 1; }
+BENCH=bench_calls
+source tools/bench/lib.sh
+need_tools "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"
 
 work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
-helper=		# the round's floor, bpftrace or msprof, while it runs
 
-# gone PID SECONDS: until PID has ended, SECONDS at most.
-gone() {
-	for _ in $(seq $(($2 * 20))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# Ends what this script started and still runs, by pid (TERM, then KILL
-# after 5 s).
 finish() {
-	local p
-	for p in $helper ${driver:-}; do
-		kill "$p" 2>/dev/null
-		gone "$p" 5 || kill -KILL "$p" 2>/dev/null
-	done
+	stop_pids $helper ${driver:-}
 	wait 2>/dev/null
 	rm -rf "$work"
 }
 trap finish EXIT
-
-fail() {
-	echo "bench_calls: $*" >&2
-	exit 1
-}
-
-# await FILE TEXT SECONDS [PID]: until FILE holds TEXT; fails the bench
-# after SECONDS, or as soon as PID (the process that should write it) ends.
-await() {
-	for _ in $(seq $(($3 * 20))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && break
-		sleep 0.05
-	done
-	echo "bench_calls: no '$2' in $1 (${4:+its writer ended or }$3 s passed):" >&2
-	cat "$1" >&2
-	exit 1
-}
-
-# end_helper WHAT [SIGNAL]: sends the helper SIGNAL (none: it ends on its
-# own) and waits for its end, 30 s at most; fails the bench unless it
-# exits 0.
-end_helper() {
-	[ -n "${2:-}" ] && kill "-$2" "$helper" 2>/dev/null
-	gone "$helper" 30 || fail "$1 still running 30 s after ${2:-quit}"
-	wait "$helper" || fail "$1 exited with status $?: $(cat "$work/$1.log")"
-	helper=
-}
 
 # one_loop: releases the driver once; sets last to its ns per call.
 one_loop() {
@@ -129,22 +78,12 @@ bpftrace_loop() {
 }
 
 msprof_loop() {
-	rm -f "$work/cmd"
-	mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
-	"$MSPROF" --dynamic=on --host-only=on --uprobe="libbench_call:$FUNC" \
-		--ascendcl=off --pid="$driver" --output="$work/out" \
-		<"$work/cmd" >"$work/msprof.log" 2>&1 &
-	helper=$!
-	exec 3>"$work/cmd"
-	await "$work/msprof.log" 'attached to pid' 30 "$helper"
-	echo start >&3
-	await "$work/msprof.log" 'collection started' 30 "$helper"
+	msprof_open --host-only=on --uprobe="libbench_call:$FUNC" \
+		--ascendcl=off --pid="$driver" --output="$work/out"
+	msprof_say start 'collection started' 30
 	one_loop
-	echo stop >&3
-	await "$work/msprof.log" 'collection stopped' 60 "$helper"
-	echo quit >&3
-	exec 3>&-
-	end_helper msprof
+	msprof_say stop 'collection stopped' 60
+	msprof_quit
 }
 
 "$TOOLS/call_driver" "$CALLS" >"$work/driver.log" 2>&1 &
