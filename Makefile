@@ -234,8 +234,9 @@ $(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/pro
 # make bench's per-call driver: a tight loop over one function of a shared
 # library, and the floor it is measured against (an empty uprobe and
 # uretprobe of our own, built here and not in bpf/: the controller has no
-# use for it).
-BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor)
+# use for it; it holds empty syscall hooks too, for the neighbours' part,
+# whose timed loops of syscalls are neighbour's).
+BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor neighbour)
 
 $(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
 	$(call msg,LINK,$@)
@@ -246,6 +247,11 @@ $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD)/tools -lbench_call \
 		-Wl,-rpath,'$$ORIGIN' -pthread
+
+$(BUILD)/tools/neighbour: $(call obj,tools/bench/neighbour.c)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
 
 $(OBJ)/tools/bench/%.bpf.o: tools/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(bpf_object)
@@ -369,6 +375,7 @@ bench: deps
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_calls.sh
 	$(Q)tools/bench_idle.sh
+	$(Q)tools/bench_neighbours.sh
 	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh

@@ -25,6 +25,12 @@ const volatile bool ioctl_payload;
  */
 const volatile __u64 view_ns_dev;
 const volatile __u64 view_ns_ino;
+/*
+ * A wake-up per record costs the task about a microsecond: records wake
+ * msprof only once this many bytes wait (a part of the buffer, set before
+ * load); below it msprof's own timer collects them.
+ */
+const volatile __u64 wake_bytes;
 
 /*
  * The collection window.  Probes stay attached only while collecting, but
@@ -111,6 +117,19 @@ struct {
 #define ARG6(x) 0
 #endif
 
+/*
+ * The syscall number sys_exit's regs hold: a plain load, where a helper or
+ * a map lookup would cost every syscall of the machine.  Elsewhere the
+ * ioctls map alone tells.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) ((long)(regs)->orig_ax)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) ((long)(regs)->syscallno)
+#else
+#define SYSCALL_NR(regs) ioctl_nr
+#endif
+
 _Static_assert((MSPROF_MAX_DEPTH & (MSPROF_MAX_DEPTH - 1)) == 0,
 	       "depth is masked into the frames array");
 
@@ -135,8 +154,9 @@ static __always_inline int lost(void)
 
 static __always_inline void submit(void *e)
 {
-	count(MSPROF_STAT_EMITTED);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
+			      wake_bytes ? BPF_RB_FORCE_WAKEUP :
+			      BPF_RB_NO_WAKEUP);
 }
 
 /* The current thread's ids as msprof sees them; false if it cannot. */
@@ -355,11 +375,12 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	__u32 tgid, tid;
 	__u64 end_ns;
 
-	if (!current_ids(&tgid, &tid))
+	/* Every syscall exit of the machine comes here: keep it short. */
+	if (SYSCALL_NR(regs) != ioctl_nr || !current_ids(&tgid, &tid))
 		return 0;
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
-		return 0;	/* every syscall exit comes here: keep it short */
+		return 0;
 	end_ns = bpf_ktime_get_ns();
 	/* A copy: the deleted entry's memory may be reused at once. */
 	io = *p;

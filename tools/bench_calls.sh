@@ -23,20 +23,11 @@ SETTINGS="untraced floor bpftrace msprof"
 # A loop's bound: 100 us a call is several times the slowest seen here.
 LOOP_S=$((30 + CALLS / 10000))
 
-for f in "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"; do
-	[ -x "$f" ] || {
-		echo "bench_calls: $f is missing: make all $TOOLS/call_driver $TOOLS/floor" >&2
-		exit 1
-	}
-done
-case "$CALLS$ROUNDS" in
-*[!0-9]*) echo "bench_calls: CALLS and ROUNDS are whole numbers" >&2; exit 1 ;;
-esac
-[ "$ROUNDS" -gt 0 ] || { echo "bench_calls: ROUNDS must be at least 1" >&2; exit 1; }
-
 BENCH=bench_calls
-work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
 source tools/bench/lib.sh
+need_tools "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"
+
+work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
 trap finish EXIT
 
 floor_loop() {

@@ -20,53 +20,30 @@ ROUNDS=${ROUNDS:-5}
 RESULTS=${RESULTS:-bench/results.json}
 TOOLS=$PWD/build/tools
 MSPROF=$PWD/build/bin/msprof
-STATES="untraced attached between after_quit"
 # A loop's bound: 100 us a call is thousands of times an untraced one.
 LOOP_S=$((30 + CALLS / 10000))
 LOOP_FIELD=cpu_ns_per_call
 
-for f in "$TOOLS/call_driver" "$TOOLS/libbench_call.so" "$MSPROF"; do
-	[ -x "$f" ] || fail "$f is missing: make all $TOOLS/call_driver"
-done
-case "$CALLS$ROUNDS" in
-*[!0-9]*) fail "CALLS and ROUNDS are whole numbers" ;;
-esac
-[ "$CALLS" -gt 0 ] && [ "$ROUNDS" -gt 0 ] || fail "CALLS and ROUNDS must be at least 1"
+need_tools "$TOOLS/call_driver" "$TOOLS/libbench_call.so" "$MSPROF"
 
 work=$(mktemp -d /tmp/msprof-bench-idle.XXXXXX) || exit 1
 driver=
 trap finish EXIT
-
-# say CMD TEXT: writes CMD to msprof's prompt and waits for TEXT.
-say() {
-	echo "$1" >&3
-	await "$work/msprof.log" "$2" 60 "$helper"
-}
 
 declare -A ns
 for _ in $(seq "$ROUNDS"); do
 	start_driver
 	one_loop
 	ns[untraced]+="$last "
-	rm -f "$work/cmd"
-	mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
-	"$MSPROF" --dynamic=on --host-only=on --uprobe="libbench_call:bench_call" \
-		--ascendcl=off --pid="$driver" --output="$work/out" \
-		<"$work/cmd" >"$work/msprof.log" 2>&1 &
-	helper=$!
-	exec 3>"$work/cmd"
-	await "$work/msprof.log" 'attached to pid' 30 "$helper"
+	msprof_open --host-only=on --uprobe=libbench_call:bench_call \
+		--ascendcl=off --pid="$driver" --output="$work/out"
 	one_loop
 	ns[attached]+="$last "
-	say start 'collection started'
-	say stop 'collection stopped'
+	msprof_say start 'collection started' 30
+	msprof_say stop 'collection stopped' 60
 	one_loop
 	ns[between]+="$last "
-	echo quit >&3
-	exec 3>&-
-	gone "$helper" 60 || fail "msprof still running 60 s after quit"
-	wait "$helper" || fail "msprof exited with status $?: $(cat "$work/msprof.log")"
-	helper=
+	msprof_quit
 	one_loop
 	ns[after_quit]+="$last "
 	kill "$driver"

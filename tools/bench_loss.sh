@@ -111,19 +111,13 @@ driver=$sample_pids	# finish() ends them too
 for i in 1 2; do
 	await "$work/sample$i.log" 'waiting for SIGUSR1' 30 "$(cut -d' ' -f"$i" <<<"$sample_pids")"
 done
-rm -f "$work/cmd"
-mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
 # shellcheck disable=SC2086
-"$MSPROF" --dynamic=on --pid="$(tr ' ' ',' <<<"${sample_pids% }")" \
-	--output="$work/sample_out" $buffer_arg \
-	<"$work/cmd" >"$work/msprof.log" 2>&1 &
-helper=$!
-exec 3>"$work/cmd"
+msprof_open --pid="$(tr ' ' ',' <<<"${sample_pids% }")" \
+	--output="$work/sample_out" $buffer_arg
 for i in 1 2; do
 	await "$work/msprof.log" "attached to pid $(cut -d' ' -f"$i" <<<"$sample_pids") " 30 "$helper"
 done
-echo start >&3
-await "$work/msprof.log" 'collection started' 30 "$helper"
+msprof_say start 'collection started' 30
 # shellcheck disable=SC2086
 kill -USR1 $sample_pids
 for p in $sample_pids; do
@@ -131,8 +125,7 @@ for p in $sample_pids; do
 	wait "$p" || fail "npu_sample $p exited with status $?"
 done
 driver=
-echo stop >&3
-await "$work/msprof.log" 'collection stopped' 60 "$helper"
+msprof_say stop 'collection stopped' 60
 # With its targets gone msprof ends by itself: a quit would meet a closed
 # pipe.
 exec 3>&-

@@ -99,9 +99,11 @@ struct msprof_ioctl_payload_event {
 	__u8 payload[MSPROF_IOCTL_PAYLOAD];
 };
 
-/* Per-CPU counters the BPF side keeps, indexes of its stats map. */
+/*
+ * Per-CPU counters the BPF side keeps, indexes of its stats map.  Only
+ * what goes wrong is counted: a count per record would cost every call.
+ */
 enum msprof_stat {
-	MSPROF_STAT_EMITTED,	/* records written into the ring buffer */
 	MSPROF_STAT_LOST,	/* records dropped: ring buffer full */
 	MSPROF_STAT_UNNAMED,	/* entries at an address msprof did not name */
 	MSPROF_STAT_MAX,

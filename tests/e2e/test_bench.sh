@@ -5,6 +5,9 @@
 #   numbers (bpftrace's may say "not installed"), the results file's other
 #   keys kept, and "not installed" when bpftrace is missing;
 # - idle (tools/bench_idle.sh): its four states under "idle", in order;
+# - neighbours (tools/bench_neighbours.sh): its five rows under
+#   "neighbours" (the ioctl tracepoints' may be unavailable where tracefs
+#   cannot be mounted);
 # - latency (tools/bench_latency.sh): a run for 1 and for 2 targets under
 #   "latency", each with its samples, p50 <= p99 and the goals beside them;
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
@@ -14,9 +17,9 @@
 #   as the exporter saw it, and the note that it is under the goal's size.
 source tests/e2e/lib.sh
 
-for t in call_driver floor libbench_call.so synth_window; do
+for t in call_driver floor libbench_call.so synth_window neighbour; do
 	if [ ! -x "build/tools/$t" ]; then
-		skip "the bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor build/tools/synth_window"
+		skip "the bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor build/tools/synth_window build/tools/neighbour"
 		exit 0
 	fi
 done
@@ -75,8 +78,9 @@ check("four rows: untraced, floor, bpftrace, msprof (%s)" % sorted(rows),
       and len(part.get("rows", [])) == 4)
 for name in ("untraced", "floor", "msprof"):
     r = rows.get(name, {})
+    # untraced's ratio may round to 0 beside a slow floor
     check("%s: ns per call and ratio to the floor are numbers (%s)" % (name, r),
-          positive(r.get("ns_per_call")) and positive(r.get("x_floor")))
+          positive(r.get("ns_per_call")) and number(r.get("x_floor")))
 check("the floor's ratio to itself is 1", rows.get("floor", {}).get("x_floor") == 1)
 r = rows.get("bpftrace", {})
 if arg == "not installed":
@@ -141,6 +145,33 @@ for r in rows:
 check("untraced's ratio to itself is 1", rows[:1] and rows[0].get("x_untraced") == 1)
 PY
 check_part idle "$IDLE"
+
+seed
+env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" \
+	timeout 300 tools/bench_neighbours.sh >"$WORK/neighbours.log" 2>&1
+check "the neighbours' bench exits 0" [ $? -eq 0 ]
+show "$WORK/neighbours.log"
+check "it prints the table's five rows" \
+	[ "$(grep -cE '^(untraced|no_window|window|raw_hooks|ioctl_tracepoints) +([0-9]|unavailable)' "$WORK/neighbours.log")" = 5 ]
+read -r -d '' NEIGHBOURS <<'PY'
+check("neighbours names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
+rows = part.get("rows", [])
+names = [r.get("setting") for r in rows]
+check("five rows in order (%s)" % names, names == [
+    "untraced", "no_window", "window", "raw_hooks", "ioctl_tracepoints"])
+fields = ("syscall_ns", "x_no_window_syscall", "ioctl_ns", "x_no_window_ioctl")
+for r in rows:
+    if r.get("setting") == "ioctl_tracepoints" and r.get("syscall_ns") == "unavailable":
+        print("skip the ioctl tracepoints' row (tracefs could not be mounted)")
+        continue
+    check("%s: times and ratios are numbers (%s)" % (r.get("setting"), r),
+          all(positive(r.get(k)) for k in fields)
+          and len(r.get("rounds_syscall_ns", [])) == 1)
+base = dict(zip(names, rows)).get("no_window", {})
+check("no_window's ratios to itself are 1",
+      base.get("x_no_window_syscall") == 1 and base.get("x_no_window_ioctl") == 1)
+PY
+check_part neighbours "$NEIGHBOURS"
 
 seed
 env WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/results.json" \

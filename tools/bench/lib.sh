@@ -1,15 +1,34 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: MIT
-# make bench's shell helpers, sourced by the parts that drive
-# build/tools/call_driver.  The sourcing script sets BENCH (its name, for
-# messages), work (its temporary directory), LOOP_S (a driver loop's
-# bound), and driver (the driver's pid) before it calls one_loop, and may
-# set LOOP_FIELD (the driver's figure one_loop takes: ns_per_call, the
-# default, is wall-clock; cpu_ns_per_call is the driver's CPU time, which
-# the machine's other work does not stretch); helper is the pid of what is
-# attached to the driver (floor, bpftrace, msprof) while it runs.
+# make bench's shell helpers: arguments, bounded waits on what a part
+# starts, the per-call driver (build/tools/call_driver) and an interactive
+# msprof driven through a fifo.  The sourcing script sets BENCH (its name,
+# for messages), work (its temporary directory), and, for the driver,
+# TOOLS, CALLS, LOOP_S (a loop's bound) and maybe LOOP_FIELD (the figure
+# one_loop takes: ns_per_call, the default, is wall-clock; cpu_ns_per_call
+# is the driver's CPU time, which the machine's other work does not
+# stretch); driver is the driver's pid, helper the pid of what the current
+# setting runs beside it (floor, bpftrace, msprof), while it runs.
 # shellcheck disable=SC2034,SC2154  # last and rate are the caller's; work too
 helper=
+
+fail() {
+	echo "$BENCH: $*" >&2
+	exit 1
+}
+
+# need_tools FILE...: each is built, and CALLS and ROUNDS are sizes.
+need_tools() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || fail "$f is missing: make all ${f#"$PWD"/}"
+	done
+	case "$CALLS$ROUNDS" in
+	*[!0-9]*) fail "CALLS and ROUNDS are whole numbers" ;;
+	esac
+	[ "$CALLS" -gt 0 ] && [ "$ROUNDS" -gt 0 ] ||
+		fail "CALLS and ROUNDS must be at least 1"
+}
 
 # gone PID SECONDS: until PID has ended, SECONDS at most.
 gone() {
@@ -20,22 +39,23 @@ gone() {
 	return 1
 }
 
-# Ends what the script started and still runs, by pid (TERM, then KILL
-# after 5 s), and removes its directory; for trap ... EXIT.
-finish() {
+# stop_pids PID...: ends each (TERM, then KILL after 5 s).
+stop_pids() {
 	local p
-	exec 3>&-	# a prompt's fifo, if the script had one open
-	for p in $helper ${driver:-}; do
+	for p in "$@"; do
 		kill "$p" 2>/dev/null
 		gone "$p" 5 || kill -KILL "$p" 2>/dev/null
 	done
-	wait 2>/dev/null
-	rm -rf "$work"
 }
 
-fail() {
-	echo "$BENCH: $*" >&2
-	exit 1
+# Ends what the script started and still runs, by pid, and removes its
+# directory; for trap ... EXIT.
+finish() {
+	exec 3>&-	# msprof's fifo, if one is open
+	# shellcheck disable=SC2086  # each holds pids or nothing
+	stop_pids $helper ${driver:-}
+	wait 2>/dev/null
+	rm -rf "$work"
 }
 
 # await FILE TEXT SECONDS [PID]: until FILE holds TEXT; fails the bench
@@ -87,24 +107,38 @@ one_loop() {
 	rate=$(sed -n 's/.* calls_per_s \([0-9]*\)$/\1/p' <<<"$line")
 }
 
-# msprof_loop OUT [ARGS...]: one window of msprof (given ARGS too)
-# collecting the driver's calls to $FUNC in $LIB around one loop, into
-# OUT; quits after it.
-msprof_loop() {
+# msprof_open ARG...: msprof --dynamic=on ARG... as the helper, reading
+# its commands from fd 3, once it has attached; its output goes to
+# $work/msprof.log.
+msprof_open() {
 	rm -f "$work/cmd"
 	mkfifo "$work/cmd" || fail "mkfifo $work/cmd"
-	"$MSPROF" --dynamic=on --host-only=on --uprobe="$(basename "$LIB" .so):$FUNC" \
-		--ascendcl=off --pid="$driver" --output="$1" "${@:2}" \
-		<"$work/cmd" >"$work/msprof.log" 2>&1 &
+	"$MSPROF" --dynamic=on "$@" <"$work/cmd" >"$work/msprof.log" 2>&1 &
 	helper=$!
 	exec 3>"$work/cmd"
 	await "$work/msprof.log" 'attached to pid' 30 "$helper"
-	echo start >&3
-	await "$work/msprof.log" 'collection started' 30 "$helper"
-	one_loop
-	echo stop >&3
-	await "$work/msprof.log" 'collection stopped' 60 "$helper"
+}
+
+# msprof_say COMMAND TEXT SECONDS: until msprof has answered with TEXT.
+msprof_say() {
+	echo "$1" >&3
+	await "$work/msprof.log" "$2" "$3" "$helper"
+}
+
+msprof_quit() {
 	echo quit >&3
 	exec 3>&-
 	end_helper msprof
+}
+
+# msprof_loop OUT [ARG...]: one window of msprof (given ARGs too)
+# collecting the driver's calls to $FUNC in $LIB around one loop, into
+# OUT; quits after it.
+msprof_loop() {
+	msprof_open --host-only=on --uprobe="$(basename "$LIB" .so):$FUNC" \
+		--ascendcl=off --pid="$driver" --output="$1" "${@:2}"
+	msprof_say start 'collection started' 30
+	one_loop
+	msprof_say stop 'collection stopped' 60
+	msprof_quit
 }

@@ -112,9 +112,10 @@ static int run_loop(struct session *s, struct line_input *in, int sigfd,
 	for (;;) {
 		if (run_lines(s, in, &idle_since, &first) == LEAVE)
 			return first;
-		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR)
+		if (poll(fds, 3, session_collecting(s) ? SESSION_CONSUME_MS :
+			 POLL_MS) < 0 && errno != EINTR)
 			return -errno;
-		if (fds[2].revents & POLLIN)
+		if ((fds[2].revents & POLLIN) || session_collecting(s))
 			session_consume(s);
 		if (fds[1].revents & POLLIN) {
 			struct signalfd_siginfo si;

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "host/kfeatures.h"
+#include "host/tracer.h"
 #include "options.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
@@ -43,7 +44,12 @@ void session_close(struct session *s);
 /* Whether a window runs; the number of windows started so far. */
 bool session_collecting(const struct session *s);
 unsigned int session_windows(const struct session *s);
-/* For poll(): readable when host records wait (then session_consume()). */
+/*
+ * For poll(): readable when many host records wait (then
+ * session_consume()); while a window runs, call session_consume() at least
+ * every SESSION_CONSUME_MS too, for the few.
+ */
+#define SESSION_CONSUME_MS TRACER_CONSUME_MS
 int session_fd(const struct session *s);
 /* Prints the state, the window so far and each target. */
 void session_status(struct session *s);

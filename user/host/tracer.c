@@ -122,6 +122,7 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 	skel->rodata->ioctl_nr = SYS_ioctl;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
 	skel->rodata->use_cookies = cfg->cookies;
+	skel->rodata->wake_bytes = cfg->ringbuf_bytes / 4;
 	err = set_view(skel);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.events,

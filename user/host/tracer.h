@@ -65,7 +65,13 @@ void tracer_detach_end(struct tracer *t);
 /* Both: every probe gone on return. */
 void tracer_detach(struct tracer *t);
 
-/* For poll(): readable when events wait; then call tracer_consume(). */
+/*
+ * For poll(): readable once a quarter of the ring buffer waits; then call
+ * tracer_consume().  Fewer records wake nobody (a wake-up per record would
+ * cost the task more than the record): while probes are attached, call
+ * tracer_consume() at least every TRACER_CONSUME_MS as well.
+ */
+#define TRACER_CONSUME_MS 50
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
