@@ -409,7 +409,6 @@ int register_profdata_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo lookups[] = {
 		{ "a connection id names its call", test_call_of_conn },
-		{ "a walk names each call by its place in the index", test_walk_conns },
 		{ "the innermost call holding an instant", test_conn_at },
 		{ "thread lists sorted, repeats dropped", test_sort_unique },
 		CU_TEST_INFO_NULL,
@@ -420,6 +419,7 @@ int register_profdata_tests(unsigned int *skipped)
 		{ "an unfinished window loads as incomplete", test_incomplete },
 		{ "bad data files are read up to where they go bad", test_bad_data_files },
 		{ "a foreign " PROFDIR_FACTS " is refused", test_bad_info },
+		{ "a walk names each call by its place in the index", test_walk_conns },
 		CU_TEST_INFO_NULL,
 	};
 
