@@ -470,12 +470,9 @@ int tracer_set_gate(struct tracer *t, bool open)
 {
 	int err = 0;
 
-	if (open) {
-		/* Calls that a detach cut in half must not pair with new ones. */
-		err = clear_map(t->skel->maps.stacks);
-		if (!err)
-			err = clear_map(t->skel->maps.ioctls);
-	}
+	/* Calls that a detach cut in half must not pair with new ones. */
+	if (open)
+		err = clear_map(t->skel->maps.ioctls);
 	__atomic_store_n(&t->skel->bss->gate, open ? 1 : 0, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -490,6 +487,12 @@ void tracer_detach(struct tracer *t)
 		close(t->link_fds[--t->nfds]);
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
+	/*
+	 * The calls still open in the per-thread states are void from here
+	 * (tracer_unfinished counts them): a new number, not a walk of the map.
+	 */
+	if (t->skel)
+		__atomic_add_fetch(&t->skel->bss->window, 1, __ATOMIC_SEQ_CST);
 	/* Next window's libraries may be mapped elsewhere. */
 	if (t->skel && !t->cookies)
 		clear_map(t->skel->maps.entry_ids);
@@ -512,20 +515,22 @@ int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls)
 	int sfd = bpf_map__fd(t->skel->maps.stacks);
 	int ifd = bpf_map__fd(t->skel->maps.ioctls);
 	size_t vsize = bpf_map__value_size(t->skel->maps.stacks);
+	/* The window tracer_detach ended. */
+	__u32 window = t->skel->bss->window - 1;
 	__u32 key, next, *value;
 	int err = 0;
 
 	*calls = 0;
 	*ioctls = 0;
-	/* A stack's first word is its depth (struct call_stack). */
+	/* A stack starts with its depth and window (struct call_stack). */
 	value = malloc(vsize);
 	if (!value)
 		return -ENOMEM;
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
-		if (!bpf_map_lookup_elem(sfd, &key, value))
-			*calls += *value;
+		if (!bpf_map_lookup_elem(sfd, &key, value) && value[1] == window)
+			*calls += value[0];
 	}
 	for (err = bpf_map_get_next_key(ifd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(ifd, &key, &next)) {

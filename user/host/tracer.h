@@ -52,8 +52,9 @@ int tracer_attach_target(struct tracer *t, int host_pid,
  * with follow, the fork hook that makes targets' new processes targets.
  */
 int tracer_attach_syscalls(struct tracer *t, bool follow);
-/* Opening forgets half-seen calls of an earlier window first. */
+/* Opening forgets half-seen ioctls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
+/* Ends the window: calls its detach cut in half never pair with new ones. */
 void tracer_detach(struct tracer *t);
 
 /* For poll(): readable when events wait; then call tracer_consume(). */
@@ -61,7 +62,8 @@ int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
  * Calls and ioctls still open in the kernel's per-thread state: after a
- * stop's detach, what was in flight and so goes unrecorded.
+ * stop's detach, what was in flight in the window it ended and so goes
+ * unrecorded.
  */
 int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
