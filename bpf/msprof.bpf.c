@@ -37,6 +37,12 @@ const volatile __u64 wake_bytes;
  * they attach one by one; the gate opens and closes all of them at once.
  */
 __u32 gate;
+/*
+ * The window's number, raised by msprof once a window's probes are gone:
+ * per-thread state of an earlier window is void (calls a detach cut in
+ * half), so the map needs no clearing.
+ */
+__u32 window;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -68,20 +74,30 @@ struct call_frame {
 	__u64 start_ns;
 	__u64 sp;	/* at entry: its return comes back to this stack depth */
 	__u32 api_id;
-	__u32 ns_tid;
+	__u32 pad;
 	__u64 args[6];
 };
 
+/*
+ * A thread's state, keyed by its host tid, which needs no namespace lookup:
+ * its ids are looked up once a window.  task tells a thread that took over
+ * a dead one's tid (between windows, or after an exec) from the old one.
+ */
 struct call_stack {
 	__u32 depth;	/* may exceed MSPROF_MAX_DEPTH; deeper frames go unrecorded */
+	__u32 window;	/* the window the state belongs to */
+	__u64 task;	/* the thread's task_struct */
+	__u32 tgid;	/* as msprof sees them */
+	__u32 tid;
+	__u32 ns_tid;	/* as the task sees itself */
 	__u32 pad;
 	struct call_frame frames[MSPROF_MAX_DEPTH];
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u32);	/* tid */
+	__type(key, __u32);	/* host tid */
 	__type(value, struct call_stack);
 } stacks SEC(".maps");
 
@@ -212,32 +228,62 @@ static __always_inline bool api_id_of(struct pt_regs *ctx, __u32 tgid,
 	return true;
 }
 
+/*
+ * The current thread's state for this window, its ids looked up afresh
+ * when it has none yet, or one of an earlier window or of a dead thread
+ * with the same tid.  NULL for a thread of no target (or one that cannot
+ * be seen from msprof's namespace), and where the map is full.
+ */
+static __always_inline struct call_stack *thread_state(__u32 host_tid)
+{
+	__u64 task = bpf_get_current_task();
+	struct msprof_target_info *ti;
+	struct call_stack *st;
+	__u32 tgid, tid;
+
+	st = bpf_map_lookup_elem(&stacks, &host_tid);
+	if (st && st->window == window && st->task == task)
+		return st;
+	if (!current_ids(&tgid, &tid))
+		return NULL;
+	ti = bpf_map_lookup_elem(&targets, &tgid);
+	if (!ti)
+		return NULL;
+	if (!st) {
+		static const struct call_stack empty;
+
+		bpf_map_update_elem(&stacks, &host_tid, &empty, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&stacks, &host_tid);
+		if (!st) {
+			count(MSPROF_STAT_LOST);
+			return NULL;
+		}
+	}
+	st->depth = 0;
+	st->window = window;
+	st->task = task;
+	st->tgid = tgid;
+	st->tid = tid;
+	st->ns_tid = task_tid(ti, tid);
+	return st;
+}
+
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
-	static const struct call_stack empty;
-	struct msprof_target_info *ti;
 	struct call_stack *st;
-	__u32 tgid, tid, d, api_id;
+	__u32 d, api_id;
 
-	if (!gate || !current_ids(&tgid, &tid))
+	if (!gate)
 		return 0;
-	ti = bpf_map_lookup_elem(&targets, &tgid);
-	if (!ti)
+	st = thread_state((__u32)bpf_get_current_pid_tgid());
+	/* A target may have been removed since its threads' states were made. */
+	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
 		return 0;
 	/* Only without cookies: a library mapped again inside the window. */
-	if (!api_id_of(ctx, tgid, &api_id)) {
+	if (!api_id_of(ctx, st->tgid, &api_id)) {
 		count(MSPROF_STAT_UNNAMED);
 		return 0;
-	}
-	st = bpf_map_lookup_elem(&stacks, &tid);
-	if (!st) {
-		bpf_map_update_elem(&stacks, &tid, &empty, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&stacks, &tid);
-		if (!st) {
-			count(MSPROF_STAT_LOST);
-			return 0;
-		}
 	}
 	d = st->depth;
 	if (d < MSPROF_MAX_DEPTH) {
@@ -245,7 +291,6 @@ int api_enter(struct pt_regs *ctx)
 
 		f->api_id = api_id;
 		f->sp = PT_REGS_SP(ctx);
-		f->ns_tid = task_tid(ti, tid);
 		f->args[0] = PT_REGS_PARM1(ctx);
 		f->args[1] = PT_REGS_PARM2(ctx);
 		f->args[2] = PT_REGS_PARM3(ctx);
@@ -268,15 +313,14 @@ int api_exit(struct pt_regs *ctx)
 {
 	/* First, so the call's time leaves out ours. */
 	__u64 end_ns = bpf_ktime_get_ns();
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), d;
 	struct msprof_api_event *e;
 	struct call_frame *f;
 	struct call_stack *st;
-	__u32 tgid, tid, d;
 
-	if (!current_ids(&tgid, &tid))
-		return 0;
-	st = bpf_map_lookup_elem(&stacks, &tid);
-	if (!st || !st->depth)
+	st = bpf_map_lookup_elem(&stacks, &host_tid);
+	if (!st || st->window != window ||
+	    st->task != bpf_get_current_task() || !st->depth)
 		return 0;
 	d = st->depth - 1;
 	if (d >= MSPROF_MAX_DEPTH) {
@@ -297,13 +341,13 @@ int api_exit(struct pt_regs *ctx)
 		return lost();
 	e->kind = MSPROF_EV_API;
 	e->api_id = f->api_id;
-	e->tgid = tgid;
-	e->tid = tid;
+	e->tgid = st->tgid;
+	e->tid = st->tid;
 	e->start_ns = f->start_ns;
 	e->end_ns = end_ns;
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = d;
-	e->ns_tid = f->ns_tid;
+	e->ns_tid = st->ns_tid;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	submit(e);
 	return 0;
@@ -418,11 +462,12 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(thread_exit, struct task_struct *task)
 {
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid();
 	__u32 tgid, tid;
 
+	bpf_map_delete_elem(&stacks, &host_tid);
 	if (!current_ids(&tgid, &tid))
 		return 0;
-	bpf_map_delete_elem(&stacks, &tid);
 	bpf_map_delete_elem(&ioctls, &tid);
 	return 0;
 }

@@ -109,15 +109,18 @@ check "loaded during window 1: not probed in it" [ "$(jq .host.api_events "$firs
 "$MSPROF" --export=on --output="$second" >/dev/null
 check "probed from the next start: exactly 17 calls" [ "$(timeline "$second" '[.[] | select(.args.id=="aclrtSetDevice")] | length')" = 17 ]
 
-# A call still running at stop is not in the window, and the window says so.
+# A call still running at stop is not in the window, and the window says so;
+# the next window neither counts it again nor pairs a return with it.
 /usr/bin/python3 -c '
 import ctypes, signal, sys
 libc = ctypes.CDLL("libc.so.6")
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 print("ready", flush=True)
-if not signal.sigtimedwait({signal.SIGUSR1}, 120):
-    sys.exit("no SIGUSR1")
-libc.sleep(30)
+for secs, said in ((3, "slept"), (0, "done")):
+    if not signal.sigtimedwait({signal.SIGUSR1}, 120):
+        sys.exit("no SIGUSR1")
+    libc.sleep(secs)
+    print(said, flush=True)
 ' >"$WORK/sleeper.out" 2>&1 &
 sleeper=$!
 PIDS_TO_KILL+=("$sleeper")
@@ -125,14 +128,28 @@ wait_for "$WORK/sleeper.out" ready
 msprof_open "$WORK/unfinished.log" --dynamic=on --host-only=on --ascendcl=off \
 	--uprobe=libc.so:sleep --pid=$sleeper --output="$WORK/unfinished"
 say start
-wait_for "$WORK/unfinished.log" "collection started"
+wait_for "$WORK/unfinished.log" "collection started (window 1)"
 kill -USR1 $sleeper
 sleep 1
+say stop
+wait_for "$WORK/unfinished.log" "collection stopped (window 1)"
+wait_for "$WORK/sleeper.out" slept
+say start
+wait_for "$WORK/unfinished.log" "collection started (window 2)"
+kill -USR1 $sleeper
+wait_for "$WORK/sleeper.out" done
+say stop
+wait_for "$WORK/unfinished.log" "collection stopped (window 2)"
 say quit
 msprof_close
-d=$(prof_dirs "$WORK/unfinished")
-check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$d/msprof_ebpf_window.json")" = 1 ]
+first=$(prof_dirs "$WORK/unfinished" | head -1)
+second=$(prof_dirs "$WORK/unfinished" | tail -1)
+check "a call running at stop is counted, not lost silently" [ "$(jq .host.unfinished_at_stop "$first/msprof_ebpf_window.json")" = 1 ]
 check "and the user is told" grep -q "1 calls were still running at stop" "$WORK/unfinished.log"
+check "the next window records its own call" [ "$(jq .host.api_events "$second/msprof_ebpf_window.json")" = 1 ]
+check "and counts nothing of the last window's as running" [ "$(jq .host.unfinished_at_stop "$second/msprof_ebpf_window.json")" = 0 ]
+"$MSPROF" --export=on --output="$second" >/dev/null
+check "at depth 0: the cut call left no frame under it" [ "$(timeline "$second" -c '[.[] | select(.name | test("sleep$")) | .args.depth]')" = '[0]' ]
 
 # A function the kernel will not probe: start fails, and says so in one
 # line naming the file (not a tracer line and then a session line).

@@ -264,9 +264,9 @@ int session_stop(struct session *s)
 	/* From here processes that targets start join for later windows. */
 	s->w.collecting = false;
 	/*
-	 * The probes go in the background while the agents stop and the
-	 * window is written; the window keeps what is drained below, and the
-	 * calls still running then are counted as unfinished.
+	 * The window's calls end here: those still running are counted as
+	 * unfinished, and the probes go in the background while the agents
+	 * stop and the window is written.
 	 */
 	tracer_detach_begin(s->w.tracer);
 	testpoint("after-detach");
@@ -310,8 +310,8 @@ int session_stop(struct session *s)
 			targets_forget(ts, i--);
 	tracer_detach_end(s->w.tracer);
 	/*
-	 * What returned since the drain is no window's (counted unfinished
-	 * above): taken out now, so that no later window gets it.
+	 * Ioctls that returned since the drain are no window's (counted
+	 * unfinished above): taken out now, so that no later window gets them.
 	 */
 	targets_consume(ts);
 	s->w.collector.unattributed = 0;

@@ -493,12 +493,9 @@ int tracer_set_gate(struct tracer *t, bool open)
 {
 	int err = 0;
 
-	if (open) {
-		/* Calls that a detach cut in half must not pair with new ones. */
-		err = clear_map(t->skel->maps.stacks);
-		if (!err)
-			err = clear_map(t->skel->maps.ioctls);
-	}
+	/* Calls that a detach cut in half must not pair with new ones. */
+	if (open)
+		err = clear_map(t->skel->maps.ioctls);
 	__atomic_store_n(&t->skel->bss->gate, open ? 1 : 0, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -543,6 +540,14 @@ void tracer_detach_begin(struct tracer *t)
 	struct detach_work *w;
 
 	tracer_detach_end(t);
+	/*
+	 * The window ends here, while its probes are still going: calls still
+	 * open in the per-thread states are void from now on (their returns
+	 * record nothing; tracer_unfinished counts them), and the next window
+	 * needs no walk of the map to forget them.
+	 */
+	if (t->skel)
+		__atomic_add_fetch(&t->skel->bss->window, 1, __ATOMIC_SEQ_CST);
 	if (!t->nfds && !t->nlinks)
 		return;
 	w = calloc(1, sizeof(*w));
@@ -609,20 +614,22 @@ int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls)
 	int sfd = bpf_map__fd(t->skel->maps.stacks);
 	int ifd = bpf_map__fd(t->skel->maps.ioctls);
 	size_t vsize = bpf_map__value_size(t->skel->maps.stacks);
+	/* The window tracer_detach_begin ended. */
+	__u32 window = t->skel->bss->window - 1;
 	__u32 key, next, *value;
 	int err = 0;
 
 	*calls = 0;
 	*ioctls = 0;
-	/* A stack's first word is its depth (struct call_stack). */
+	/* A stack starts with its depth and window (struct call_stack). */
 	value = malloc(vsize);
 	if (!value)
 		return -ENOMEM;
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
-		if (!bpf_map_lookup_elem(sfd, &key, value))
-			*calls += *value;
+		if (!bpf_map_lookup_elem(sfd, &key, value) && value[1] == window)
+			*calls += value[0];
 	}
 	for (err = bpf_map_get_next_key(ifd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(ifd, &key, &next)) {

@@ -52,12 +52,13 @@ int tracer_attach_target(struct tracer *t, int host_pid,
  * with follow, the fork hook that makes targets' new processes targets.
  */
 int tracer_attach_syscalls(struct tracer *t, bool follow);
-/* Opening forgets half-seen calls of an earlier window first. */
+/* Opening forgets half-seen ioctls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
 /*
  * Detaching takes the kernel tens of milliseconds per uprobe link: begin
- * hands every probe attached so far to background threads (calls that
- * return meanwhile are still recorded), end waits until all are gone.
+ * ends the window (calls that return from then on record nothing and are
+ * counted unfinished) and hands every probe attached so far to background
+ * threads, end waits until all are gone.
  * One batch at a time: begin ends the last one first.
  */
 void tracer_detach_begin(struct tracer *t);
@@ -76,7 +77,8 @@ int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
  * Calls and ioctls still open in the kernel's per-thread state: after a
- * stop's drain, what was in flight and so goes unrecorded.
+ * stop's detach_begin, what was in flight in the window it ended and so
+ * goes unrecorded.
  */
 int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
