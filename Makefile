@@ -68,6 +68,7 @@ CTL_SRC := $(filter-out user/ctl/main.c,$(wildcard user/ctl/*.c)) \
 CTL_LIBS := -lbpf -lelf -lz -ledit -lsqlite3
 AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)
 NPUSIM_SRC := $(wildcard tools/npusim/*.c)
+HCCL_SRC := $(wildcard tools/npusim/hccl/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 BPF_SRC := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(GEN)/%.skel.h,$(BPF_SRC))
@@ -89,7 +90,7 @@ $(call obj,$(CUPTI_SRC)) $(call san_obj,$(CUPTI_SRC)) $(call fuzz_obj,$(CUPTI_SR
 endif
 
 TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
-	$(BIN)/npu_sample
+	$(LIB)/libhccl.so $(BIN)/npu_sample
 
 # The CUDA test program, where a CUDA toolkit is installed.
 NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
@@ -183,10 +184,17 @@ $(LIB)/libnpusim.so: $(call obj,$(NPUSIM_SRC)) $(LIB)/libmsprof_agent.so
 		$(call obj,$(NPUSIM_SRC)) -o $@ -L$(LIB) -lmsprof_agent \
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
-$(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libnpusim.so
+# npusim's collectives: a library of their own, probed as CANN's libhccl is.
+$(LIB)/libhccl.so: $(call obj,$(HCCL_SRC)) $(LIB)/libnpusim.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libhccl.so \
+		$(call obj,$(HCCL_SRC)) -o $@ -L$(LIB) -lnpusim \
+		-Wl,-rpath,'$$ORIGIN' -pthread
+
+$(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libhccl.so
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lnpusim \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lhccl -lnpusim \
 		-Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
 
 # Unit tests link the controller's and agent's objects, built with sanitizers.
@@ -320,13 +328,13 @@ install: all
 	$(INSTALL) -m 644 $(LIB)/libmsprof_agent.so $(PKGLIB)/
 	$(INSTALL) -m 644 docs/msprof.1 $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1
 ifeq ($(INSTALL_SAMPLE),1)
-	$(INSTALL) -m 644 $(LIB)/libnpusim.so $(PKGLIB)/
+	$(INSTALL) -m 644 $(LIB)/libnpusim.so $(LIB)/libhccl.so $(PKGLIB)/
 	$(INSTALL) -m 755 $(BIN)/npu_sample $(PKGLIB)/
 endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/$(PROGRAM) $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1 \
-		$(addprefix $(PKGLIB)/,libmsprof_agent.so libnpusim.so npu_sample)
+		$(addprefix $(PKGLIB)/,libmsprof_agent.so libnpusim.so libhccl.so npu_sample)
 	-rmdir $(PKGLIB)
 
 # --- entry points -------------------------------------------------------------

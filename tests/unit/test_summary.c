@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/naming.h"
+#include "export/overlap.h"
 #include "export/profdata.h"
 #include "export/summary.h"
 #include "export/outbuf.h"
@@ -226,6 +228,27 @@ static void test_op_summary_rows(void)
 	free_window(&p);
 }
 
+/* npusim's collectives are HCCL tasks: communication, not computing. */
+static void test_collective_type(void)
+{
+	static const struct fake_task coll[] = {
+		{ 0, "hcom_allReduce_", 1000, 500 },
+		{ 0, "hcomish", 2000, 500 },	/* a kernel that only looks so */
+	};
+	struct profdata p;
+	char *text;
+
+	fake_window(&p, coll, 2);
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[0]), "HCCL");
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "AI_CORE");
+	CU_ASSERT_FALSE(overlap_is_compute(&p, &p.tasks[0]));
+	CU_ASSERT_TRUE(overlap_is_compute(&p, &p.tasks[1]));
+	text = written(summary_op_statistic, &p);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n0,hcom_allReduce_,HCCL,1,"));
+	free(text);
+	free_window(&p);
+}
+
 int register_summary_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -236,6 +259,7 @@ int register_summary_tests(void)
 		{ "a name with a comma or quote stays one cell", test_text },
 		{ "op_statistic: per device and type, by total", test_op_statistic },
 		{ "op_summary and task_time: starts, waits, states", test_op_summary_rows },
+		{ "a collective's task is HCCL, not computing", test_collective_type },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -291,7 +291,8 @@ aclError npusim_stream_sync(struct npusim_device *dev, aclrtStream h)
 
 /* Under dev->lock: the ioctl goes out before the worker can see the task. */
 static void stream_enqueue(struct npusim_device *dev, struct npusim_stream *s,
-			   struct npusim_task *t, uint32_t block_dim)
+			   struct npusim_task *t, const char *name,
+			   uint32_t block_dim)
 {
 	struct npusim_ioctl_arg arg = {
 		.device = npusim_dev_id(dev),
@@ -306,7 +307,7 @@ static void stream_enqueue(struct npusim_device *dev, struct npusim_stream *s,
 		.block_dim = block_dim,
 		.host_tid = gettid(),
 		.submit_ns = npusim_now_ns(),
-		.name = t->kernel->name,
+		.name = name,
 	};
 	s->last_task = arg.task_id;
 	npusim_drv_ioctl(NPUSIM_IOC_SUBMIT, &arg);
@@ -319,7 +320,8 @@ static void stream_enqueue(struct npusim_device *dev, struct npusim_stream *s,
 /* Copies kernel->args_size bytes of args; the caller checked them. */
 aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
 			      const struct npusim_kernel *kernel,
-			      uint32_t block_dim, const void *args)
+			      const char *name, uint32_t block_dim,
+			      const void *args)
 {
 	struct npusim_stream **link;
 	struct npusim_task *t;
@@ -334,7 +336,7 @@ aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
 	link = stream_link(dev, h);
 	ret = stream_check(dev, link);
 	if (!ret)
-		stream_enqueue(dev, *link, t, block_dim);
+		stream_enqueue(dev, *link, t, name, block_dim);
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
 		free(t);

@@ -16,6 +16,7 @@
 #include <acl/acl.h>
 #include <npusim/npusim_ioctl.h>
 #include <npusim/npusim_prof.h>
+#include <npusim/npusim_task.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -39,6 +40,14 @@ struct npusim_copy_args {
 };
 
 extern const struct npusim_kernel npusim_copy_kernel;
+
+/* The task npusimLaunchHostTask enqueues: another library's work. */
+struct npusim_host_args {
+	npusim_host_task_fn run;
+	void *arg;
+};
+
+extern const struct npusim_kernel npusim_host_kernel;
 
 const struct npusim_kernel *npusim_kernel_find(const char *name);
 
@@ -79,9 +88,11 @@ aclError npusim_dev_sync(struct npusim_device *dev);
 aclError npusim_stream_create(struct npusim_device *dev, aclrtStream *out);
 aclError npusim_stream_destroy(struct npusim_device *dev, aclrtStream h);
 aclError npusim_stream_sync(struct npusim_device *dev, aclrtStream h);
+/* name: the task's, for the observer; it outlives the task. */
 aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
 			      const struct npusim_kernel *kernel,
-			      uint32_t block_dim, const void *args);
+			      const char *name, uint32_t block_dim,
+			      const void *args);
 
 /* --- process state and the calling thread's device (npusim_runtime.c) --- */
 

@@ -83,6 +83,20 @@ const struct npusim_kernel npusim_copy_kernel = {
 	.run = copy_run,
 };
 
+static void host_run(const void *args)
+{
+	const struct npusim_host_args *p = args;
+
+	p->run(p->arg);
+}
+
+/* Named per task by its submitter; npusimLaunchHostTask checks its own. */
+const struct npusim_kernel npusim_host_kernel = {
+	.name = "HOST_TASK",
+	.args_size = sizeof(struct npusim_host_args),
+	.run = host_run,
+};
+
 static const struct npusim_kernel kernels[] = {
 	{
 		.name = "vector_add",

@@ -77,7 +77,8 @@ static aclError launch(const char *name, uint32_t block_dim, const void *args,
 		return ACL_ERROR_KERNEL_NOT_FOUND;
 	if (size != kernel->args_size || !kernel->valid(args))
 		return ACL_ERROR_INVALID_PARAM;
-	return npusim_stream_submit(dev, stream, kernel, block_dim, args);
+	return npusim_stream_submit(dev, stream, kernel, kernel->name,
+				    block_dim, args);
 }
 
 aclError aclrtLaunchKernel(const char *kernelName, uint32_t blockDim,
@@ -107,7 +108,8 @@ static aclError copy_async(void *dst, size_t dest_max, const void *src,
 	ret = npusim_rt_current(&dev);
 	if (ret)
 		return ret;
-	return npusim_stream_submit(dev, stream, &npusim_copy_kernel, 0, &args);
+	return npusim_stream_submit(dev, stream, &npusim_copy_kernel,
+				    npusim_copy_kernel.name, 0, &args);
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
@@ -120,6 +122,36 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
 	if (ret)
 		return ret;
 	ret = copy_async(dst, destMax, src, count, kind, stream);
+	npusim_rt_leave();
+	return ret;
+}
+
+static aclError host_task(aclrtStream stream, const char *name,
+			  npusim_host_task_fn run, void *arg)
+{
+	struct npusim_host_args args = { run, arg };
+	struct npusim_device *dev;
+	aclError ret;
+
+	if (!stream || !name || !run)
+		return ACL_ERROR_INVALID_PARAM;
+	ret = npusim_rt_current(&dev);
+	if (ret)
+		return ret;
+	return npusim_stream_submit(dev, stream, &npusim_host_kernel, name, 0,
+				    &args);
+}
+
+__attribute__((visibility("default")))
+aclError npusimLaunchHostTask(aclrtStream stream, const char *name,
+			      npusim_host_task_fn run, void *arg)
+{
+	aclError ret;
+
+	ret = npusim_rt_enter();
+	if (ret)
+		return ret;
+	ret = host_task(stream, name, run, arg);
 	npusim_rt_leave();
 	return ret;
 }

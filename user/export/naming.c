@@ -37,5 +37,8 @@ const char *naming_devtask_type(const struct profdata *p, const struct devtask *
 		return "MEMCPY_ASYNC";
 	if (!strncmp(name, "MEMSET", 6))
 		return "MEMSET";
+	/* A collective's task, as npusim's libhccl names it after CANN's ops. */
+	if (!strncmp(name, "hcom_", 5))
+		return "HCCL";
 	return launched_by_cuda(p, t) ? "KERNEL" : "AI_CORE";
 }

@@ -22,7 +22,10 @@ struct layer_naming {
 
 const struct layer_naming *naming_layer(uint32_t layer);
 
-/* A device task's "Task Type": MEMCPY_ASYNC, MEMSET, KERNEL (CUDA), AI_CORE. */
+/*
+ * A device task's "Task Type": MEMCPY_ASYNC, MEMSET, HCCL (a collective),
+ * KERNEL (CUDA), AI_CORE.
+ */
 const char *naming_devtask_type(const struct profdata *p, const struct devtask *t);
 
 #endif

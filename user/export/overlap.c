@@ -21,8 +21,10 @@ bool overlap_is_compute(const struct profdata *p, const struct devtask *t)
 {
 	const char *type = naming_devtask_type(p, t);
 
-	/* Copies and fills move data: msprof counts neither as an op. */
-	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET");
+	/* Copies and fills move data: msprof counts neither as an op; a
+	 * collective is communication, not computing. */
+	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") &&
+	       strcmp(type, "HCCL");
 }
 
 /* Where one device's walk stands. */

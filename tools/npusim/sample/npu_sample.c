@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <acl/acl.h>
+#include <hccl/hccl.h>
 
 #include "../npusim_kernels.h"
 
@@ -25,13 +26,17 @@
 #define MAT_SIZE	(MAT_N * MAT_N)
 /* All inputs in one block, so one H2D copy per step carries them. */
 #define IN_N		(2 * VEC_N + 2 * MAT_SIZE)
+/* What --slow-rank's rank computes more, in matmuls a step. */
+#define SLOW_MATMULS	8
 
 #define SAMPLE_APIS(X)							\
 	X(aclInit) X(aclFinalize) X(aclrtGetDeviceCount)		\
 	X(aclrtSetDevice) X(aclrtResetDevice)				\
 	X(aclrtCreateStream) X(aclrtDestroyStream)			\
 	X(aclrtMalloc) X(aclrtFree) X(aclrtMemcpy) X(aclrtMemcpyAsync)	\
-	X(aclrtLaunchKernel) X(aclrtSynchronizeStream)
+	X(aclrtLaunchKernel) X(aclrtSynchronizeStream)			\
+	X(HcclCommInitClusterInfo) X(HcclAllReduce)			\
+	X(HcclGetCommAsyncError) X(HcclCommDestroy)
 
 #define API_ENUM(name) API_##name,
 #define API_NAME(name) #name,
@@ -41,7 +46,8 @@ enum api { SAMPLE_APIS(API_ENUM) API_COUNT };
 static const char *const api_names[API_COUNT] = { SAMPLE_APIS(API_NAME) };
 static unsigned long api_calls[API_COUNT];
 
-/* Counts the call, reports a failure; 0 on success, -1 on failure. */
+/* Counts the call, reports a failure; 0 on success, -1 on failure.
+ * HcclResult and aclError alike: 0 is success. */
 #define CALL(fn, ...) \
 	acl_check((api_calls[API_##fn]++, fn(__VA_ARGS__)), #fn)
 
@@ -51,8 +57,17 @@ struct device_ctx {
 	float *in;	/* device: a | b | ma | mb */
 	float *vec;	/* device: relu(a + b) */
 	float *mat;	/* device: ma * mb */
+	float *red;	/* device: the all-reduce of every rank's vec */
 	float *host_in;
 	float *host_out;
+	float *host_red;
+};
+
+/* A rank of a job: RANK_ID and RANK_SIZE as a launcher sets them. */
+struct rank_info {
+	unsigned long id;
+	unsigned long size;
+	HcclComm comm;
 };
 
 struct options {
@@ -60,6 +75,9 @@ struct options {
 	unsigned long step_ms;
 	unsigned int devices;
 	bool wait_signal;
+	bool allreduce;
+	long slow_rank;		/* -1: none */
+	struct rank_info rank;
 };
 
 static volatile sig_atomic_t stop;
@@ -116,19 +134,42 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--no-allreduce] [--slow-rank R])\n",
 		what, arg, MAX_DEVICES);
+}
+
+/* RANK_ID and RANK_SIZE, both or neither; alone the sample is rank 0 of 1. */
+static int parse_rank(struct rank_info *r)
+{
+	const char *id = getenv("RANK_ID"), *size = getenv("RANK_SIZE");
+
+	r->id = 0;
+	r->size = 1;
+	if (!id && !size)
+		return 0;
+	if (!id || !size || parse_ulong(size, HCCL_SIM_MAX_RANKS, &r->size) ||
+	    !r->size || parse_ulong(id, r->size - 1, &r->id)) {
+		fprintf(stderr, "npu_sample: bad RANK_ID '%s' or RANK_SIZE '%s' (want 0 <= RANK_ID < RANK_SIZE <= %d)\n",
+			id ? id : "", size ? size : "", HCCL_SIM_MAX_RANKS);
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_value(int c, const char *arg, struct options *o)
 {
-	unsigned long devices;
+	unsigned long devices, rank;
 
 	switch (c) {
 	case 's':
 		return parse_ulong(arg, ULONG_MAX, &o->steps);
 	case 'm':
 		return parse_ulong(arg, 3600 * 1000UL, &o->step_ms);
+	case 'r':
+		if (parse_ulong(arg, HCCL_SIM_MAX_RANKS - 1, &rank))
+			return -1;
+		o->slow_rank = rank;
+		return 0;
 	default:
 		if (parse_ulong(arg, MAX_DEVICES, &devices) || !devices)
 			return -1;
@@ -144,20 +185,30 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "step-ms", required_argument, NULL, 'm' },
 		{ "devices", required_argument, NULL, 'd' },
 		{ "wait-signal", no_argument, NULL, 'w' },
+		{ "allreduce", no_argument, NULL, 'a' },
+		{ "no-allreduce", no_argument, NULL, 'n' },
+		{ "slow-rank", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[32];
 	int c, idx;
 
-	*o = (struct options) { .steps = 10, .step_ms = 20, .devices = 1 };
+	*o = (struct options) {
+		.steps = 10, .step_ms = 20, .devices = 1, .slow_rank = -1,
+	};
+	if (parse_rank(&o->rank))
+		return -1;
+	o->allreduce = o->rank.size > 1;
 	while ((c = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
 			usage_error(c == '?' ? "unknown option" :
 				    "missing value for", argv[optind - 1]);
 			return -1;
 		}
-		if (c == 'w') {
-			o->wait_signal = true;
+		if (c == 'w' || c == 'a' || c == 'n') {
+			o->wait_signal |= c == 'w';
+			if (c != 'w')
+				o->allreduce = c == 'a';
 			continue;
 		}
 		if (parse_value(c, optarg, o)) {
@@ -169,6 +220,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc) {
 		usage_error("unexpected argument", argv[optind]);
+		return -1;
+	}
+	if (o->allreduce && o->devices != 1) {
+		fprintf(stderr, "npu_sample: --allreduce drives one device, not --devices %u\n",
+			o->devices);
 		return -1;
 	}
 	return 0;
@@ -185,11 +241,12 @@ static void fill_inputs(float *in, unsigned long step)
 		in[i] = (float)((i + step) % 17) - 8.0f;
 }
 
-static int device_setup(struct device_ctx *d)
+static int device_setup(struct device_ctx *d, bool allreduce)
 {
 	d->host_in = malloc(IN_N * sizeof(float));
 	d->host_out = malloc(VEC_N * sizeof(float));
-	if (!d->host_in || !d->host_out) {
+	d->host_red = allreduce ? malloc(VEC_N * sizeof(float)) : NULL;
+	if (!d->host_in || !d->host_out || (allreduce && !d->host_red)) {
 		fprintf(stderr, "npu_sample: out of memory\n");
 		return -1;
 	}
@@ -201,7 +258,10 @@ static int device_setup(struct device_ctx *d)
 	    CALL(aclrtMalloc, (void **)&d->vec, VEC_N * sizeof(float),
 		 ACL_MEM_MALLOC_HUGE_FIRST) ||
 	    CALL(aclrtMalloc, (void **)&d->mat, MAT_SIZE * sizeof(float),
-		 ACL_MEM_MALLOC_HUGE_FIRST))
+		 ACL_MEM_MALLOC_HUGE_FIRST) ||
+	    (allreduce && CALL(aclrtMalloc, (void **)&d->red,
+			       VEC_N * sizeof(float),
+			       ACL_MEM_MALLOC_HUGE_FIRST)))
 		return -1;
 	return 0;
 }
@@ -222,15 +282,18 @@ static void device_teardown(struct device_ctx *d)
 			CALL(aclrtFree, d->vec);
 		if (d->mat)
 			CALL(aclrtFree, d->mat);
+		if (d->red)
+			CALL(aclrtFree, d->red);
 		CALL(aclrtResetDevice, d->id);
 	}
 	free(d->host_in);
 	free(d->host_out);
+	free(d->host_red);
 }
 
 /* --- one step ------------------------------------------------------------- */
 
-static int launch_kernels(struct device_ctx *d)
+static int launch_kernels(struct device_ctx *d, unsigned int matmuls)
 {
 	struct npusim_vector_add_args add = {
 		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
@@ -240,26 +303,33 @@ static int launch_kernels(struct device_ctx *d)
 		.c = d->mat, .m = MAT_N, .n = MAT_N, .k = MAT_N,
 	};
 	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
+	unsigned int i;
 
 	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
-		 d->streams[0]) ||
-	    CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
-		 d->streams[1]) ||
-	    CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
 		 d->streams[0]))
 		return -1;
-	return 0;
+	for (i = 0; i < matmuls; i++)
+		if (CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
+			 d->streams[1]))
+			return -1;
+	return CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
+		    d->streams[0]);
 }
 
 /* The result must be exactly what the host computes: the work is real. */
+static float expected(const float *in, size_t i)
+{
+	float sum = in[i] + in[VEC_N + i];
+
+	return sum > 0.0f ? sum : 0.0f;
+}
+
 static int check_output(const struct device_ctx *d)
 {
 	size_t i;
 
 	for (i = 0; i < VEC_N; i++) {
-		float sum = d->host_in[i] + d->host_in[VEC_N + i];
-
-		if (d->host_out[i] != (sum > 0.0f ? sum : 0.0f)) {
+		if (d->host_out[i] != expected(d->host_in, i)) {
 			fprintf(stderr, "npu_sample: device %d: wrong result at %zu\n",
 				d->id, i);
 			return -1;
@@ -268,20 +338,66 @@ static int check_output(const struct device_ctx *d)
 	return 0;
 }
 
-static int device_step(struct device_ctx *d, unsigned long step)
+/*
+ * Rank r's inputs are step + r's, so the all-reduce's sum is known here
+ * (small integers: exact in float, whatever the order of the adds).
+ */
+static int check_reduced(const struct device_ctx *d, unsigned long step,
+			 unsigned long ranks)
 {
-	fill_inputs(d->host_in, step);
-	if (CALL(aclrtSetDevice, d->id) ||
-	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
-		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
-	    launch_kernels(d) ||
-	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
+	unsigned long r;
+	size_t i;
+
+	for (r = 0; r < ranks; r++) {
+		fill_inputs(d->host_in, step + r);
+		for (i = 0; i < VEC_N; i++)
+			d->host_out[i] = (r ? d->host_out[i] : 0.0f) +
+					 expected(d->host_in, i);
+	}
+	for (i = 0; i < VEC_N; i++)
+		if (d->host_red[i] != d->host_out[i]) {
+			fprintf(stderr, "npu_sample: wrong all-reduce result at %zu\n",
+				i);
+			return -1;
+		}
+	return 0;
+}
+
+/* The gradient exchange: every rank's relu output, summed. */
+static int all_reduce(struct device_ctx *d, const struct options *o)
+{
+	HcclResult async;
+
+	if (CALL(HcclAllReduce, d->vec, d->red, VEC_N, HCCL_DATA_TYPE_FP32,
+		 HCCL_REDUCE_SUM, o->rank.comm, d->streams[0]) ||
+	    CALL(aclrtMemcpyAsync, d->host_red, VEC_N * sizeof(float), d->red,
 		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
 		 d->streams[0]) ||
 	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
-	    CALL(aclrtSynchronizeStream, d->streams[1]))
+	    CALL(HcclGetCommAsyncError, o->rank.comm, &async))
 		return -1;
-	return check_output(d);
+	return acl_check(async, "the all-reduce task");
+}
+
+static int device_step(struct device_ctx *d, unsigned long step,
+		       const struct options *o)
+{
+	bool slow = o->slow_rank == (long)o->rank.id;
+
+	fill_inputs(d->host_in, step + o->rank.id);
+	if (CALL(aclrtSetDevice, d->id) ||
+	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
+		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
+	    launch_kernels(d, slow ? 1 + SLOW_MATMULS : 1) ||
+	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
+		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
+		 d->streams[0]) ||
+	    CALL(aclrtSynchronizeStream, d->streams[1]) ||
+	    (o->allreduce && all_reduce(d, o)) ||
+	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
+	    check_output(d))
+		return -1;
+	return o->allreduce ? check_reduced(d, step, o->rank.size) : 0;
 }
 
 /* A signal cuts the wait short; the loop then sees stop and ends. */
@@ -338,9 +454,10 @@ static int run_steps(struct device_ctx *devs, const struct options *o)
 	clock_gettime(CLOCK_MONOTONIC, &begin);
 	for (step = 0; !stop && (!o->steps || step < o->steps); step++) {
 		clock_gettime(CLOCK_MONOTONIC, &start);
+		/* A stop may leave a collective without some ranks. */
 		for (i = 0; i < o->devices; i++)
-			if (device_step(&devs[i], step))
-				return -1;
+			if (device_step(&devs[i], step, o))
+				return stop ? 0 : -1;
 		pad_step(&start, o->step_ms);
 	}
 	printf("steps %lu loop_ms %.3f\n", step, elapsed_ms(&begin));
@@ -372,7 +489,19 @@ static int check_devices(unsigned int wanted)
 	return 0;
 }
 
-static int run(const struct options *o)
+/* The job's ranks meet through the rank table their launcher wrote. */
+static int comm_init(struct rank_info *r)
+{
+	const char *table = getenv("RANK_TABLE_FILE");
+
+	if (!table || !*table) {
+		fprintf(stderr, "npu_sample: --allreduce needs RANK_TABLE_FILE (tools/npusim/sample/run_ranks.sh sets it)\n");
+		return -1;
+	}
+	return CALL(HcclCommInitClusterInfo, table, r->id, &r->comm);
+}
+
+static int run(struct options *o)
 {
 	struct device_ctx devs[MAX_DEVICES] = { 0 };
 	unsigned int i;
@@ -381,10 +510,14 @@ static int run(const struct options *o)
 	ret = check_devices(o->devices);
 	for (i = 0; i < o->devices && !ret; i++) {
 		devs[i].id = i;
-		if (device_setup(&devs[i]))
+		if (device_setup(&devs[i], o->allreduce))
 			ret = 1;
 	}
+	if (!ret && o->allreduce && comm_init(&o->rank))
+		ret = 1;
 	if (!ret && run_steps(devs, o))
+		ret = 1;
+	if (o->rank.comm && CALL(HcclCommDestroy, o->rank.comm))
 		ret = 1;
 	for (i = 0; i < o->devices; i++)
 		device_teardown(&devs[i]);

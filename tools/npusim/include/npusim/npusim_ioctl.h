@@ -14,6 +14,7 @@
  *   aclrtMemcpy              NPUSIM_IOC_MEMCPY
  *   aclrtLaunchKernel        NPUSIM_IOC_SUBMIT
  *   aclrtMemcpyAsync         NPUSIM_IOC_SUBMIT
+ *   npusimLaunchHostTask     NPUSIM_IOC_SUBMIT
  *   aclrtSynchronizeStream   NPUSIM_IOC_SYNC
  *   aclrtSynchronizeDevice   NPUSIM_IOC_SYNC
  *

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What libhccl's files share.  Only the Hccl* API leaves the library.
+ */
+#ifndef HCCL_INTERNAL_H
+#define HCCL_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <hccl/hccl.h>
+
+#pragma GCC visibility push(hidden)
+
+/* --- the rendezvous segment (hccl_seg.c) -------------------------------- */
+
+#define HCCL_KEY_BYTES	16
+
+/*
+ * A communicator's shared memory, one per job: rank 0 makes it under a
+ * name derived from the key, the others map it.  Every field is written
+ * with atomics: the ranks share nothing else.
+ */
+struct hccl_seg_hdr {
+	_Atomic uint32_t ready;		/* HCCL_SEG_READY once set up */
+	uint32_t nranks;
+	_Atomic uint32_t joined;	/* ranks that mapped it */
+	_Atomic uint32_t left;		/* ranks that unmapped it */
+	_Atomic uint32_t broken;	/* a rank gave up: everyone fails */
+	_Atomic uint32_t count;		/* the barrier: arrivals */
+	_Atomic uint32_t gen;		/* the barrier: its futex word */
+	_Atomic uint8_t attached[HCCL_SIM_MAX_RANKS];
+};
+
+struct hccl_seg {
+	struct hccl_seg_hdr *hdr;
+	unsigned char *slots;		/* nranks x HCCL_SIM_MAX_BYTES */
+	size_t size;
+	int fd;
+	bool owner;			/* made the name, so removes it */
+	bool named;			/* the name may still be there */
+	dev_t dev;
+	ino_t ino;
+	char path[80];
+};
+
+static inline unsigned char *hccl_seg_slot(const struct hccl_seg *s,
+					   uint32_t rank)
+{
+	return s->slots + (size_t)rank * HCCL_SIM_MAX_BYTES;
+}
+
+/* CLOCK_MONOTONIC, ns. */
+uint64_t hccl_now_ns(void);
+/* now + the seconds in variable env (1 to 3600, else 120). */
+uint64_t hccl_deadline(const char *env);
+
+/* 0 or a negative errno; -ETIMEDOUT when the other ranks never came. */
+int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
+		  uint32_t nranks, uint32_t rank, uint64_t deadline);
+/*
+ * -ETIMEDOUT past deadline; -EPIPE once a rank gave up or left while this
+ * barrier still waited for it.  Either breaks the segment for every rank.
+ */
+int hccl_seg_barrier(struct hccl_seg *s, uint64_t deadline);
+void hccl_seg_leave(struct hccl_seg *s);
+
+/* --- communicators (hccl_comm.c) ---------------------------------------- */
+
+struct hccl_comm {
+	struct hccl_comm *next;		/* the live ones, for handle checks */
+	uint32_t rank;
+	uint32_t nranks;
+	struct hccl_seg seg;
+	_Atomic uint32_t pending;	/* collectives on a stream */
+	_Atomic uint32_t failed;	/* a collective gave up */
+};
+
+/* The comm behind h with pending raised, or NULL for a bad handle. */
+struct hccl_comm *hccl_comm_hold(HcclComm h);
+void hccl_comm_put(struct hccl_comm *c);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collectives.  Each call checks its arguments and enqueues one device
+ * task on the caller's stream; the task, on the device's thread, puts this
+ * rank's data in its slot of the shared segment, waits at the barrier for
+ * every rank (the wait a slow rank causes the others), takes what it needs
+ * from the slots and waits again so that no slot is refilled while read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <npusim/npusim_task.h>
+
+#include "hccl_internal.h"
+
+enum coll_kind { COLL_ALL_REDUCE, COLL_BROADCAST, COLL_ALL_GATHER,
+		 COLL_REDUCE_SCATTER };
+
+/* The task names, as CANN's graph names its communication ops. */
+static const char *const coll_names[] = {
+	[COLL_ALL_REDUCE] = "hcom_allReduce_",
+	[COLL_BROADCAST] = "hcom_broadcast_",
+	[COLL_ALL_GATHER] = "hcom_allGather_",
+	[COLL_REDUCE_SCATTER] = "hcom_reduceScatter_",
+};
+
+struct coll {
+	enum coll_kind kind;
+	struct hccl_comm *comm;
+	const void *send;
+	void *recv;
+	uint64_t count;		/* elements this rank receives, per rank */
+	HcclDataType type;
+	HcclReduceOp op;
+	uint32_t root;
+};
+
+static size_t type_size(HcclDataType t)
+{
+	static const unsigned char sizes[HCCL_DATA_TYPE_RESERVED] = {
+		[HCCL_DATA_TYPE_INT8] = 1, [HCCL_DATA_TYPE_UINT8] = 1,
+		[HCCL_DATA_TYPE_INT16] = 2, [HCCL_DATA_TYPE_UINT16] = 2,
+		[HCCL_DATA_TYPE_FP16] = 2, [HCCL_DATA_TYPE_BFP16] = 2,
+		[HCCL_DATA_TYPE_INT32] = 4, [HCCL_DATA_TYPE_UINT32] = 4,
+		[HCCL_DATA_TYPE_FP32] = 4, [HCCL_DATA_TYPE_INT64] = 8,
+		[HCCL_DATA_TYPE_UINT64] = 8, [HCCL_DATA_TYPE_FP64] = 8,
+	};
+
+	return (unsigned int)t < HCCL_DATA_TYPE_RESERVED ? sizes[t] : 0;
+}
+
+/* --- reduction ------------------------------------------------------------ */
+
+#define REDUCE_CASE(tag, T)						\
+	case tag: {							\
+		T *d = dst;						\
+		const T *s = src;					\
+		for (i = 0; i < n; i++)					\
+			d[i] = op == HCCL_REDUCE_SUM ? d[i] + s[i] :	\
+			       op == HCCL_REDUCE_PROD ? d[i] * s[i] :	\
+			       op == HCCL_REDUCE_MAX ? (s[i] > d[i] ? s[i] : d[i]) : \
+			       (s[i] < d[i] ? s[i] : d[i]);		\
+		break;							\
+	}
+
+/* dst[i] = dst[i] op src[i]; the type and op were checked at the call. */
+static void reduce(void *dst, const void *src, uint64_t n, HcclDataType type,
+		   HcclReduceOp op)
+{
+	uint64_t i;
+
+	switch (type) {
+	REDUCE_CASE(HCCL_DATA_TYPE_INT8, int8_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_UINT8, uint8_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_INT16, int16_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_UINT16, uint16_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_INT32, int32_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_UINT32, uint32_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_INT64, int64_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_UINT64, uint64_t)
+	REDUCE_CASE(HCCL_DATA_TYPE_FP32, float)
+	REDUCE_CASE(HCCL_DATA_TYPE_FP64, double)
+	default:
+		break;
+	}
+}
+
+/* dst = the op over every rank's slot, from offset bytes on. */
+static void reduce_slots(const struct coll *c, void *dst, size_t offset)
+{
+	const struct hccl_seg *seg = &c->comm->seg;
+	size_t bytes = c->count * type_size(c->type);
+	uint32_t r;
+
+	memcpy(dst, hccl_seg_slot(seg, 0) + offset, bytes);
+	for (r = 1; r < c->comm->nranks; r++)
+		reduce(dst, hccl_seg_slot(seg, r) + offset, c->count, c->type,
+		       c->op);
+}
+
+/* --- the device task ------------------------------------------------------ */
+
+static size_t in_bytes(const struct coll *c)
+{
+	size_t bytes = c->count * type_size(c->type);
+
+	return c->kind == COLL_REDUCE_SCATTER ? bytes * c->comm->nranks : bytes;
+}
+
+static void coll_take(const struct coll *c)
+{
+	const struct hccl_seg *seg = &c->comm->seg;
+	size_t bytes = c->count * type_size(c->type);
+	uint32_t r;
+
+	switch (c->kind) {
+	case COLL_ALL_REDUCE:
+		reduce_slots(c, c->recv, 0);
+		break;
+	case COLL_BROADCAST:
+		if (c->comm->rank != c->root)
+			memcpy(c->recv, hccl_seg_slot(seg, c->root), bytes);
+		break;
+	case COLL_ALL_GATHER:
+		for (r = 0; r < c->comm->nranks; r++)
+			memcpy((unsigned char *)c->recv + r * bytes,
+			       hccl_seg_slot(seg, r), bytes);
+		break;
+	case COLL_REDUCE_SCATTER:
+		reduce_slots(c, c->recv, c->comm->rank * bytes);
+		break;
+	}
+}
+
+static void coll_run(void *arg)
+{
+	struct coll *c = arg;
+	struct hccl_comm *comm = c->comm;
+	uint64_t deadline = hccl_deadline("HCCL_EXEC_TIMEOUT");
+	bool gives = c->kind != COLL_BROADCAST || comm->rank == c->root;
+
+	if (gives)
+		memcpy(hccl_seg_slot(&comm->seg, comm->rank), c->send,
+		       in_bytes(c));
+	if (hccl_seg_barrier(&comm->seg, deadline) == 0) {
+		coll_take(c);
+		if (hccl_seg_barrier(&comm->seg, deadline) == 0)
+			goto out;
+	}
+	atomic_store(&comm->failed, 1);
+out:
+	hccl_comm_put(comm);
+	free(c);
+}
+
+/* --- the calls ------------------------------------------------------------ */
+
+static HcclResult coll_check(const struct coll *c)
+{
+	size_t size = type_size(c->type);
+	bool reduces = c->kind == COLL_ALL_REDUCE ||
+		       c->kind == COLL_REDUCE_SCATTER;
+
+	if (!c->send || !c->recv)
+		return HCCL_E_PTR;
+	if (!size || (c->kind == COLL_BROADCAST && c->root >= c->comm->nranks))
+		return HCCL_E_PARA;
+	if (reduces && (unsigned int)c->op >= HCCL_REDUCE_RESERVED)
+		return HCCL_E_PARA;
+	if (reduces && (c->type == HCCL_DATA_TYPE_FP16 ||
+			c->type == HCCL_DATA_TYPE_BFP16))
+		return HCCL_E_NOT_SUPPORT;
+	if (!c->count || c->count > HCCL_SIM_MAX_BYTES / size ||
+	    in_bytes(c) > HCCL_SIM_MAX_BYTES)
+		return HCCL_E_PARA;
+	return atomic_load(&c->comm->failed) ? HCCL_E_TIMEOUT : HCCL_SUCCESS;
+}
+
+static HcclResult coll_submit(struct coll *args, HcclComm comm,
+			      aclrtStream stream)
+{
+	struct coll *c;
+	HcclResult ret;
+
+	args->comm = hccl_comm_hold(comm);
+	if (!args->comm)
+		return HCCL_E_PARA;
+	ret = coll_check(args);
+	c = ret ? NULL : malloc(sizeof(*c));
+	if (!ret && !c)
+		ret = HCCL_E_MEMORY;
+	if (!ret) {
+		*c = *args;
+		if (npusimLaunchHostTask(stream, coll_names[c->kind], coll_run,
+					 c) != ACL_SUCCESS) {
+			free(c);
+			ret = HCCL_E_RUNTIME;
+		}
+	}
+	if (ret)
+		hccl_comm_put(args->comm);
+	return ret;
+}
+
+HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
+			 HcclDataType dataType, HcclReduceOp op, HcclComm comm,
+			 aclrtStream stream)
+{
+	struct coll c = {
+		.kind = COLL_ALL_REDUCE, .send = sendBuf, .recv = recvBuf,
+		.count = count, .type = dataType, .op = op,
+	};
+
+	return coll_submit(&c, comm, stream);
+}
+
+/* The root's buffer is read, every other rank's written. */
+HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType,
+			 uint32_t root, HcclComm comm, aclrtStream stream)
+{
+	struct coll c = {
+		.kind = COLL_BROADCAST, .send = buf, .recv = buf,
+		.count = count, .type = dataType, .root = root,
+	};
+
+	return coll_submit(&c, comm, stream);
+}
+
+HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount,
+			 HcclDataType dataType, HcclComm comm,
+			 aclrtStream stream)
+{
+	struct coll c = {
+		.kind = COLL_ALL_GATHER, .send = sendBuf, .recv = recvBuf,
+		.count = sendCount, .type = dataType,
+	};
+
+	return coll_submit(&c, comm, stream);
+}
+
+HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
+			     HcclDataType dataType, HcclReduceOp op,
+			     HcclComm comm, aclrtStream stream)
+{
+	struct coll c = {
+		.kind = COLL_REDUCE_SCATTER, .send = sendBuf, .recv = recvBuf,
+		.count = recvCount, .type = dataType, .op = op,
+	};
+
+	return coll_submit(&c, comm, stream);
+}
