@@ -70,51 +70,18 @@ struct {
 	__type(value, __u32);	/* api_id */
 } entry_ids SEC(".maps");
 
-struct call_frame {
-	__u64 start_ns;
-	__u64 sp;	/* at entry: its return comes back to this stack depth */
-	__u32 api_id;
-	__u32 pad;
-	__u64 args[6];
-};
-
-/*
- * A thread's state, keyed by its host tid, which needs no namespace lookup:
- * its ids are looked up once a window.  task tells a thread that took over
- * a dead one's tid (between windows, or after an exec) from the old one.
- */
-struct call_stack {
-	__u32 depth;	/* may exceed MSPROF_MAX_DEPTH; deeper frames go unrecorded */
-	__u32 window;	/* the window the state belongs to */
-	__u64 task;	/* the thread's task_struct */
-	__u32 tgid;	/* as msprof sees them */
-	__u32 tid;
-	__u32 ns_tid;	/* as the task sees itself */
-	__u32 pad;
-	struct call_frame frames[MSPROF_MAX_DEPTH];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);	/* host tid */
-	__type(value, struct call_stack);
+	__type(value, struct msprof_call_stack);
 } stacks SEC(".maps");
-
-struct pending_ioctl {
-	__u64 start_ns;
-	__u32 fd;
-	__u32 cmd;
-	__u32 dev;
-	__u32 pad;
-	__u64 arg;	/* the argument: a user pointer for most commands */
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);	/* tid */
-	__type(value, struct pending_ioctl);
+	__type(value, struct msprof_pending_ioctl);
 } ioctls SEC(".maps");
 
 struct {
@@ -162,9 +129,13 @@ static __always_inline void count(__u32 stat)
  * verifier loses a check made in a helper around it and then refuses the
  * program ("Unreleased reference").
  */
-static __always_inline int lost(void)
+static __always_inline int lost(__u32 tgid)
 {
+	struct msprof_target_info *ti = bpf_map_lookup_elem(&targets, &tgid);
+
 	count(MSPROF_STAT_LOST);
+	if (ti)
+		__sync_fetch_and_add(&ti->lost, 1);
 	return 0;
 }
 
@@ -234,11 +205,11 @@ static __always_inline bool api_id_of(struct pt_regs *ctx, __u32 tgid,
  * with the same tid.  NULL for a thread of no target (or one that cannot
  * be seen from msprof's namespace), and where the map is full.
  */
-static __always_inline struct call_stack *thread_state(__u32 host_tid)
+static __always_inline struct msprof_call_stack *thread_state(__u32 host_tid)
 {
 	__u64 task = bpf_get_current_task();
 	struct msprof_target_info *ti;
-	struct call_stack *st;
+	struct msprof_call_stack *st;
 	__u32 tgid, tid;
 
 	st = bpf_map_lookup_elem(&stacks, &host_tid);
@@ -250,12 +221,12 @@ static __always_inline struct call_stack *thread_state(__u32 host_tid)
 	if (!ti)
 		return NULL;
 	if (!st) {
-		static const struct call_stack empty;
+		static const struct msprof_call_stack empty;
 
 		bpf_map_update_elem(&stacks, &host_tid, &empty, BPF_NOEXIST);
 		st = bpf_map_lookup_elem(&stacks, &host_tid);
 		if (!st) {
-			count(MSPROF_STAT_LOST);
+			lost(tgid);
 			return NULL;
 		}
 	}
@@ -271,7 +242,7 @@ static __always_inline struct call_stack *thread_state(__u32 host_tid)
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
-	struct call_stack *st;
+	struct msprof_call_stack *st;
 	__u32 d, api_id;
 
 	if (!gate)
@@ -287,7 +258,7 @@ int api_enter(struct pt_regs *ctx)
 	}
 	d = st->depth;
 	if (d < MSPROF_MAX_DEPTH) {
-		struct call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
+		struct msprof_call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
 
 		f->api_id = api_id;
 		f->sp = PT_REGS_SP(ctx);
@@ -315,8 +286,8 @@ int api_exit(struct pt_regs *ctx)
 	__u64 end_ns = bpf_ktime_get_ns();
 	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), d;
 	struct msprof_api_event *e;
-	struct call_frame *f;
-	struct call_stack *st;
+	struct msprof_call_frame *f;
+	struct msprof_call_stack *st;
 
 	st = bpf_map_lookup_elem(&stacks, &host_tid);
 	if (!st || st->window != window ||
@@ -338,7 +309,7 @@ int api_exit(struct pt_regs *ctx)
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
-		return lost();
+		return lost(st->tgid);
 	e->kind = MSPROF_EV_API;
 	e->api_id = f->api_id;
 	e->tgid = st->tgid;
@@ -373,7 +344,7 @@ static __always_inline __u32 fd_rdev(unsigned int fd)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 {
-	struct pending_ioctl p = {};
+	struct msprof_pending_ioctl p = {};
 	__u32 tgid, tid;
 
 	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
@@ -385,6 +356,7 @@ int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
 		return 0;
 	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
 	p.arg = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	p.tgid = tgid;
 	p.start_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
 	return 0;
@@ -396,7 +368,7 @@ int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
  * bytes as the command says (64 at most; 64 if it says none).
  */
 static __always_inline void read_payload(struct msprof_ioctl_payload_event *big,
-					 const struct pending_ioctl *p)
+					 const struct msprof_pending_ioctl *p)
 {
 	__u32 size = (p->cmd >> 16) & 0x3fff;	/* _IOC_SIZE */
 
@@ -415,7 +387,7 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 {
 	struct msprof_ioctl_payload_event *big;
 	struct msprof_ioctl_event *e;
-	struct pending_ioctl *p, io;
+	struct msprof_pending_ioctl *p, io;
 	__u32 tgid, tid;
 	__u64 end_ns;
 
@@ -432,13 +404,13 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	if (ioctl_payload) {
 		big = bpf_ringbuf_reserve(&events, sizeof(*big), 0);
 		if (!big)
-			return lost();
+			return lost(tgid);
 		read_payload(big, &io);
 		e = &big->io;
 	} else {
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (!e)
-			return lost();
+			return lost(tgid);
 	}
 	e->kind = MSPROF_EV_IOCTL;
 	e->fd = io.fd;
@@ -493,11 +465,12 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	if (!ti)
 		return 0;
 	copy = *ti;
+	copy.lost = 0;
 	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
-		return lost();
+		return lost(ptgid);
 	e->kind = MSPROF_EV_FORK;
 	e->parent_tgid = ptgid;
 	e->child_tgid = ctgid;

@@ -49,6 +49,43 @@ struct msprof_fork_event {
 struct msprof_target_info {
 	__u64 pidns_dev;	/* st_dev and st_ino of /proc/<pid>/ns/pid */
 	__u64 pidns_ino;
+	__u64 lost;		/* its records the ring buffer had no room for */
+};
+
+/* A probed call's entry, kept until its return. */
+struct msprof_call_frame {
+	__u64 start_ns;
+	__u64 sp;	/* at entry: its return comes back to this stack depth */
+	__u32 api_id;
+	__u32 pad;
+	__u64 args[6];
+};
+
+/*
+ * A thread's state, keyed by its host tid, which needs no namespace lookup:
+ * its ids are looked up once a window.  task tells a thread that took over
+ * a dead one's tid (between windows, or after an exec) from the old one.
+ * msprof reads the head at stop to count the calls still open.
+ */
+struct msprof_call_stack {
+	__u32 depth;	/* may exceed MSPROF_MAX_DEPTH; deeper frames go unrecorded */
+	__u32 window;	/* the window the state belongs to */
+	__u64 task;	/* the thread's task_struct */
+	__u32 tgid;	/* as msprof sees them */
+	__u32 tid;
+	__u32 ns_tid;	/* as the task sees itself */
+	__u32 pad;
+	struct msprof_call_frame frames[MSPROF_MAX_DEPTH];
+};
+
+/* An ioctl's entry, kept until its return; msprof counts those left open. */
+struct msprof_pending_ioctl {
+	__u64 start_ns;
+	__u32 fd;
+	__u32 cmd;
+	__u32 dev;
+	__u32 tgid;	/* as msprof sees it */
+	__u64 arg;	/* the argument: a user pointer for most commands */
 };
 
 /*

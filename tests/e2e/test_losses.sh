@@ -6,8 +6,12 @@
 source tests/e2e/lib.sh
 
 STEPS=2000
+# A second target that makes no call in the window: its window loses
+# nothing, whatever the busy one lost.
+PROFILING_MODE=dynamic start_waiting "$WORK/idle.out" "$SAMPLE" --wait-signal
+IDLE_PID=$TASK_PID
 PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal
-msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" --buffer-size=4K
+msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID,$IDLE_PID" --output="$WORK/out" --buffer-size=4K
 say start
 wait_for "$WORK/msprof.log" "collection started"
 kill -STOP "$MSPROF_PID"
@@ -18,7 +22,9 @@ wait_pid "$TASK_PID" 60
 msprof_close
 show "$WORK/msprof.log"
 
-d=$(prof_dirs "$WORK/out")
+d=$(prof_dirs "$WORK/out" | grep "_0*${TASK_PID}[A-Z]*$")
+idle=$(prof_dirs "$WORK/out" | grep "_0*${IDLE_PID}[A-Z]*$")
+check "the idle target's window loses nothing" [ "$(jq .host.lost_events "$idle/msprof_ebpf_window.json")" = 0 ]
 api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
 io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
 lost=$(jq .host.lost_events "$d/msprof_ebpf_window.json")

@@ -246,11 +246,38 @@ static bool agent_failed(const struct targets *ts)
 	return false;
 }
 
+/*
+ * Each target's own losses: records the ring buffer had no room for, and
+ * calls cut by the stop.  Returns the calls cut, of all targets together.
+ */
+static uint64_t count_losses(struct session *s, struct window_losses *wl)
+{
+	struct targets *ts = &s->targets;
+	int pids[MSPROF_MAX_PIDS], i;
+	uint64_t open[MSPROF_MAX_PIDS], cut = 0;
+
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->v[i];
+
+		pids[i] = t->host_pid;
+		wl[i].lost = t->lost_at_exit;
+		if (!t->exited)
+			tracer_target_lost(s->w.tracer, t->host_pid, &wl[i].lost);
+	}
+	if (tracer_unfinished(s->w.tracer, pids, ts->n, open))
+		return 0;
+	for (i = 0; i < ts->n; i++) {
+		wl[i].unfinished = open[i];
+		cut += open[i];
+	}
+	return cut;
+}
+
 int session_stop(struct session *s)
 {
-	uint64_t stats[MSPROF_STAT_MAX], ioctls = 0, unnamed = 0;
+	struct window_losses wl[MSPROF_MAX_PIDS] = { 0 };
+	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, cut;
 	struct targets *ts = &s->targets;
-	struct window_losses wl = { 0 };
 	int i, err, first = 0;
 
 	if (!s->w.collecting) {
@@ -278,29 +305,29 @@ int session_stop(struct session *s)
 	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
+	cut = count_losses(s, wl);
 	if (!tracer_stats(s->w.tracer, stats)) {
-		wl.lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
+		lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
 		unnamed = stats[MSPROF_STAT_UNNAMED] -
 			  s->stats_at_start[MSPROF_STAT_UNNAMED];
 	}
-	if (wl.lost)
+	/* Each window says its own; this counts those of every target. */
+	if (lost)
 		ERR("warning: %llu host events were lost (ring buffer full)",
-		    (unsigned long long)wl.lost);
+		    (unsigned long long)lost);
 	if (unnamed)
 		ERR("warning: %llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
 		    (unsigned long long)unnamed);
-	if (!tracer_unfinished(s->w.tracer, &wl.unfinished, &ioctls))
-		wl.unfinished += ioctls;
-	if (wl.unfinished)
+	if (cut)
 		printf("msprof: %llu calls were still running at stop and are not in the window\n",
-		       (unsigned long long)wl.unfinished);
+		       (unsigned long long)cut);
 	if (s->w.collector.unattributed)
 		ERR("warning: %llu host events of processes that joined as the window closed were not kept",
 		    (unsigned long long)s->w.collector.unattributed);
 	for (i = 0; i < ts->n; i++) {
 		if (!*ts->v[i].dir)
 			continue;
-		err = window_end(&s->w, &ts->v[i], &wl);
+		err = window_end(&s->w, &ts->v[i], &wl[i]);
 		if (err && !first)
 			first = err;
 	}

@@ -184,7 +184,7 @@ void tracer_close(struct tracer *t)
 
 int tracer_add_target(struct tracer *t, int pid)
 {
-	struct msprof_target_info ti;
+	struct msprof_target_info ti = { 0 };
 	__u32 key = (__u32)pid;
 	int err;
 
@@ -237,10 +237,25 @@ static int forget_entries(struct tracer *t, __u32 tgid)
 	return 0;
 }
 
-int tracer_remove_target(struct tracer *t, int host_pid)
+int tracer_target_lost(struct tracer *t, int host_pid, uint64_t *lost)
 {
+	struct msprof_target_info ti;
 	__u32 key = (__u32)host_pid;
 
+	*lost = 0;
+	if (bpf_map__lookup_elem(t->skel->maps.targets, &key, sizeof(key), &ti,
+				 sizeof(ti), 0))
+		return errno == ENOENT ? 0 : -errno;
+	*lost = ti.lost;
+	return 0;
+}
+
+int tracer_remove_target(struct tracer *t, int host_pid, uint64_t *lost)
+{
+	__u32 key = (__u32)host_pid;
+	uint64_t none;
+
+	tracer_target_lost(t, host_pid, lost ?: &none);
 	if (bpf_map__delete_elem(t->skel->maps.targets, &key, sizeof(key), 0) &&
 	    errno != ENOENT)
 		return -errno;
@@ -489,13 +504,33 @@ static int clear_map(struct bpf_map *map)
 	return 0;
 }
 
+/* A window's losses count from its start; nothing records while closed. */
+static int zero_losses(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.targets);
+	struct msprof_target_info ti;
+	__u32 key, next;
+	int err;
+
+	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &ti) || !ti.lost)
+			continue;
+		ti.lost = 0;
+		if (bpf_map_update_elem(fd, &key, &ti, BPF_EXIST) && errno != ENOENT)
+			return -errno;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
 int tracer_set_gate(struct tracer *t, bool open)
 {
 	int err = 0;
 
 	/* Calls that a detach cut in half must not pair with new ones. */
 	if (open)
-		err = clear_map(t->skel->maps.ioctls);
+		err = clear_map(t->skel->maps.ioctls) ?: zero_losses(t);
 	__atomic_store_n(&t->skel->bss->gate, open ? 1 : 0, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -609,34 +644,50 @@ int tracer_consume(struct tracer *t)
 	return n < 0 ? n : 0;
 }
 
-int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls)
+/* pids[i]'s slot in open[], or NULL: the lists are short (targets). */
+static uint64_t *open_slot(const int *pids, int n, uint64_t *open, __u32 pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((__u32)pids[i] == pid)
+			return &open[i];
+	return NULL;
+}
+
+int tracer_unfinished(struct tracer *t, const int *pids, int n, uint64_t *open)
 {
 	int sfd = bpf_map__fd(t->skel->maps.stacks);
 	int ifd = bpf_map__fd(t->skel->maps.ioctls);
-	size_t vsize = bpf_map__value_size(t->skel->maps.stacks);
 	/* The window tracer_detach_begin ended. */
 	__u32 window = t->skel->bss->window - 1;
-	__u32 key, next, *value;
-	int err = 0;
+	struct msprof_pending_ioctl io;
+	struct msprof_call_stack *st;
+	__u32 key, next;
+	uint64_t *slot;
+	int err;
 
-	*calls = 0;
-	*ioctls = 0;
-	/* A stack starts with its depth and window (struct call_stack). */
-	value = malloc(vsize);
-	if (!value)
+	memset(open, 0, (size_t)n * sizeof(*open));
+	st = malloc(sizeof(*st));
+	if (!st)
 		return -ENOMEM;
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
-		if (!bpf_map_lookup_elem(sfd, &key, value) && value[1] == window)
-			*calls += value[0];
+		if (!bpf_map_lookup_elem(sfd, &key, st) && st->window == window &&
+		    (slot = open_slot(pids, n, open, st->tgid)))
+			*slot += st->depth;
 	}
+	free(st);
+	if (errno != ENOENT)
+		return -errno;
 	for (err = bpf_map_get_next_key(ifd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(ifd, &key, &next)) {
 		key = next;
-		(*ioctls)++;
+		if (!bpf_map_lookup_elem(ifd, &key, &io) &&
+		    (slot = open_slot(pids, n, open, io.tgid)))
+			(*slot)++;
 	}
-	free(value);
 	return errno == ENOENT ? 0 : -errno;
 }
 

@@ -32,7 +32,8 @@ void tracer_close(struct tracer *t);
  * which driver device nodes.
  */
 int tracer_add_target(struct tracer *t, int pid);
-int tracer_remove_target(struct tracer *t, int host_pid);
+/* lost, unless NULL: the target's records lost in this window (below). */
+int tracer_remove_target(struct tracer *t, int host_pid, uint64_t *lost);
 int tracer_add_device(struct tracer *t, dev_t rdev);
 
 /*
@@ -76,11 +77,17 @@ void tracer_detach(struct tracer *t);
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
- * Calls and ioctls still open in the kernel's per-thread state: after a
- * stop's detach_begin, what was in flight in the window it ended and so
- * goes unrecorded.
+ * open[i]: the calls and ioctls of pids[i] still open in the kernel's
+ * per-thread state after a stop's detach_begin, what was in flight in the
+ * window it ended and so goes unrecorded.  One walk of the maps for all.
  */
-int tracer_unfinished(struct tracer *t, uint64_t *calls, uint64_t *ioctls);
+int tracer_unfinished(struct tracer *t, const int *pids, int n, uint64_t *open);
+/*
+ * The target's records the ring buffer had no room for since the gate last
+ * opened (0 for a pid no longer filtered): each window's own, where the
+ * per-CPU MSPROF_STAT_LOST counts those of every target together.
+ */
+int tracer_target_lost(struct tracer *t, int host_pid, uint64_t *lost);
 /* Sums of the per-CPU counters since load, indexed by enum msprof_stat. */
 int tracer_stats(struct tracer *t, uint64_t out[MSPROF_STAT_MAX]);
 

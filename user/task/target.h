@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ctl_lock.h"
@@ -59,6 +60,7 @@ struct target {
 	unsigned int requests;	/* sent on this connection (the agent allows 100) */
 	struct ctl_lock lock;	/* one controller per task */
 	bool exited;
+	uint64_t lost_at_exit;	/* its host records lost in the window, if exited */
 	bool followed;		/* started by a target; kept only if it did something */
 	char dir[PATH_MAX];	/* the window's PROF_ directory, "" if none */
 	int dir_fd;		/* open on it, -1 if none */
