@@ -131,11 +131,10 @@ msprof_say stop 'collection stopped' 60
 exec 3>&-
 end_helper msprof
 sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12].log | sort -g | tail -1)
-# One PROF_ directory a target; each holds the window's losses, all
-# targets' together (one ring buffer).
+# One PROF_ directory a target, each with its own records and losses.
 sample_events=$(jq -s 'map(.host.api_events + .host.ioctl_events) | add' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
-sample_lost=$(jq -s 'map(.host.lost_events) | max' \
+sample_lost=$(jq -s 'map(.host.lost_events) | add' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1

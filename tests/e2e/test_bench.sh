@@ -14,7 +14,8 @@
 #   the rate without loss runs, every point's records and losses add up to
 #   the calls made, and npu_sample's pair to the calls its steps make;
 # - export (tools/bench_export.sh): both exports' rows, the window's size
-#   as the exporter saw it, and the note that it is under the goal's size.
+#   as the exporter saw it, and the note that it is under the goal's size;
+# - the goals table (tools/bench/goals.py) on what ran.
 source tests/e2e/lib.sh
 
 for t in call_driver floor libbench_call.so synth_window neighbour; do
@@ -254,3 +255,13 @@ for r in rows:
           and r["peak_rss_kib"] > 0 and r.get("goal_met") is False)
 PY
 check_part export "$EXPORT"
+
+# make bench's last word: a row per goal from the results file, and a part
+# that did not run said to be so (here only the export ran).
+tools/bench/goals.py "$WORK/results.json" >"$WORK/goals.log" 2>&1
+check "the goals table exits 0" [ $? -eq 0 ]
+show "$WORK/goals.log"
+check "the export's goals, not met on a small window" \
+	[ "$(grep -c '^export .*NOT met$' "$WORK/goals.log")" = 2 ]
+check "the five parts that did not run say so" \
+	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""make bench's last word: issue 11's goals beside what this run measured.
+
+Usage: goals.py RESULTS.json.  Reads the parts' figures from the results
+file and prints one row per goal: the goal, the measured ratio or count,
+and whether it was met; a part that did not run says so.  Exits 0 either
+way: a goal not met is a finding, not a failure of the bench.
+"""
+import json
+import sys
+
+
+def row(goal, measured, met):
+    state = "-" if met is None else ("met" if met else "NOT met")
+    print(f"{goal:<46} {measured:<34} {state}")
+
+
+def per_call(p):
+    x = {r["setting"]: r for r in p["rows"]}
+    ms = x["msprof"]["x_floor"]
+    bt = x.get("bpftrace", {}).get("x_floor")
+    row("collecting <= 1.08 x the floor per call", f"{ms:.2f} x", ms <= 1.08)
+    if bt is None:
+        row("below bpftrace in the same run", "bpftrace not installed", None)
+    else:
+        row("below bpftrace in the same run", f"{ms:.2f} x against {bt:.2f} x",
+            ms < bt)
+
+
+def idle(p):
+    for r in p["rows"]:
+        if r["state"] != "untraced":
+            x = r["x_untraced"]
+            row(f"{r['state']}: <= 1.02 x untraced", f"{x:.2f} x", x <= 1.02)
+
+
+def neighbours(p):
+    r = next(r for r in p["rows"] if r["setting"] == "window")
+    for kind in ("syscall", "ioctl"):
+        x = r[f"x_no_window_{kind}"]
+        row(f"a neighbour's {kind}s: <= 1.05 x no window", f"{x:.2f} x",
+            x <= 1.05)
+
+
+def latency(p):
+    for r in p["runs"]:
+        n = r["targets"]
+        a, w = r["start_to_armed_ms"], r["stop_to_written_ms"]
+        goal_w = r["goal_written_p99_ms"]
+        row(f"start->armed p99 <= {r['goal_armed_p99_ms']} ms, {n} target(s)",
+            f"p99 {a['p99']:.1f} ms (p50 {a['p50']:.1f})",
+            a["p99"] <= r["goal_armed_p99_ms"])
+        row(f"stop->written p99 <= {goal_w} ms, {n} target(s)",
+            f"p99 {w['p99']:.1f} ms (p50 {w['p50']:.1f})", w["p99"] <= goal_w)
+
+
+def loss(p):
+    s = p["npu_sample"]
+    row("zero loss at two npu_sample processes' rate",
+        f"{s['events_per_s']} events/s, {s['lost']} lost", not s["lost"])
+
+
+def export(p):
+    for r in p["rows"]:
+        row(f"export {r['export']}: >= 1.5 M events/s, <= 64 MiB",
+            f"{r['events_per_s'] / 1e6:.2f} M/s, "
+            f"{r['peak_rss_kib'] / 1024:.1f} MiB", r["goal_met"])
+
+
+PARTS = (("per_call", per_call), ("idle", idle), ("neighbours", neighbours),
+         ("latency", latency), ("loss", loss), ("export", export))
+
+
+def main(path):
+    with open(path) as f:
+        results = json.load(f)
+    print(f"{'goal (issue 11)':<46} {'measured':<34} met")
+    for key, show in PARTS:
+        if key in results:
+            show(results[key])
+        else:
+            row(key, "not run", None)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: goals.py RESULTS.json")
+    main(sys.argv[1])
