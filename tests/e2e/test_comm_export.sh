@@ -1,0 +1,71 @@
+#!/bin/bash
+# The export of communication: a 4-rank job (slow rank 2) under one
+# launch-mode window, exported; each rank's timeline has the Communication
+# process with its all-reduces, flows from the HcclAllReduce calls to them
+# and Overlap Analysis slices that tile the device's span;
+# communication_statistic counts the calls; the db's COMMUNICATION_OP rows
+# join their CANN_API calls; --analyze=on writes the communication files.
+source tests/e2e/lib.sh
+RUN=tools/npusim/sample/run_ranks.sh
+STEPS=12
+
+mkdir "$WORK/logs"
+msprof_open "$WORK/job.log" --dynamic=on --hccl=on --output="$WORK/out" \
+	env RUN_RANKS_LOGS="$WORK/logs" RUN_RANKS_TIMEOUT=120 \
+	$RUN 4 --wait-signal --steps $STEPS --step-ms 10 --slow-rank=2
+for r in 0 1 2 3; do
+	wait_for "$WORK/logs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
+done
+say start
+wait_for "$WORK/job.log" "collection started (window 1)" 30
+pids=$(sed -n 's/^npu_sample pid=//p' "$WORK"/logs/rank_*.log)
+kill -USR1 $pids
+for r in 0 1 2 3; do
+	wait_for "$WORK/logs/rank_$r.log" "calls HcclCommDestroy" 60
+done
+wait_for "$WORK/job.log" "no task left to profile" 30
+say quit
+msprof_close
+check "msprof: exit 0" [ $? -eq 0 ]
+check "4 PROF_ directories" [ "$(prof_dirs "$WORK/out" | wc -l)" = 4 ]
+
+# --- timeline and communication_statistic, each rank ------------------
+for d in $(prof_dirs "$WORK/out"); do
+	r=$(jq .rank_id "$d/host/info.json")
+	"$MSPROF" --export=on --output="$d" >>"$WORK/export.log" 2>&1
+	check "rank $r: export: exit 0" [ $? -eq 0 ]
+	# The shared checker: msprof's conventions, the flows, and overlap
+	# slices whose Computing + Not Overlapped + Free is the tasks' span.
+	python3 tests/e2e/check_timeline.py --every-task-launched "$d" >"$WORK/check.out"
+	check "rank $r: check_timeline.py passes" [ $? -eq 0 ]
+	sed "s/^\(ok\|FAIL\|skip\) timeline: /\1 rank $r: /" "$WORK/check.out"
+	calls=$(timeline "$d" '[.[] | select(.ph=="X" and .args.id=="HcclAllReduce")] | length')
+	check "rank $r: $STEPS HcclAllReduce calls (got $calls)" [ "$calls" = $STEPS ]
+	got=$(timeline "$d" '[.[] | select(.ph=="M" and .name=="process_name" and .args.name=="Communication" and (.pid / 32 | floor) % 32 == 16)] | length')
+	check "  a Communication process, sort index 16" [ "$got" = 1 ]
+	got=$(timeline "$d" '[.[] | select(.ph=="M" and .name=="thread_name" and .args.name=="Group hccl_world_group Communication")] | length')
+	check "  its group thread" [ "$got" = 1 ]
+	ops=$(timeline "$d" -c '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and (.name | test("^hcom_allReduce__oup_[0-9]+_1$")))]')
+	check "  an op per call, named hcom_allReduce__oup_<n>_1 (got $(jq length <<<"$ops"))" \
+		[ "$(jq length <<<"$ops")" = "$calls" ]
+	check "  op names numbered 0..$((STEPS - 1))" [ "$(jq -r '[.[].name] | sort | join(",")' <<<"$ops")" = \
+		"$(for i in $(seq 0 $((STEPS - 1))); do echo "hcom_allReduce__oup_${i}_1"; done | sort | paste -sd,)" ]
+	# Each op's flow starts at its HcclAllReduce slice and ends at the op.
+	got=$(timeline "$d" '
+		([.[] | select(.ph=="X" and .args.id=="HcclAllReduce") | {key: ("\(.args.connection_id * 4294967296)"), value: .}] | from_entries) as $call
+		| ([.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | {key: ("\(.args.connection_id * 4294967296)"), value: .}] | from_entries) as $op
+		| [.[] | select(.ph=="s" and $call[.id] != null and .ts == $call[.id].ts and .tid == $call[.id].tid)] as $s
+		| [.[] | select(.ph=="f" and $op[.id] != null and .ts == $op[.id].ts and .pid == $op[.id].pid and .tid == $op[.id].tid)] as $f
+		| [($s | length), ($f | length)] | map(tostring) | join(" ")' -r)
+	check "  a flow from each HcclAllReduce call to its op (starts ends: $got)" [ "$got" = "$calls $calls" ]
+	got=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 31) | .name]
+		| [(map(select(. == "Communication")) | length),
+		   (map(select(. == "Communication(Not Overlapped)")) | length)] | map(tostring) | join(" ")')
+	set -- $got
+	check "  overlap: Communication and Not Overlapped slices ($1, $2)" [ "$1" -gt 0 -a "$2" -gt 0 ]
+	csv=$(ls "$d"/mindstudio_profiler_output/communication_statistic_*.csv 2>/dev/null)
+	check "  communication_statistic_<ts>.csv" [ -n "$csv" ]
+	check "  its header" [ "$(head -1 "$csv")" = "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)" ]
+	check "  its count is the HcclAllReduce calls" [ "$(sed -n 2p "$csv" | cut -d, -f1-3)" = "0,hcom_allReduce_,$calls" ]
+	check "  README.txt names it" grep -q '^[0-9]*\.communication_statistic\.csv:' "$d/mindstudio_profiler_output/README.txt"
+done
