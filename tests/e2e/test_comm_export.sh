@@ -69,3 +69,33 @@ for d in $(prof_dirs "$WORK/out"); do
 	check "  its count is the HcclAllReduce calls" [ "$(sed -n 2p "$csv" | cut -d, -f1-3)" = "0,hcom_allReduce_,$calls" ]
 	check "  README.txt names it" grep -q '^[0-9]*\.communication_statistic\.csv:' "$d/mindstudio_profiler_output/README.txt"
 done
+
+# --- the db, each rank ------------------------------------------------
+for d in $(prof_dirs "$WORK/out"); do
+	r=$(jq .rank_id "$d/host/info.json")
+	"$MSPROF" --export=on --type=db --output="$d" >>"$WORK/export.log" 2>&1
+	check "rank $r: export --type=db: exit 0" [ $? -eq 0 ]
+	db=$(ls "$d"/msprof_*.db 2>/dev/null | head -1)
+	q() { sqlite3 "$db" "$1" 2>&1; }
+	check "  COMMUNICATION_OP: a row per HcclAllReduce call" \
+		[ "$(q 'SELECT count(*) FROM COMMUNICATION_OP')" = $STEPS ]
+	got=$(q "SELECT count(*) FROM COMMUNICATION_OP o
+		JOIN CANN_API a ON a.connectionId = o.connectionId
+		JOIN STRING_IDS n ON n.id = a.name
+		JOIN STRING_IDS t ON t.id = o.opType
+		JOIN STRING_IDS g ON g.id = o.groupName
+		JOIN STRING_IDS on_ ON on_.id = o.opName
+		WHERE n.value = 'HcclAllReduce' AND t.value = 'hcom_allReduce_'
+		AND g.value = 'hccl_world_group' AND on_.value LIKE 'hcom_allReduce__oup_%_1'
+		AND a.startNs <= o.startNs AND o.endNs > o.startNs AND o.count > 0
+		AND o.dataType = (SELECT id FROM ENUM_HCCL_DATA_TYPE WHERE name = 'FP32')")
+	check "  each joined to its HcclAllReduce in CANN_API, named, typed (got $got)" [ "$got" = $STEPS ]
+	got=$(q "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId
+		JOIN COMMUNICATION_OP o ON o.opId = c.opId JOIN STRING_IDS s ON s.id = t.taskType
+		WHERE s.value = 'HCCL' AND c.name = o.opName AND t.startNs = o.startNs")
+	check "  COMMUNICATION_TASK_INFO: each op's task, in TASK (got $got)" [ "$got" = $STEPS ]
+	check "  RANK_DEVICE_MAP: rank $r" [ "$(q 'SELECT rankId, deviceId FROM RANK_DEVICE_MAP')" = "$r|0" ]
+	check "  OVERLAP_ANALYSIS: communication and not overlapped rows" \
+		[ "$(q 'SELECT count(DISTINCT type) FROM OVERLAP_ANALYSIS WHERE type IN (1, 2)')" = 2 ]
+	check "  ENUM_HCCL_TRANSPORT_TYPE names LOCAL" [ "$(q 'SELECT name FROM ENUM_HCCL_TRANSPORT_TYPE WHERE id = 2')" = LOCAL ]
+done
