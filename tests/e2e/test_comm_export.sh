@@ -99,3 +99,19 @@ for d in $(prof_dirs "$WORK/out"); do
 		[ "$(q 'SELECT count(DISTINCT type) FROM OVERLAP_ANALYSIS WHERE type IN (1, 2)')" = 2 ]
 	check "  ENUM_HCCL_TRANSPORT_TYPE names LOCAL" [ "$(q 'SELECT name FROM ENUM_HCCL_TRANSPORT_TYPE WHERE id = 2')" = LOCAL ]
 done
+
+# --- --analyze=on, each rank -------------------------------------------
+for d in $(prof_dirs "$WORK/out"); do
+	r=$(jq .rank_id "$d/host/info.json")
+	"$MSPROF" --analyze=on --output="$d" >>"$WORK/analyze.log" 2>&1
+	check "rank $r: --analyze=on: exit 0" [ $? -eq 0 ]
+	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | .name + "@hccl_world_group"] | sort | join(",")')
+	got=$(jq -r '[keys[] | select(. != "Total HCCL Operators")] | sort | join(",")' "$d/analyze/communication.json")
+	check "  communication.json: an entry per timeline op, keyed <op>@<group>" [ -n "$ops" -a "$got" = "$ops" ]
+	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Wait Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")
+	check "  each with its time info (got $got)" [ "$got" = $((STEPS + 1)) ]
+	got=$(jq -r '[keys[]] | sort | join(",")' "$d/analyze/communication_matrix.json")
+	check "  communication_matrix.json: the same ops" [ "$got" = "$ops" ]
+	got=$(jq -r "[.[] | .\"$r-$r\".\"Transport Type\"] | unique | join(\",\")" "$d/analyze/communication_matrix.json")
+	check "  each with its rank's link" [ "$got" = LOCAL ]
+done
