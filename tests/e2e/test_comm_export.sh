@@ -105,7 +105,7 @@ for d in $(prof_dirs "$WORK/out"); do
 	r=$(jq .rank_id "$d/host/info.json")
 	"$MSPROF" --analyze=on --output="$d" >>"$WORK/analyze.log" 2>&1
 	check "rank $r: --analyze=on: exit 0" [ $? -eq 0 ]
-	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | .name + "@hccl_world_group"] | sort | join(",")')
+	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null and (.name | test("__oup_"))) | .name + "@hccl_world_group"] | sort | join(",")')
 	got=$(jq -r '[keys[] | select(. != "Total HCCL Operators")] | sort | join(",")' "$d/analyze/communication.json")
 	check "  communication.json: an entry per timeline op, keyed <op>@<group>" [ -n "$ops" -a "$got" = "$ops" ]
 	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Wait Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")

@@ -96,6 +96,25 @@ static void op_info(FILE *fp, uint64_t start, uint64_t dur, uint64_t bytes)
 	fputs("}}", fp);
 }
 
+/*
+ * An op whose Hccl* call came before the window (its task ran in it) has
+ * no group: cluster matches ops across ranks by name and group, and
+ * msprof too leaves out ops begun before its window.
+ */
+static bool analyzed(const struct comm_op *op)
+{
+	return op->group != COMM_UNKNOWN;
+}
+
+static size_t nanalyzed(const struct comm_ops *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		n += analyzed(&c->v[i]);
+	return n;
+}
+
 static uint64_t op_bytes(const struct comm_op *op)
 {
 	return op->count * comm_data_type_size(op->data_type);
@@ -107,18 +126,21 @@ static void communication(FILE *fp, const struct profdata *p,
 	uint64_t dur = 0, bytes = 0, first = 0;
 	size_t i;
 
+	bool any = false;
+
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
 		const struct devtask *t = &p->tasks[c->v[i].task];
 		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
 
-		if (!i || start < first)
+		if (!analyzed(&c->v[i]))
+			continue;
+		if (!any || start < first)
 			first = start;
 		dur += t->end_ns - t->start_ns;
 		bytes += op_bytes(&c->v[i]);
-		if (i)
-			fputc(',', fp);
-		fputs("\n", fp);
+		fputs(any ? ",\n" : "\n", fp);
+		any = true;
 		op_key(fp, p, &c->v[i]);
 		fputc(':', fp);
 		op_info(fp, start, t->end_ns - t->start_ns, op_bytes(&c->v[i]));
@@ -134,11 +156,15 @@ static void communication(FILE *fp, const struct profdata *p,
  */
 static void matrix(FILE *fp, const struct profdata *p, const struct comm_ops *c)
 {
+	bool any = false;
 	size_t i;
 
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
-		fputs(i ? ",\n" : "\n", fp);
+		if (!analyzed(&c->v[i]))
+			continue;
+		fputs(any ? ",\n" : "\n", fp);
+		any = true;
 		op_key(fp, p, &c->v[i]);
 		fprintf(fp, ":{\"%d-%d\":{\"Transport Type\":\"LOCAL\","
 			"\"Transit Size(MB)\":", p->meta.rank_id, p->meta.rank_id);
@@ -171,7 +197,7 @@ static int render(struct texts *x, const struct profdata *p,
 			err = -ENOMEM;
 			break;
 		}
-		if (!c->n)
+		if (!nanalyzed(c))
 			fputs("{}", fp);
 		else if (i == 0)
 			communication(fp, p, c);
@@ -285,7 +311,7 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 			unlinkat(dirfd, PROFDIR_ANALYZE, AT_REMOVEDIR);
 		goto out_texts;
 	}
-	if (!c.n)
+	if (!nanalyzed(&c))
 		fprintf(stderr, "msprof: %s: no communication operators recorded: %s/ holds {} for each\n",
 			label, PROFDIR_ANALYZE);
 	for (i = 0; i < NFILES; i++)
