@@ -115,3 +115,14 @@ for d in $(prof_dirs "$WORK/out"); do
 	got=$(jq -r "[.[] | .\"$r-$r\".\"Transport Type\"] | unique | join(\",\")" "$d/analyze/communication_matrix.json")
 	check "  each with its rank's link" [ "$got" = LOCAL ]
 done
+for d in $(prof_dirs "$WORK/out"); do
+	r=$(jq .rank_id "$d/host/info.json")
+	adb=$d/analyze/communication_analyzer.db
+	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerTime WHERE group_name = 'hccl_world_group' AND elapse_time > 0 AND wait_time = elapse_time" 2>&1)
+	check "rank $r: communication_analyzer.db: CommAnalyzerTime, a row per op (got $got)" \
+		[ "$got" = "$(jq '[keys[] | select(. != "Total HCCL Operators")] | length' "$d/analyze/communication.json")" ]
+	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerMatrix WHERE src_rank = '$r' AND transport_type = 'LOCAL'" 2>&1)
+	check "  CommAnalyzerMatrix: the rank's link per op (got $got)" [ "$got" = "$(jq 'length' "$d/analyze/communication_matrix.json")" ]
+	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerBandwidth WHERE transport_type = 'SDMA' AND transit_size > 0" 2>&1)
+	check "  CommAnalyzerBandwidth: each op's bytes (got $got)" [ "$got" = "$(jq 'length' "$d/analyze/communication_matrix.json")" ]
+done

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "analyze_db.h"
 #include "comm.h"
 #include "common/fsutil.h"
 #include "task/profdir.h"
@@ -34,14 +35,16 @@
 static const char *const files[] = {
 	"communication.json",
 	"communication_matrix.json",
+	"communication_analyzer.db",	/* the last: not text */
 };
 
 #define NFILES (sizeof(files) / sizeof(files[0]))
+#define NJSON (NFILES - 1)
 
 /* The files' text, rendered before anything is written. */
 struct texts {
-	char *buf[NFILES];
-	size_t len[NFILES];
+	char *buf[NJSON];
+	size_t len[NJSON];
 };
 
 /* ns as a JSON number of ms, or of µs: exact. */
@@ -97,21 +100,16 @@ static void op_info(FILE *fp, uint64_t start, uint64_t dur, uint64_t bytes)
 }
 
 /*
- * An op whose Hccl* call came before the window (its task ran in it) has
- * no group: cluster matches ops across ranks by name and group, and
- * msprof too leaves out ops begun before its window.
+ * The ops analyzed: an op whose Hccl* call came before the window (its
+ * task ran in it) has no group, and cluster matches ops across ranks by
+ * name and group; msprof too leaves out ops begun before its window.
  */
-static bool analyzed(const struct comm_op *op)
-{
-	return op->group != COMM_UNKNOWN;
-}
-
 static size_t nanalyzed(const struct comm_ops *c)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->n; i++)
-		n += analyzed(&c->v[i]);
+		n += comm_op_grouped(&c->v[i]);
 	return n;
 }
 
@@ -133,7 +131,7 @@ static void communication(FILE *fp, const struct profdata *p,
 		const struct devtask *t = &p->tasks[c->v[i].task];
 		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
 
-		if (!analyzed(&c->v[i]))
+		if (!comm_op_grouped(&c->v[i]))
 			continue;
 		if (!any || start < first)
 			first = start;
@@ -161,7 +159,7 @@ static void matrix(FILE *fp, const struct profdata *p, const struct comm_ops *c)
 
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
-		if (!analyzed(&c->v[i]))
+		if (!comm_op_grouped(&c->v[i]))
 			continue;
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
@@ -178,7 +176,7 @@ static void texts_free(struct texts *x)
 {
 	size_t i;
 
-	for (i = 0; i < NFILES; i++)
+	for (i = 0; i < NJSON; i++)
 		free(x->buf[i]);
 }
 
@@ -190,7 +188,7 @@ static int render(struct texts *x, const struct profdata *p,
 	int err = 0;
 
 	memset(x, 0, sizeof(*x));
-	for (i = 0; i < NFILES && !err; i++) {
+	for (i = 0; i < NJSON && !err; i++) {
 		FILE *fp = open_memstream(&x->buf[i], &x->len[i]);
 
 		if (!fp) {
@@ -238,7 +236,25 @@ static int remove_temp(int afd, const char *entry, void *ctx)
  * Both under temporary names, then both renamed in over an earlier run's:
  * a failed run leaves none of its files half-written or alone.
  */
-static int write_files(int afd, const char *label, const struct texts *x)
+/* The db under a temporary name, filled and synced. */
+static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *p,
+			 const struct comm_ops *c)
+{
+	int err, fd = fsutil_create_temp_at(afd, files[NJSON], tmp, len);
+
+	if (fd < 0)
+		return fd;
+	err = analyze_db_write(afd, tmp, p, c);
+	if (!err && fsync(fd))
+		err = -errno;
+	close(fd);
+	if (err)
+		unlinkat(afd, tmp, 0);
+	return err;
+}
+
+static int write_files(int afd, const char *label, const struct texts *x,
+		       const struct profdata *p, const struct comm_ops *c)
 {
 	char tmp[NFILES][NAME_MAX + 1];
 	size_t i, made = 0, renamed = 0;
@@ -248,8 +264,12 @@ static int write_files(int afd, const char *label, const struct texts *x)
 		fprintf(stderr, "msprof: %s: a killed run's temporary files are left in %s: %s\n",
 			label, PROFDIR_ANALYZE, strerror(-err));
 	for (err = 0; made < NFILES; made++) {
-		err = fsutil_write_temp_at(afd, files[made], x->buf[made],
-					   x->len[made], tmp[made], sizeof(tmp[made]));
+		if (made < NJSON)
+			err = fsutil_write_temp_at(afd, files[made], x->buf[made],
+						   x->len[made], tmp[made],
+						   sizeof(tmp[made]));
+		else
+			err = write_db_temp(afd, tmp[made], sizeof(tmp[made]), p, c);
 		if (err) {
 			fprintf(stderr, "msprof: %s: not analyzed: cannot write %s/%s: %s\n",
 				label, PROFDIR_ANALYZE, files[made], strerror(-err));
@@ -304,7 +324,7 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 		err = afd;
 		goto out_texts;
 	}
-	err = write_files(afd, label, &x);
+	err = write_files(afd, label, &x, &p, &c);
 	close(afd);
 	if (err) {
 		if (made)

@@ -2,6 +2,7 @@
 #ifndef MSPROF_COMM_H
 #define MSPROF_COMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@ void comm_ops_free(struct comm_ops *c);
  * "N/A" when unknown.
  */
 void comm_group_name(char *buf, size_t len, uint32_t group);
+
+/*
+ * Whether its Hccl* call was seen, so that it has a group: what matches
+ * an op across ranks.
+ */
+static inline bool comm_op_grouped(const struct comm_op *op)
+{
+	return op->group != COMM_UNKNOWN;
+}
 
 /* The op's type: its task's name ("hcom_allReduce_"). */
 const char *comm_op_type(const struct profdata *p, const struct comm_op *op);

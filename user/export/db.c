@@ -164,7 +164,7 @@ struct dbw {
 };
 
 /* An error of sqlite's as -errno, for the one message at the edge. */
-static int db_err(int rc)
+int db_err(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
@@ -668,33 +668,58 @@ static int name_as_given(sqlite3_vfs *vfs, const char *name, int len,
 	return SQLITE_OK;
 }
 
-/* Fills the empty file tmp (in dirfd) as the db. */
-static int write_db(int dirfd, const char *tmp, const struct profdata *p)
+int db_open_at(int dirfd, const char *tmp, struct db_handle *h)
 {
-	sqlite3_vfs vfs = *sqlite3_vfs_find(NULL);
-	struct dbw w = { .p = p, .pid_hi = (int64_t)((uint64_t)(uint32_t)p->meta.pid << 32) };
 	char path[64 + NAME_MAX];
-	size_t i;
-	int err, rc;
+	int rc;
 
-	vfs.zName = "msprof-as-given";
-	vfs.xFullPathname = name_as_given;
-	rc = sqlite3_vfs_register(&vfs, 0);
+	h->vfs = *sqlite3_vfs_find(NULL);
+	h->vfs.zName = "msprof-as-given";
+	h->vfs.xFullPathname = name_as_given;
+	h->db = NULL;
+	rc = sqlite3_vfs_register(&h->vfs, 0);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, tmp);
-	rc = sqlite3_open_v2(path, &w.db, SQLITE_OPEN_READWRITE |
+	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_NOFOLLOW |
-			     SQLITE_OPEN_NOMUTEX, vfs.zName);
-	err = rc == SQLITE_OK ? fill(&w) : db_err(rc);
+			     SQLITE_OPEN_NOMUTEX, h->vfs.zName);
+	if (rc != SQLITE_OK) {
+		db_close(h);
+		return db_err(rc);
+	}
+	return 0;
+}
+
+int db_close(struct db_handle *h)
+{
+	int err = sqlite3_close(h->db) != SQLITE_OK ? -EIO : 0;
+
+	sqlite3_vfs_unregister(&h->vfs);
+	h->db = NULL;
+	return err;
+}
+
+/* Fills the empty file tmp (in dirfd) as the db. */
+static int write_db(int dirfd, const char *tmp, const struct profdata *p)
+{
+	struct dbw w = { .p = p, .pid_hi = (int64_t)((uint64_t)(uint32_t)p->meta.pid << 32) };
+	struct db_handle h;
+	size_t i;
+	int err;
+
+	err = db_open_at(dirfd, tmp, &h);
+	if (err)
+		return err;
+	w.db = h.db;
+	err = fill(&w);
 	for (i = 0; i < NTABLES; i++) {
 		sqlite3_finalize(w.st[i]);
 		sqlite3_finalize(w.b[i].st);
 		free(w.b[i].v);
 	}
-	if (sqlite3_close(w.db) != SQLITE_OK && !err)
+	if (db_close(&h) && !err)
 		err = -EIO;
-	sqlite3_vfs_unregister(&vfs);
 	strtab_free(&w.strs);
 	free(w.memcpys);
 	return err;
