@@ -77,6 +77,11 @@ for d in $(prof_dirs "$WORK/out"); do
 	check "rank $r: export --type=db: exit 0" [ $? -eq 0 ]
 	db=$(ls "$d"/msprof_*.db 2>/dev/null | head -1)
 	q() { sqlite3 "$db" "$1" 2>&1; }
+	# The shared db checker: schema, overlap tiling, the timeline's sums.
+	tl=$(ls -t "$d"/mindstudio_profiler_output/msprof_*.json | head -1)
+	while read -r status what; do
+		check "  $what" [ "$status" = PASS ]
+	done < <(python3 tests/e2e/db_check.py "$db" "$tl" 2>&1 || echo "FAIL db_check.py ran to its end")
 	check "  COMMUNICATION_OP: a row per HcclAllReduce call" \
 		[ "$(q 'SELECT count(*) FROM COMMUNICATION_OP')" = $STEPS ]
 	got=$(q "SELECT count(*) FROM COMMUNICATION_OP o
