@@ -6,9 +6,14 @@
 #include "analyze_db.h"
 #include "db.h"
 
+/*
+ * No file but the db itself, as the export's db: the journal and sorts
+ * stay in memory; a failed db is removed whole, not rolled back.
+ */
 static const char *const schema =
 	"PRAGMA journal_mode=MEMORY;"
 	"PRAGMA synchronous=OFF;"
+	"PRAGMA temp_store=MEMORY;"
 	"BEGIN;"
 	"CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, "
 	"start_timestamp NUMERIC, elapse_time NUMERIC, transit_time NUMERIC, "
