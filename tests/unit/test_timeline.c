@@ -43,6 +43,24 @@ static void put_records(const char *dir, const char *name, uint16_t type,
 	CU_ASSERT_EQUAL(recfile_close(f), 0);
 }
 
+/* A fresh window's directories, its start (epoch = 1 ms + monotonic ns), facts. */
+static void window_dirs(char *dir, const char *facts)
+{
+	char path[128];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/host", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/device_0", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/device_0/data", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
+	put(dir, PROFDIR_FACTS, facts);
+}
+
 /*
  * pid 5 (in its namespace); epoch = 1 ms + monotonic ns.  An acl call (ns tid 3) whose name
  * needs escaping copies 4096 bytes host to device; its copy task runs
@@ -74,18 +92,8 @@ static void make_window(char *dir)
 	struct recfile *f;
 
 	memcpy(nr.names, names, sizeof(names));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/host", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0/data", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
 	/* The task is 5 in its namespace, 77 to msprof: 5 numbers its pids. */
-	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}, "
 	    "\"host\": {\"lost_events\": 3}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
@@ -757,17 +765,7 @@ static void make_comm_window(char *dir)
 	size_t i;
 
 	memcpy(nr.names, names, sizeof(names));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/host", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0/data", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
-	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", \"rank_id\": 2, "
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", \"rank_id\": 2, "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
 	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
