@@ -46,8 +46,8 @@ static void add_task(struct profdata *p, uint32_t dev, const char *name,
 	CU_ASSERT_EQUAL(strtab_intern(&p->names, name, strlen(name), &t->name), 0);
 }
 
-/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
-static struct profdata *make_tasks(void)
+/* A window without tasks yet, room for 16. */
+static struct profdata *no_tasks(void)
 {
 	struct profdata *p = calloc(1, sizeof(*p));
 
@@ -55,6 +55,14 @@ static struct profdata *make_tasks(void)
 	p->tasks = calloc(16, sizeof(*p->tasks));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
 	p->meta.rank_id = -1;
+	return p;
+}
+
+/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
+static struct profdata *make_tasks(void)
+{
+	struct profdata *p = no_tasks();
+
 	add_task(p, 0, "MEMCPY_ASYNC", 100, 150);
 	add_task(p, 0, "matmul", 150, 250);
 	add_task(p, 0, "relu", 200, 300);
@@ -120,14 +128,11 @@ static void test_overlap_comm(void)
 		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 700, 800 },
 		{ 0, OVERLAP_FREE, 800, 900 },		/* a copy last */
 	};
-	struct profdata *p = calloc(1, sizeof(*p));
+	struct profdata *p = no_tasks();
 	struct seen s = { .n = 0 };
 	uint64_t tiled = 0;
 	int i;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	p->tasks = calloc(16, sizeof(*p->tasks));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
 	add_task(p, 0, "matmul", 100, 200);
 	add_task(p, 0, "hcom_allReduce_", 150, 300);
 	add_task(p, 0, "relu", 250, 300);
