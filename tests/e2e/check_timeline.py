@@ -60,7 +60,7 @@ KEYS = {
     "i": ["name", "pid", "tid", "ts", "ph", "s", "args"],  # our loss markers
 }
 SORTS = {7: "CANN", 13: "OS Runtime API", 14: "Ascend Hardware",
-         31: "Overlap Analysis"}
+         16: "Communication", 31: "Overlap Analysis"}
 API_ARGS = ["Thread Id", "Mode", "level", "id", "item_id", "connection_id"]
 TASK_ARGS = ["Model Id", "Task Type", "Physic Stream Id", "Task Id",
              "Batch Id", "Subtask Id", "connection_id"]
@@ -233,11 +233,31 @@ def main(prof, every_task_launched):
               f"{edges} launched outside the host window)",
               nbound and nbound == len(launched) and not inner,
               str(inner[:1]))
+    # A collective's flow ends at its op on the Communication process, the
+    # others' at their task on Ascend Hardware.
+    comm_ops = [e for e in ev if e["ph"] == "X" and sort_of(e) == 16
+                and "rank_size" in e["args"]]
+    hccl = [e for e in tasks if e["args"]["Task Type"] == "HCCL"]
     at = {(e["pid"], e["tid"], e["ts"], str(e["args"]["connection_id"] << 32))
-          for e in launched}
+          for e in [e for e in launched if e["args"]["Task Type"] != "HCCL"] +
+          [e for e in comm_ops if e["args"]["connection_id"]]}
     bad = [e for e in ends if (e["pid"], e["tid"], e["ts"], e["id"]) not in at
            or e["bp"] != "e"]
-    check("flows end at their device task", not bad, str(bad[:1]))
+    check("flows end at their device task (a collective's at its op)",
+          not bad, str(bad[:1]))
+    if hccl:
+        ops = {(e["pid"] & 31, e["ts"], e["dur"]): e for e in comm_ops}
+        bad = [e for e in hccl if (e["pid"] & 31, e["ts"], e["dur"]) not in ops
+               or ops[(e["pid"] & 31, e["ts"], e["dur"])]["args"]
+               ["connection_id"] != e["args"]["connection_id"]
+               or not re.fullmatch(r"hcom_[A-Za-z]+__.{1,3}_\d+_\d+",
+                                   ops[(e["pid"] & 31, e["ts"], e["dur"])]
+                                   ["name"])]
+        check(f"each HCCL task ({len(hccl)}) is a Communication op named as "
+              f"msprof's ({len(comm_ops)} ops)",
+              len(comm_ops) == len(hccl) and not bad, str(bad[:1]))
+    else:
+        skip("HCCL tasks shown as Communication ops", "no collective")
 
     for dev in sorted(devs):
         over = sorted((e for e in ev if e["ph"] == "X" and sort_of(e) == 31
@@ -247,10 +267,32 @@ def main(prof, every_task_launched):
                or e["args"] != {}]
         check(f"device {dev}: overlap slices on their own threads, empty args",
               not bad, str(bad[:1]))
-        bad = [(a, b) for a, b in zip(over, over[1:])
+        # Communication overlaps what computes or is Not Overlapped by
+        # definition; the other three tile the span.
+        tiles = [e for e in over if e["name"] != "Communication"]
+        bad = [(a, b) for a, b in zip(tiles, tiles[1:])
                if ns(a["ts"]) + dur_ns(a["dur"]) > ns(b["ts"])]
+        comm = [e for e in over if e["name"] == "Communication"]
+        bad += [(a, b) for a, b in zip(comm, comm[1:])
+                if ns(a["ts"]) + dur_ns(a["dur"]) > ns(b["ts"])]
         check(f"device {dev}: overlap slices do not overlap", not bad,
               str(bad[:1]))
+        dhccl = [e for e in dt if e["args"]["Task Type"] == "HCCL"
+                 and dur_ns(e["dur"])]
+        cdur = sum(dur_ns(e["dur"]) for e in comm)
+        nodur = sum(dur_ns(e["dur"]) for e in over
+                    if e["name"] == "Communication(Not Overlapped)")
+        if dhccl:
+            check(f"device {dev}: Communication slices cover the HCCL "
+                  f"tasks, Not Overlapped no more ({nodur} <= {cdur} ns)",
+                  comm and nodur <= cdur and all(
+                      any(ns(c["ts"]) <= ns(e["ts"]) and
+                          ns(e["ts"]) + dur_ns(e["dur"]) <=
+                          ns(c["ts"]) + dur_ns(c["dur"]) for c in comm)
+                      for e in dhccl))
+        else:
+            check(f"device {dev}: no communication slices without "
+                  "communication tasks", not cdur and not nodur)
         span = (max(ns(e["ts"]) + dur_ns(e["dur"]) for e in dt) -
                 min(ns(e["ts"]) for e in dt))
         total = sum(dur_ns(e["dur"]) for e in over

@@ -80,8 +80,10 @@ say(dict(q("SELECT name, id FROM ENUM_OVERLAP_ANALYSIS_TYPE")) ==
 say(one("SELECT count(*) FROM ENUM_MEMCPY_OPERATION") == 9 and
     one("SELECT name FROM ENUM_MEMCPY_OPERATION WHERE id=1") == "host to device",
     "ENUM_MEMCPY_OPERATION holds msprof's 9 values")
-say(one("SELECT count(*) FROM COMMUNICATION_OP") == 0,
-    "COMMUNICATION_OP is empty (no collectives)")
+nhccl = one("""SELECT count(*) FROM TASK JOIN STRING_IDS s ON s.id = TASK.taskType
+               WHERE s.value = 'HCCL'""")
+say(one("SELECT count(*) FROM COMMUNICATION_OP") == nhccl,
+    "COMMUNICATION_OP: a row per collective's task (%d)" % nhccl)
 
 # The timeline's slices, by kind: older and msprof-style timelines alike.
 tl = json.load(open(sys.argv[2]))
@@ -98,17 +100,18 @@ for e in tl:
         dev.append(e)
     elif "ioctl" in e["name"] or proc == "OS Runtime API":
         ioctl.append(e)
-    else:
+    elif proc != "Communication":	# a collective's op and task: below
         api.append(e)
 
 ntask = one("SELECT count(*) FROM TASK")
 ncomp = one("SELECT count(*) FROM COMPUTE_TASK_INFO")
 nmemcpy = one("SELECT count(*) FROM MEMCPY_INFO")
+ncomm = one("SELECT count(*) FROM COMMUNICATION_TASK_INFO")
 say(ntask > 0 and ntask == len(dev),
     "TASK rows = device task slices (%d = %d)" % (ntask, len(dev)))
-say(ncomp > 0 and nmemcpy > 0 and ncomp + nmemcpy == ntask,
-    "COMPUTE_TASK_INFO + MEMCPY_INFO rows = TASK rows (%d + %d = %d)"
-    % (ncomp, nmemcpy, ntask))
+say(ncomp > 0 and nmemcpy > 0 and ncomp + nmemcpy + ncomm == ntask,
+    "COMPUTE_TASK_INFO + MEMCPY_INFO + COMMUNICATION_TASK_INFO rows = TASK rows "
+    "(%d + %d + %d = %d)" % (ncomp, nmemcpy, ncomm, ntask))
 say(one("SELECT count(*) FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId)") == ncomp,
     "every COMPUTE_TASK_INFO row joins its TASK by globalTaskId")
 # A copy launched before the window opened has no call to take them from.
@@ -170,7 +173,8 @@ say(1.5e18 < s < one("SELECT min(startNs) FROM CANN_API") and
 # Overlap Analysis: per device, Computing and Free tile the device's span.
 for (d,) in q("SELECT DISTINCT deviceId FROM TASK"):
     lo, hi = q("SELECT min(startNs), max(endNs) FROM TASK WHERE deviceId=?", d)[0]
-    rows = q("SELECT startNs, endNs, type FROM OVERLAP_ANALYSIS WHERE deviceId=? ORDER BY startNs", d)
+    # Communication (1) overlaps the others by definition; they tile.
+    rows = q("SELECT startNs, endNs, type FROM OVERLAP_ANALYSIS WHERE deviceId=? AND type != 1 ORDER BY startNs", d)
     tiled = all(a[1] <= b[0] for a, b in zip(rows, rows[1:])) and \
         sum(r[1] - r[0] for r in rows) == hi - lo and rows[0][0] == lo and rows[-1][1] == hi
     say(tiled, "device %d: OVERLAP_ANALYSIS tiles its span %d..%d" % (d, lo, hi))
@@ -195,8 +199,8 @@ try:
              on TASK.globalTaskId = COMPUTE_TASK_INFO.globalTaskId""")
     say(len(r) == ncomp and all(a < b for a, b in r),
         "msprof-analyze's step-time COMPUTE_TASK_INFO x TASK select: every op")
-    say(q("select opName, startNs, endNs from COMMUNICATION_OP") == [],
-        "msprof-analyze's COMMUNICATION_OP select works (empty)")
+    say(len(q("select opName, startNs, endNs from COMMUNICATION_OP")) == nhccl,
+        "msprof-analyze's COMMUNICATION_OP select works")
     say(len(q("select * from HOST_INFO")) == 1 and
         len(q("select * from RANK_DEVICE_MAP")) == one("SELECT count(DISTINCT deviceId) FROM TASK"),
         "msprof-analyze's HOST_INFO and RANK_DEVICE_MAP selects: one host, a row per device")

@@ -1,7 +1,7 @@
 #!/bin/bash
-# --analyze=on: each window gets analyze/communication.json and
-# analyze/communication_matrix.json holding {} (no collectives recorded
-# yet, and said so), written as safely as the export's files: replaced on
+# --analyze=on: each window of a job without collectives gets
+# analyze/communication.json and analyze/communication_matrix.json holding
+# {} (and said so) beside communication_analyzer.db, written as safely as the export's files: replaced on
 # a second run, never through a link or into a directory someone else can
 # write.
 source tests/e2e/lib.sh
@@ -36,8 +36,8 @@ files() { ls -A "$1/analyze" 2>/dev/null | LC_ALL=C sort | tr '\n' ' '; }
 d=$(copy PROF_one)
 analyze "$d"
 check "a window analyzes with exit 0" [ $rc -eq 0 ]
-check "analyze/ holds exactly the two files" \
-	[ "$(files "$d")" = "communication.json communication_matrix.json " ]
+check "analyze/ holds exactly the three files" \
+	[ "$(files "$d")" = "communication.json communication_analyzer.db communication_matrix.json " ]
 for f in communication communication_matrix; do
 	check "$f.json is {} (not [])" is_empty_object "$d/analyze/$f.json"
 	check "$f.json printed" grep -qx "$d/analyze/$f.json" "$WORK/out.log"
@@ -56,8 +56,8 @@ analyze "$d"
 check "a second run: exit 0" [ $rc -eq 0 ]
 check "a second run replaces communication.json" is_empty_object "$d/analyze/communication.json"
 check "a second run replaces communication_matrix.json" is_empty_object "$d/analyze/communication_matrix.json"
-check "a second run: still exactly the two files" \
-	[ "$(files "$d")" = "communication.json communication_matrix.json " ]
+check "a second run: still exactly the three files" \
+	[ "$(files "$d")" = "communication.json communication_analyzer.db communication_matrix.json " ]
 
 # Killed between writing and renaming: an earlier run's files stay whole,
 # no new one is half there.
@@ -70,7 +70,7 @@ if wait_for "$WORK/pause" "msprof: test pause at analyze-before-rename" 20; then
 	kill -KILL $pid
 	wait $pid 2>/dev/null
 	check "killed before the rename: temporary files only" \
-		[ "$(ls -A "$d/analyze" | grep -c '^\.communication.*\.tmp$')" = 2 ]
+		[ "$(ls -A "$d/analyze" | grep -c '^\.communication.*\.tmp$')" = 3 ]
 	check "killed before the rename: the earlier file is left as it was" \
 		[ "$(cat "$d/analyze/communication.json")" = stale ]
 	check "killed before the rename: the matrix is still whole" \
@@ -79,7 +79,7 @@ if wait_for "$WORK/pause" "msprof: test pause at analyze-before-rename" 20; then
 	check "a run after the kill: exit 0" [ $rc -eq 0 ]
 	check "a run after the kill replaces the file" is_empty_object "$d/analyze/communication.json"
 	check "a run after the kill: the killed run's temporary files removed" \
-		[ "$(files "$d")" = "communication.json communication_matrix.json " ]
+		[ "$(files "$d")" = "communication.json communication_analyzer.db communication_matrix.json " ]
 else
 	check "the pause before the rename is reached" false
 	kill -KILL $pid

@@ -46,8 +46,8 @@ static void add_task(struct profdata *p, uint32_t dev, const char *name,
 	CU_ASSERT_EQUAL(strtab_intern(&p->names, name, strlen(name), &t->name), 0);
 }
 
-/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
-static struct profdata *make_tasks(void)
+/* A window without tasks yet, room for 16. */
+static struct profdata *no_tasks(void)
 {
 	struct profdata *p = calloc(1, sizeof(*p));
 
@@ -55,6 +55,14 @@ static struct profdata *make_tasks(void)
 	p->tasks = calloc(16, sizeof(*p->tasks));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
 	p->meta.rank_id = -1;
+	return p;
+}
+
+/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
+static struct profdata *make_tasks(void)
+{
+	struct profdata *p = no_tasks();
+
 	add_task(p, 0, "MEMCPY_ASYNC", 100, 150);
 	add_task(p, 0, "matmul", 150, 250);
 	add_task(p, 0, "relu", 200, 300);
@@ -98,6 +106,48 @@ static void test_overlap(void)
 	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_COMM_NOT_OVERLAPPED),
 			       "Communication(Not Overlapped)");
 	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_FREE), "Free");
+	free_tasks(p);
+}
+
+/*
+ * Collectives: Communication is their union; what of it no kernel hides
+ * is Not Overlapped; Computing, Not Overlapped and Free tile the span.
+ */
+static void test_overlap_comm(void)
+{
+	static const uint64_t want[][4] = {
+		{ 0, OVERLAP_COMPUTE, 100, 200 },
+		{ 0, OVERLAP_COMMUNICATION, 150, 400 },	/* two collectives touching */
+		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 200, 250 },
+		{ 0, OVERLAP_COMPUTE, 250, 300 },	/* a kernel inside them */
+		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 300, 400 },
+		{ 0, OVERLAP_FREE, 400, 500 },
+		{ 0, OVERLAP_COMPUTE, 500, 600 },
+		{ 0, OVERLAP_FREE, 600, 700 },
+		{ 0, OVERLAP_COMMUNICATION, 700, 800 },	/* after a gap */
+		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 700, 800 },
+		{ 0, OVERLAP_FREE, 800, 900 },		/* a copy last */
+	};
+	struct profdata *p = no_tasks();
+	struct seen s = { .n = 0 };
+	uint64_t tiled = 0;
+	int i;
+
+	add_task(p, 0, "matmul", 100, 200);
+	add_task(p, 0, "hcom_allReduce_", 150, 300);
+	add_task(p, 0, "relu", 250, 300);
+	add_task(p, 0, "hcom_allGather_", 300, 400);
+	add_task(p, 0, "matmul", 500, 600);
+	add_task(p, 0, "hcom_allReduce_", 700, 800);
+	add_task(p, 0, "MEMCPY_ASYNC", 750, 900);
+	CU_ASSERT_EQUAL(overlap_each(p, record, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 11);
+	for (i = 0; i < s.n && i < 11; i++) {
+		CU_ASSERT(!memcmp(s.at[i], want[i], sizeof(want[i])));
+		if (s.at[i][1] != OVERLAP_COMMUNICATION)
+			tiled += s.at[i][3] - s.at[i][2];
+	}
+	CU_ASSERT_EQUAL(tiled, 900 - 100);
 	free_tasks(p);
 }
 
@@ -230,6 +280,7 @@ int register_db_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "overlap: Computing is the union of ops, Free the rest", test_overlap },
+		{ "overlap: communication, the part not hidden, the span tiled", test_overlap_comm },
 		CU_TEST_INFO_NULL,
 	};
 	/* The db is made with openat2(), as is every file beneath a window. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "export/naming.h"
+#include "export/comm.h"
 #include "export/overlap.h"
 #include "export/profdata.h"
 #include "export/summary.h"
@@ -249,6 +250,61 @@ static void test_collective_type(void)
 	free_window(&p);
 }
 
+/* communication_statistic: the collectives alone, Ratio of their total. */
+static void test_comm_statistic(void)
+{
+	static const struct fake_task coll[] = {
+		{ 0, "hcom_allReduce_", 1000, 500 },
+		{ 0, "k1", 1500, 5000 },
+		{ 0, "hcom_allReduce_", 7000, 1500 },
+		{ 0, "hcom_broadcast_", 9000, 3000 },
+		{ 1, "hcom_allReduce_", 1000, 100 },
+	};
+	struct profdata p;
+	char *text;
+
+	fake_window(&p, coll, 5);
+	CU_ASSERT_TRUE(summary_has_communication(&p));
+	text = written(summary_communication_statistic, &p);
+	CU_ASSERT_STRING_EQUAL(text,
+		"Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+		"0,hcom_broadcast_,1,3,3,3,3,60\n"
+		"0,hcom_allReduce_,2,2,0.5,1,1.5,40\n"
+		"1,hcom_allReduce_,1,0.1,0.1,0.1,0.1,100\n");
+	free(text);
+	free_window(&p);
+	fake_window(&p, two_devices, 4);
+	CU_ASSERT_FALSE(summary_has_communication(&p));
+	free_window(&p);
+}
+
+/* msprof's op names: type, group's last 3 characters, place, iteration. */
+static void test_comm_names(void)
+{
+	static const struct fake_task coll[] = {
+		{ 0, "hcom_allReduce_", 1000, 500 },
+	};
+	struct comm_op op = { .task = 0, .group = 0, .seq = 7 };
+	struct profdata p;
+	char buf[64];
+
+	fake_window(&p, coll, 1);
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__oup_7_1");
+	op.group = 2;
+	comm_group_name(buf, sizeof(buf), op.group);
+	CU_ASSERT_STRING_EQUAL(buf, "hccl_group_2");
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__p_2_7_1");
+	op.group = COMM_UNKNOWN;
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__N/A_7_1");
+	CU_ASSERT_STRING_EQUAL(comm_data_type_name(4), "FP32");
+	CU_ASSERT_EQUAL(comm_data_type_size(11), 2);
+	CU_ASSERT_STRING_EQUAL(comm_data_type_name(COMM_UNKNOWN), "N/A");
+	free_window(&p);
+}
+
 int register_summary_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -260,6 +316,8 @@ int register_summary_tests(void)
 		{ "op_statistic: per device and type, by total", test_op_statistic },
 		{ "op_summary and task_time: starts, waits, states", test_op_summary_rows },
 		{ "a collective's task is HCCL, not computing", test_collective_type },
+		{ "communication_statistic: collectives by type and total", test_comm_statistic },
+		{ "collective op names as msprof's", test_comm_names },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -43,6 +43,24 @@ static void put_records(const char *dir, const char *name, uint16_t type,
 	CU_ASSERT_EQUAL(recfile_close(f), 0);
 }
 
+/* A fresh window's directories, its start (epoch = 1 ms + monotonic ns), facts. */
+static void window_dirs(char *dir, const char *facts)
+{
+	char path[128];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/host", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/device_0", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/device_0/data", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
+	put(dir, PROFDIR_FACTS, facts);
+}
+
 /*
  * pid 5 (in its namespace); epoch = 1 ms + monotonic ns.  An acl call (ns tid 3) whose name
  * needs escaping copies 4096 bytes host to device; its copy task runs
@@ -74,18 +92,8 @@ static void make_window(char *dir)
 	struct recfile *f;
 
 	memcpy(nr.names, names, sizeof(names));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/host", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0/data", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
 	/* The task is 5 in its namespace, 77 to msprof: 5 numbers its pids. */
-	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}, "
 	    "\"host\": {\"lost_events\": 3}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
@@ -722,6 +730,98 @@ static void test_small_window_checks(void)
 	check_window(dir, 1);
 }
 
+/*
+ * A collective: HcclAllReduce (ns tid 3, 500..1500) of 4096 FP32 on
+ * communicator 0xc0 launches its task, 2000..3000, beside a kernel
+ * 2500..2700; then a second, 4000..4500, whose call came before the
+ * window (no call seen).
+ */
+static void make_comm_window(char *dir)
+{
+	static const char names[] = "HcclAllReduce\0send\0recv\0count\0dtype\0op\0comm";
+	struct {
+		struct msprof_name_rec h;
+		char names[sizeof(names)];
+	} nr = { .h = { .layer = MSPROF_LAYER_HCCL,
+			.arg_kinds = { MSPROF_ARG_HEX, MSPROF_ARG_HEX, MSPROF_ARG_UINT,
+				       MSPROF_ARG_UINT, MSPROF_ARG_UINT, MSPROF_ARG_HEX } } };
+	struct msprof_api_event api = {
+		.kind = MSPROF_EV_API, .tgid = 77, .tid = 7, .ns_tid = 3,
+		.start_ns = 500, .end_ns = 1500, .args = { 1, 2, 4096, 4, 0, 0xc0 },
+	};
+	struct {
+		struct msprof_devtask_rec h;
+		char name[16];
+	} dt[] = {
+		{ .h = { .host_tid = 3, .submit_ns = 1000, .start_ns = 2000,
+			 .end_ns = 3000 }, .name = "hcom_allReduce_" },
+		{ .h = { .host_tid = 9, .submit_ns = 2400, .start_ns = 2500,
+			 .end_ns = 2700, .stream = 1 }, .name = "matmul" },
+		{ .h = { .host_tid = 9, .submit_ns = 10, .start_ns = 4000,
+			 .end_ns = 4500 }, .name = "hcom_allReduce_" },
+	};
+	char path[128];
+	struct recfile *f;
+	size_t i;
+
+	memcpy(nr.names, names, sizeof(names));
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", \"rank_id\": 2, "
+	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
+	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	for (i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_DEVTASK, &dt[i],
+					       sizeof(dt[i]), NULL, 0), 0);
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+}
+
+/* A collective as msprof shows it: Communication process, op, flow, overlap. */
+static void test_comm_events(void)
+{
+	/* pids: 5 << 10 | 16 << 5 | 0 = 5632 (Communication), 6112 overlap. */
+	static const char *const want[] = {
+		"\n{\"name\":\"process_name\",\"pid\":5632,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"Communication\"}},",
+		"\n{\"name\":\"process_sort_index\",\"pid\":5632,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":16}},",
+		"\n{\"name\":\"thread_name\",\"pid\":5632,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"Group hccl_world_group Communication\"}},",
+		"\n{\"name\":\"thread_name\",\"pid\":5632,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"Plane 0\"}},",
+		/* The op whose call went unseen: after the groups, no group. */
+		"\n{\"name\":\"thread_name\",\"pid\":5632,\"tid\":2,\"ph\":\"M\",\"args\":{\"name\":\"Communication\"}},",
+		"\n{\"name\":\"hcom_allReduce__oup_0_1\",\"pid\":5632,\"tid\":0,\"ts\":\"1002.000\",\"dur\":1.000,\"ph\":\"X\",\"args\":{\"rank_size\":0,\"connection_id\":1,\"model id\":4294967295,\"data_type\":\"FP32\",\"alg_type\":\"N/A\",\"count\":4096,\"relay\":\"no\",\"retry\":\"no\"}},",
+		"\n{\"name\":\"HostToDevice4294967296\",\"pid\":5375,\"tid\":3,\"ph\":\"s\",\"cat\":\"HostToDevice\",\"id\":\"4294967296\",\"ts\":\"1000.500\"},",
+		"\n{\"name\":\"HostToDevice4294967296\",\"pid\":5632,\"tid\":0,\"ph\":\"f\",\"cat\":\"HostToDevice\",\"id\":\"4294967296\",\"ts\":\"1002.000\",\"bp\":\"e\"},",
+		"\n{\"name\":\"hcom_allReduce_\",\"pid\":5632,\"tid\":1,\"ts\":\"1002.000\",\"dur\":1.000,\"ph\":\"X\",\"args\":{\"notify_id\":\"N/A\",\"duration estimated(us)\":0,\"stream id\":0,\"task id\":0,\"context id\":4294967295,\"task type\":\"hcom_allReduce_\",\"src rank\":2,\"dst rank\":4294967295,\"transport type\":\"LOCAL\",\"size(Byte)\":16384,\"data type\":\"FP32\",\"link type\":\"N/A\",\"bandwidth(GB/s)\":16.384,\"model id\":4294967295}},",
+		"\n{\"name\":\"hcom_allReduce__N/A_0_1\",\"pid\":5632,\"tid\":2,\"ts\":\"1004.000\",\"dur\":0.500,",
+		"\n{\"name\":\"Communication\",\"pid\":6112,\"tid\":1,\"ts\":\"1002.000\",\"dur\":1.000,\"ph\":\"X\",\"args\":{}},",
+		"\n{\"name\":\"Communication(Not Overlapped)\",\"pid\":6112,\"tid\":2,\"ts\":\"1002.000\",\"dur\":0.500,\"ph\":\"X\",\"args\":{}},",
+		"\n{\"name\":\"Computing\",\"pid\":6112,\"tid\":0,\"ts\":\"1002.500\",\"dur\":0.200,\"ph\":\"X\",\"args\":{}},",
+		"\n{\"name\":\"Communication(Not Overlapped)\",\"pid\":6112,\"tid\":2,\"ts\":\"1002.700\",\"dur\":0.300,\"ph\":\"X\",\"args\":{}},",
+		"\n{\"name\":\"Free\",\"pid\":6112,\"tid\":3,\"ts\":\"1003.000\",\"dur\":1.000,\"ph\":\"X\",\"args\":{}},",
+	};
+	char dir[] = "/tmp/msprof-tl-XXXXXX", *text;
+	struct evs *e = calloc(1, sizeof(*e));
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	make_comm_window(dir);
+	text = timeline_of(dir, e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i])) {
+			printf("\nmissing: %s\n", want[i] + 1);
+			CU_FAIL("an event is missing");
+		}
+	/* The collective's flow ends at its op, not at its hardware task. */
+	CU_ASSERT_EQUAL(count(text, "\"ph\":\"f\""), 1);
+	free(text);
+	free(e);
+	remove_dir(dir);
+}
+
 int register_timeline_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo plain[] = {
@@ -735,6 +835,7 @@ int register_timeline_tests(unsigned int *skipped)
 		{ "JSON; ts, pids, flows and thread names hold", test_small_window_checks },
 		{ "two threads, two devices: every flow a pair", test_busy_window },
 		{ "an empty window is an empty timeline", test_empty_window },
+		{ "a collective: Communication op, its flow, overlap", test_comm_events },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -1,33 +1,215 @@
 // SPDX-License-Identifier: MIT
 /*
- * --analyze=on: msprof's communication analysis of each window.  No
- * collective communication is recorded yet, so both files hold {}, which
- * msprof-analyze's cluster reads as a rank without communication data
- * ([] it cannot read); it wants analyze/ before it takes a rank in text
- * mode at all.
+ * --analyze=on: msprof's communication analysis of each window, in the
+ * shape msprof-analyze's cluster reads (its Msprof*Adapter classes):
+ * communication.json maps "<op name>@<group>" to the op's time and
+ * bandwidth info, communication_matrix.json to its links.  A window
+ * without collectives gets {} in both, which cluster reads as a rank
+ * without communication data ([] it cannot read); it wants analyze/
+ * before it takes a rank in text mode at all.
+ *
+ * A simulated collective is one device task, with no notify or copy tasks
+ * inside it to tell waiting from moving data, so all of its time is
+ * counted as waiting (Wait and Synchronization Time; Transit Time 0): the
+ * wait is what the slowest rank costs the others, the slow rank itself
+ * waits least.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
+#include "analyze_db.h"
+#include "comm.h"
 #include "common/fsutil.h"
 #include "task/profdir.h"
-#include "profmeta.h"
+#include "profdata.h"
 #include "common/testpoint.h"
 #include "windows.h"
 
 static const char *const files[] = {
 	"communication.json",
 	"communication_matrix.json",
+	"communication_analyzer.db",	/* the last: not text */
 };
 
 #define NFILES (sizeof(files) / sizeof(files[0]))
-#define EMPTY "{}"
+#define NJSON (NFILES - 1)
+
+/* The files' text, rendered before anything is written. */
+struct texts {
+	char *buf[NJSON];
+	size_t len[NJSON];
+};
+
+/* ns as a JSON number of ms, or of µs: exact. */
+static void ms(FILE *fp, uint64_t ns)
+{
+	fprintf(fp, "%llu.%06llu", (unsigned long long)(ns / 1000000),
+		(unsigned long long)(ns % 1000000));
+}
+
+static void us(FILE *fp, uint64_t ns)
+{
+	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+static void op_key(FILE *fp, const struct profdata *p, const struct comm_op *op)
+{
+	char name[MSPROF_REC_NAMES_MAX + 64], group[32];
+
+	comm_op_name(name, sizeof(name), p, op);
+	comm_group_name(group, sizeof(group), op->group);
+	/* Both are ours or a task's name, which npusim's libhccl gives. */
+	fprintf(fp, "\"%s@%s\"", name, group);
+}
+
+/* An op's (or the total's) time and bandwidth info, as msprof's. */
+static void op_info(FILE *fp, uint64_t start, uint64_t dur, uint64_t bytes)
+{
+	static const char *const types[] = { "RDMA", "HCCS", "PCIE", "SDMA", "SIO" };
+	size_t i;
+
+	fputs("{\"Communication Time Info\":{\"Start Timestamp(us)\":", fp);
+	us(fp, start);
+	fputs(",\"Elapse Time(ms)\":", fp);
+	ms(fp, dur);
+	fputs(",\"Transit Time(ms)\":0,\"Wait Time(ms)\":", fp);
+	ms(fp, dur);
+	fputs(",\"Synchronization Time(ms)\":", fp);
+	ms(fp, dur);
+	fprintf(fp, ",\"Idle Time(ms)\":0,\"Wait Time Ratio\":%d,"
+		"\"Synchronization Time Ratio\":%d},"
+		"\"Communication Bandwidth Info\":{", dur ? 1 : 0, dur ? 1 : 0);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		/* Shared memory is what msprof files under SDMA. */
+		bool sdma = !strcmp(types[i], "SDMA");
+
+		fprintf(fp, "%s\"%s\":{\"Transit Size(MB)\":", i ? "," : "", types[i]);
+		ms(fp, sdma ? bytes : 0);	/* MB: 10^6 bytes, as msprof's */
+		fputs(",\"Transit Time(ms)\":0,\"Bandwidth(GB/s)\":0,"
+		      "\"Large Packet Ratio\":0,\"Size Distribution\":{}}", fp);
+	}
+	fputs("}}", fp);
+}
+
+/*
+ * The ops analyzed: an op whose Hccl* call came before the window (its
+ * task ran in it) has no group, and cluster matches ops across ranks by
+ * name and group; msprof too leaves out ops begun before its window.
+ */
+static size_t nanalyzed(const struct comm_ops *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		n += comm_op_grouped(&c->v[i]);
+	return n;
+}
+
+static uint64_t op_bytes(const struct comm_op *op)
+{
+	return op->count * comm_data_type_size(op->data_type);
+}
+
+static void communication(FILE *fp, const struct profdata *p,
+			  const struct comm_ops *c)
+{
+	uint64_t dur = 0, bytes = 0, first = 0;
+	size_t i;
+
+	bool any = false;
+
+	fputc('{', fp);
+	for (i = 0; i < c->n; i++) {
+		const struct devtask *t = &p->tasks[c->v[i].task];
+		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
+
+		if (!comm_op_grouped(&c->v[i]))
+			continue;
+		if (!any || start < first)
+			first = start;
+		dur += t->end_ns - t->start_ns;
+		bytes += op_bytes(&c->v[i]);
+		fputs(any ? ",\n" : "\n", fp);
+		any = true;
+		op_key(fp, p, &c->v[i]);
+		fputc(':', fp);
+		op_info(fp, start, t->end_ns - t->start_ns, op_bytes(&c->v[i]));
+	}
+	fputs(",\n\"Total HCCL Operators\":", fp);
+	op_info(fp, first, dur, bytes);
+	fputs("\n}\n", fp);
+}
+
+/*
+ * Each op's one link: the rank to every rank (msprof's "<src>-<dst>",
+ * dst the src when the peer is all of them).
+ */
+static void matrix(FILE *fp, const struct profdata *p, const struct comm_ops *c)
+{
+	bool any = false;
+	size_t i;
+
+	fputc('{', fp);
+	for (i = 0; i < c->n; i++) {
+		if (!comm_op_grouped(&c->v[i]))
+			continue;
+		fputs(any ? ",\n" : "\n", fp);
+		any = true;
+		op_key(fp, p, &c->v[i]);
+		fprintf(fp, ":{\"%d-%d\":{\"Transport Type\":\"LOCAL\","
+			"\"Transit Size(MB)\":", p->meta.rank_id, p->meta.rank_id);
+		ms(fp, op_bytes(&c->v[i]));
+		fputs(",\"Transit Time(ms)\":0,\"Bandwidth(GB/s)\":0}}", fp);
+	}
+	fputs("\n}\n", fp);
+}
+
+static void texts_free(struct texts *x)
+{
+	size_t i;
+
+	for (i = 0; i < NJSON; i++)
+		free(x->buf[i]);
+}
+
+/* Both files' text; {} for a window without collectives. */
+static int render(struct texts *x, const struct profdata *p,
+		  const struct comm_ops *c)
+{
+	size_t i;
+	int err = 0;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 0; i < NJSON && !err; i++) {
+		FILE *fp = open_memstream(&x->buf[i], &x->len[i]);
+
+		if (!fp) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!nanalyzed(c))
+			fputs("{}", fp);
+		else if (i == 0)
+			communication(fp, p, c);
+		else
+			matrix(fp, p, c);
+		if (ferror(fp))
+			err = -ENOMEM;
+		if (fclose(fp))
+			err = -ENOMEM;
+	}
+	if (err)
+		texts_free(x);
+	return err;
+}
 
 /*
  * ".<file>.<16 hex>.tmp", which a run killed before its rename leaves; the
@@ -54,7 +236,25 @@ static int remove_temp(int afd, const char *entry, void *ctx)
  * Both under temporary names, then both renamed in over an earlier run's:
  * a failed run leaves none of its files half-written or alone.
  */
-static int write_files(int afd, const char *label)
+/* The db under a temporary name, filled and synced. */
+static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *p,
+			 const struct comm_ops *c)
+{
+	int err, fd = fsutil_create_temp_at(afd, files[NJSON], tmp, len);
+
+	if (fd < 0)
+		return fd;
+	err = analyze_db_write(afd, tmp, p, c);
+	if (!err && fsync(fd))
+		err = -errno;
+	close(fd);
+	if (err)
+		unlinkat(afd, tmp, 0);
+	return err;
+}
+
+static int write_files(int afd, const char *label, const struct texts *x,
+		       const struct profdata *p, const struct comm_ops *c)
 {
 	char tmp[NFILES][NAME_MAX + 1];
 	size_t i, made = 0, renamed = 0;
@@ -64,8 +264,12 @@ static int write_files(int afd, const char *label)
 		fprintf(stderr, "msprof: %s: a killed run's temporary files are left in %s: %s\n",
 			label, PROFDIR_ANALYZE, strerror(-err));
 	for (err = 0; made < NFILES; made++) {
-		err = fsutil_write_temp_at(afd, files[made], EMPTY, strlen(EMPTY),
-				    tmp[made], sizeof(tmp[made]));
+		if (made < NJSON)
+			err = fsutil_write_temp_at(afd, files[made], x->buf[made],
+						   x->len[made], tmp[made],
+						   sizeof(tmp[made]));
+		else
+			err = write_db_temp(afd, tmp[made], sizeof(tmp[made]), p, c);
 		if (err) {
 			fprintf(stderr, "msprof: %s: not analyzed: cannot write %s/%s: %s\n",
 				label, PROFDIR_ANALYZE, files[made], strerror(-err));
@@ -91,37 +295,53 @@ static int write_files(int afd, const char *label)
 
 static int analyze_one(int dirfd, const char *label, void *ctx)
 {
-	struct profmeta m;
+	struct comm_ops c = { 0 };
+	struct profdata p;
+	struct texts x;
 	char why[256];
 	bool made;
 	size_t i;
 	int err, afd;
 
 	(void)ctx;
-	err = profmeta_read(&m, dirfd);
+	err = profdata_load_at(&p, dirfd);
 	if (err) {
-		profmeta_strerror(why, sizeof(why), err);
+		profdata_strerror(why, sizeof(why), err);
 		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
 		return err;
+	}
+	err = comm_ops_load(&c, &p);
+	if (!err)
+		err = render(&x, &p, &c);
+	if (err) {
+		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, strerror(-err));
+		goto out;
 	}
 	afd = windows_output_dir_open(dirfd, PROFDIR_ANALYZE, &made);
 	if (afd < 0) {
 		windows_output_dir_strerror(why, sizeof(why), PROFDIR_ANALYZE, afd);
 		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
-		return afd;
+		err = afd;
+		goto out_texts;
 	}
-	err = write_files(afd, label);
+	err = write_files(afd, label, &x, &p, &c);
 	close(afd);
 	if (err) {
 		if (made)
 			unlinkat(dirfd, PROFDIR_ANALYZE, AT_REMOVEDIR);
-		return err;
+		goto out_texts;
 	}
-	fprintf(stderr, "msprof: %s: no communication operators recorded: %s/ holds {} for each\n",
-		label, PROFDIR_ANALYZE);
+	if (!nanalyzed(&c))
+		fprintf(stderr, "msprof: %s: no communication operators recorded: %s/ holds {} for each\n",
+			label, PROFDIR_ANALYZE);
 	for (i = 0; i < NFILES; i++)
 		printf("%s/%s/%s\n", label, PROFDIR_ANALYZE, files[i]);
-	return 0;
+out_texts:
+	texts_free(&x);
+out:
+	comm_ops_free(&c);
+	profdata_free(&p);
+	return err;
 }
 
 int analyze_run(const char *dir)

@@ -17,6 +17,7 @@
 
 #include "db.h"
 #include "common/fsutil.h"
+#include "comm.h"
 #include "naming.h"
 #include "overlap.h"
 #include "common/testpoint.h"
@@ -163,7 +164,7 @@ struct dbw {
 };
 
 /* An error of sqlite's as -errno, for the one message at the edge. */
-static int db_err(int rc)
+int db_err(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
@@ -468,6 +469,74 @@ static int write_tasks(struct dbw *w)
 	return err;
 }
 
+#define HCCL_NA		65534	/* ENUM_HCCL_*'s N/A */
+#define HCCL_LOCAL	2	/* ENUM_HCCL_TRANSPORT_TYPE: shared memory */
+
+/* A collective: its COMMUNICATION_OP row, and its one task's. */
+static int write_comm_op(struct dbw *w, const struct comm_op *op, size_t id)
+{
+	const struct devtask *t = &w->p->tasks[op->task];
+	uint64_t bytes = op->count * comm_data_type_size(op->data_type);
+	uint64_t dur = t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
+	int64_t dtype = op->data_type == COMM_UNKNOWN ? HCCL_NA : op->data_type;
+	char name[MSPROF_REC_NAMES_MAX + 64], group[32];
+	int64_t v[16];
+	int err;
+
+	comm_op_name(name, sizeof(name), w->p, op);
+	comm_group_name(group, sizeof(group), op->group);
+	err = str_id(w, name, &v[0]);
+	v[1] = epoch(w, t->start_ns);
+	v[2] = epoch(w, t->end_ns);
+	v[3] = op->conn ? (int64_t)op->conn : DB_NULL;
+	err = err ?: str_id(w, group, &v[4]);
+	v[5] = (int64_t)id;
+	v[6] = 0;	/* relay */
+	v[7] = 0;	/* retry */
+	v[8] = dtype;
+	err = err ?: str_id(w, "N/A", &v[9]);	/* algType */
+	v[10] = op->count ? (int64_t)op->count : DB_NULL;
+	err = err ?: str_id(w, comm_op_type(w->p, op), &v[11]);
+	v[12] = t->device;
+	v[13] = 0;	/* rankSize: the communicator's size is not recorded */
+	err = err ?: row(w, T_COMMUNICATION_OP, v, 14);
+	/* name is the op's, as msprof's; the plane is the one task's. */
+	v[1] = (int64_t)op->task;
+	err = err ?: str_id(w, strtab_str(&w->p->names, t->name), &v[2]);
+	v[3] = 0;	/* planeId */
+	err = err ?: str_id(w, group, &v[4]);
+	v[5] = -1;	/* notifyId: none, msprof's UINT64_MAX */
+	v[6] = HCCL_NA;	/* rdmaType */
+	v[7] = w->p->meta.rank_id;	/* srcRank */
+	v[8] = UINT32_MAX;	/* dstRank: every rank */
+	v[9] = HCCL_LOCAL;
+	v[10] = op->count ? (int64_t)bytes : DB_NULL;
+	v[11] = dtype;
+	v[12] = HCCL_NA;	/* linkType */
+	v[13] = (int64_t)id;
+	v[14] = 1;	/* isMaster: the op's only task */
+	/* bandwidth: B/s, as msprof stores it (GB/s · 1e9). */
+	v[15] = dur && op->count ? (int64_t)(bytes * 1000000000ull / dur) : 0;
+	return err ?: row(w, T_COMM_TASK, v, 16);
+}
+
+/*
+ * COMMUNICATION_OP and COMMUNICATION_TASK_INFO.  The schedule tasks
+ * (COMMUNICATION_SCHEDULE_TASK_INFO) are the AI CPU's kernels that run a
+ * collective's tasks on real chips; a simulated collective has none.
+ */
+static int write_comm(struct dbw *w)
+{
+	struct comm_ops c;
+	size_t i;
+	int err = comm_ops_load(&c, w->p);
+
+	for (i = 0; i < c.n && !err; i++)
+		err = write_comm_op(w, &c.v[i], i);
+	comm_ops_free(&c);
+	return err;
+}
+
 /* The call's argument of that name; -1 if it has none. */
 static int64_t arg(const struct api_desc *d, const struct msprof_api_event *e,
 		   const char *name)
@@ -576,6 +645,7 @@ static int fill(struct dbw *w)
 	      write_enums(w) ?:
 	      write_session(w) ?:
 	      write_tasks(w) ?:
+	      write_comm(w) ?:
 	      profdata_each_host(w->p, write_api, write_ioctl, w) ?:
 	      overlap_each(w->p, write_overlap, w) ?:
 	      write_strings(w) ?:
@@ -598,33 +668,58 @@ static int name_as_given(sqlite3_vfs *vfs, const char *name, int len,
 	return SQLITE_OK;
 }
 
-/* Fills the empty file tmp (in dirfd) as the db. */
-static int write_db(int dirfd, const char *tmp, const struct profdata *p)
+int db_open_at(int dirfd, const char *tmp, struct db_handle *h)
 {
-	sqlite3_vfs vfs = *sqlite3_vfs_find(NULL);
-	struct dbw w = { .p = p, .pid_hi = (int64_t)((uint64_t)(uint32_t)p->meta.pid << 32) };
 	char path[64 + NAME_MAX];
-	size_t i;
-	int err, rc;
+	int rc;
 
-	vfs.zName = "msprof-as-given";
-	vfs.xFullPathname = name_as_given;
-	rc = sqlite3_vfs_register(&vfs, 0);
+	h->vfs = *sqlite3_vfs_find(NULL);
+	h->vfs.zName = "msprof-as-given";
+	h->vfs.xFullPathname = name_as_given;
+	h->db = NULL;
+	rc = sqlite3_vfs_register(&h->vfs, 0);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, tmp);
-	rc = sqlite3_open_v2(path, &w.db, SQLITE_OPEN_READWRITE |
+	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_NOFOLLOW |
-			     SQLITE_OPEN_NOMUTEX, vfs.zName);
-	err = rc == SQLITE_OK ? fill(&w) : db_err(rc);
+			     SQLITE_OPEN_NOMUTEX, h->vfs.zName);
+	if (rc != SQLITE_OK) {
+		db_close(h);
+		return db_err(rc);
+	}
+	return 0;
+}
+
+int db_close(struct db_handle *h)
+{
+	int err = sqlite3_close(h->db) != SQLITE_OK ? -EIO : 0;
+
+	sqlite3_vfs_unregister(&h->vfs);
+	h->db = NULL;
+	return err;
+}
+
+/* Fills the empty file tmp (in dirfd) as the db. */
+static int write_db(int dirfd, const char *tmp, const struct profdata *p)
+{
+	struct dbw w = { .p = p, .pid_hi = (int64_t)((uint64_t)(uint32_t)p->meta.pid << 32) };
+	struct db_handle h;
+	size_t i;
+	int err;
+
+	err = db_open_at(dirfd, tmp, &h);
+	if (err)
+		return err;
+	w.db = h.db;
+	err = fill(&w);
 	for (i = 0; i < NTABLES; i++) {
 		sqlite3_finalize(w.st[i]);
 		sqlite3_finalize(w.b[i].st);
 		free(w.b[i].v);
 	}
-	if (sqlite3_close(w.db) != SQLITE_OK && !err)
+	if (db_close(&h) && !err)
 		err = -EIO;
-	sqlite3_vfs_unregister(&vfs);
 	strtab_free(&w.strs);
 	free(w.memcpys);
 	return err;

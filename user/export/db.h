@@ -3,6 +3,7 @@
 #define MSPROF_DB_H
 
 #include <limits.h>
+#include <sqlite3.h>
 
 #include "profdata.h"
 
@@ -36,5 +37,23 @@ void db_discard(int dirfd, const struct db_file *f);
  * take instead.
  */
 int db_remove_stale(int dirfd, const char *keep);
+
+/*
+ * sqlite on the empty file tmp of the directory open as dirfd, reached
+ * through that descriptor (/proc/self/fd/<dirfd>/tmp, which sqlite is
+ * kept from resolving into a path of its own): no name is looked up
+ * again where someone could have swapped it.  h must stay put until
+ * db_close(), which unregisters what db_open_at() registered.
+ */
+struct db_handle {
+	sqlite3 *db;
+	sqlite3_vfs vfs;
+};
+
+int db_open_at(int dirfd, const char *tmp, struct db_handle *h);
+int db_close(struct db_handle *h);
+
+/* An error of sqlite's as -errno, for the one message at the edge. */
+int db_err(int rc);
 
 #endif

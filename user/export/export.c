@@ -30,15 +30,19 @@ struct output_file {
 	const char *ext;
 	bool stamped;
 	int (*write)(FILE *fp, const struct profdata *p);
+	/* Whether the window has its data (NULL: always written). */
+	bool (*has)(const struct profdata *p);
 };
 
 static const struct output_file outputs[] = {
-	{ "msprof", "json", true, timeline_write },
-	{ "api_statistic", "csv", true, summary_api_statistic },
-	{ "op_summary", "csv", true, summary_op_summary },
-	{ "op_statistic", "csv", true, summary_op_statistic },
-	{ "task_time", "csv", true, summary_task_time },
-	{ "README", "txt", false, summary_readme },
+	{ "msprof", "json", true, timeline_write, NULL },
+	{ "api_statistic", "csv", true, summary_api_statistic, NULL },
+	{ "op_summary", "csv", true, summary_op_summary, NULL },
+	{ "op_statistic", "csv", true, summary_op_statistic, NULL },
+	{ "task_time", "csv", true, summary_task_time, NULL },
+	{ "communication_statistic", "csv", true,
+	  summary_communication_statistic, summary_has_communication },
+	{ "README", "txt", false, summary_readme, NULL },
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
@@ -189,24 +193,29 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 {
 	char names[NOUTPUTS][NAME_MAX + 1];
 	struct output_job jobs[NOUTPUTS];
-	struct stale st = { .keep = names, .nkeep = NOUTPUTS };
+	struct stale st = { .keep = names };
 	time_t now = time(NULL);
 	char stamp[16];
 	struct tm tm;
-	size_t i, renamed, n = NOUTPUTS;
+	size_t i, renamed, n = 0;
 	int err;
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	for (i = 0; i < NOUTPUTS; i++) {
-		output_name(names[i], sizeof(names[i]), &outputs[i], stamp);
-		jobs[i] = (struct output_job){
-			.ofd = ofd, .o = &outputs[i], .name = names[i], .p = p,
+		/* No file for data the window lacks: msprof writes none. */
+		if (outputs[i].has && !outputs[i].has(p))
+			continue;
+		output_name(names[n], sizeof(names[n]), &outputs[i], stamp);
+		jobs[n] = (struct output_job){
+			.ofd = ofd, .o = &outputs[i], .name = names[n], .p = p,
 		};
+		n++;
 	}
-	err = run_jobs(jobs, NOUTPUTS);
+	st.nkeep = n;
+	err = run_jobs(jobs, n);
 	/* One line: a full disk fails them all alike. */
-	for (i = 0; i < NOUTPUTS && err; i++)
+	for (i = 0; i < n && err; i++)
 		if (jobs[i].err) {
 			fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
 				label, PROFDIR_OUTPUT, names[i],
@@ -228,7 +237,7 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 				unlinkat(ofd, n < renamed ? names[n] : jobs[n].tmp, 0);
 		return err;
 	}
-	for (i = 0; i < NOUTPUTS; i++)
+	for (i = 0; i < n; i++)
 		printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, names[i]);
 	err = fsutil_dir_for_each(ofd, remove_stale, &st);
 	if (err)

@@ -2,6 +2,7 @@
 #ifndef MSPROF_SUMMARY_H
 #define MSPROF_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "profdata.h"
@@ -19,6 +20,13 @@ int summary_api_statistic(FILE *fp, const struct profdata *p);
 int summary_op_summary(FILE *fp, const struct profdata *p);
 /* op_statistic: per device, OP Type and core type, by total time, descending. */
 int summary_op_statistic(FILE *fp, const struct profdata *p);
+/*
+ * communication_statistic: per device and collective's OP Type, its ops'
+ * count and times, by total time, descending.
+ */
+int summary_communication_statistic(FILE *fp, const struct profdata *p);
+/* Whether the window has a collective, and so communication_statistic. */
+bool summary_has_communication(const struct profdata *p);
 /* task_time: one row per device task, by device, then start. */
 int summary_task_time(FILE *fp, const struct profdata *p);
 /* README.txt: what each file of the export holds. */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* op_summary, op_statistic and task_time: the device tasks of a window. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "naming.h"
+#include "overlap.h"
 #include "summary.h"
 #include "summary_csv.h"
 
@@ -278,12 +280,14 @@ static int by_total(const void *a, const void *b, void *ctx)
 	return c ? c : strcmp(x->type, y->type);
 }
 
+/* core: with op_statistic's Core Type, which communication_statistic lacks. */
 static void write_op_row(FILE *fp, const struct op_row *r,
-			 const struct strtab *names)
+			 const struct strtab *names, bool core)
 {
 	csv_u64(fp, r->device);
 	csv_next_text(fp, strtab_str(names, r->name));
-	csv_next_text(fp, r->type);
+	if (core)
+		csv_next_text(fp, r->type);
 	csv_next_u64(fp, r->count);
 	csv_next_milli(fp, r->total);
 	csv_next_milli(fp, r->min);
@@ -310,26 +314,58 @@ static void set_device_totals(struct op_table *tb)
 	}
 }
 
-int summary_op_statistic(FILE *fp, const struct profdata *p)
+/*
+ * The statistic rows of the tasks pick takes (all: NULL), under header;
+ * Ratio is of the device's total of those tasks.
+ */
+static int op_statistic(FILE *fp, const struct profdata *p,
+			bool (*pick)(const struct profdata *, const struct devtask *),
+			const char *header)
 {
 	struct op_table tb = { 0 };
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < p->ntasks && !err; i++)
-		err = add_task(&tb, p, &p->tasks[i]);
+		if (!pick || pick(p, &p->tasks[i]))
+			err = add_task(&tb, p, &p->tasks[i]);
 	if (!err) {
 		set_device_totals(&tb);
 		if (tb.n)	/* qsort_r() wants an array, even of nothing */
 			qsort_r(tb.rows, tb.n, sizeof(*tb.rows), by_total,
 				(void *)&p->names);
-		fputs("Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
-		      fp);
+		fputs(header, fp);
 		for (i = 0; i < tb.n; i++)
-			write_op_row(fp, &tb.rows[i], &p->names);
+			write_op_row(fp, &tb.rows[i], &p->names, !pick);
 		err = ferror(fp) ? -EIO : 0;
 	}
 	free(tb.rows);
 	free(tb.slots);
 	return err;
+}
+
+int summary_op_statistic(FILE *fp, const struct profdata *p)
+{
+	return op_statistic(fp, p, NULL,
+			    "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
+}
+
+bool summary_has_communication(const struct profdata *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntasks; i++)
+		if (overlap_is_comm(p, &p->tasks[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A collective's op is its one task, so msprof's per-op span (first task's
+ * start to last task's end) is the task's duration.
+ */
+int summary_communication_statistic(FILE *fp, const struct profdata *p)
+{
+	return op_statistic(fp, p, overlap_is_comm,
+			    "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* README.txt: what each file of mindstudio_profiler_output/ holds. */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "summary.h"
 
 struct described {
 	const char *name;	/* as msprof's README names it: no stamp */
 	const char *desc;
+	bool (*has)(const struct profdata *p);	/* NULL: always written */
 };
 
 /*
@@ -17,43 +19,48 @@ static const struct described timelines[] = {
 	{ "msprof", "The timeline (Chrome Trace Event array, for MindStudio Insight, "
 		    "Perfetto or chrome://tracing): the task's API calls by thread, "
 		    "the driver calls they made, and each device task by stream, "
-		    "with a flow from the call that launched it.\n" },
+		    "with a flow from the call that launched it.\n", NULL },
 };
 
 static const struct described summaries[] = {
 	{ "api_statistic", "The host API calls, one row per API and level: how "
 			   "many, their total, mean, shortest and longest time (us) "
-			   "and the population variance of their times (us^2).\n" },
+			   "and the population variance of their times (us^2).\n", NULL },
 	{ "op_summary", "Every device task, by device and start: its task and "
 			"stream ids, op name and type, task type, start (us since "
 			"the epoch), duration and wait since the device's previous "
 			"task ended (us), and block count; what the recorder cannot "
-			"know (shapes, formats, op state) is N/A.\n" },
+			"know (shapes, formats, op state) is N/A.\n", NULL },
 	{ "op_statistic", "The device tasks per device, op type and core type: "
 			  "count, total, shortest, mean and longest time (us) and "
 			  "the share of the device's task time (%), largest total "
-			  "first.\n" },
+			  "first.\n", NULL },
 	{ "task_time", "Every device task, by device and start: kernel name and "
-		       "type, stream and task id, duration, start and end (us).\n" },
+		       "type, stream and task id, duration, start and end (us).\n", NULL },
+	{ "communication_statistic", "The collective communication ops per "
+				     "device and op type: count, total, shortest, "
+				     "mean and longest time (us) and the share of "
+				     "the device's communication time (%), largest "
+				     "total first.\n", summary_has_communication },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,
-		    size_t n, const char *ext)
+		    size_t n, const char *ext, const struct profdata *p)
 {
-	size_t i;
+	size_t i, k = 0;
 
 	fputs(title, fp);
 	for (i = 0; i < n; i++)
-		fprintf(fp, "%zu.%s.%s:%s", i + 1, d[i].name, ext, d[i].desc);
+		if (!d[i].has || d[i].has(p))
+			fprintf(fp, "%zu.%s.%s:%s", ++k, d[i].name, ext, d[i].desc);
 	fputc('\n', fp);
 }
 
 int summary_readme(FILE *fp, const struct profdata *p)
 {
-	(void)p;
 	section(fp, "Timeline file description:\n", timelines,
-		sizeof(timelines) / sizeof(timelines[0]), "json");
+		sizeof(timelines) / sizeof(timelines[0]), "json", p);
 	section(fp, "Summary file description:\n", summaries,
-		sizeof(summaries) / sizeof(summaries[0]), "csv");
+		sizeof(summaries) / sizeof(summaries[0]), "csv", p);
 	return ferror(fp) ? -EIO : 0;
 }

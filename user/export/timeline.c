@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "msprof/probe_packs.h"
 #include "naming.h"
 #include "outbuf.h"
@@ -24,6 +25,7 @@ enum {
 	SORT_CANN = 7,
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
+	SORT_COMMUNICATION = 16,
 	SORT_OVERLAP = 31,
 };
 
@@ -82,6 +84,7 @@ struct tl {
 	struct idset io_tids;	/* threads with ioctls */
 	struct copy_info *copies;	/* by conn */
 	size_t ncopies;
+	struct comm_ops comm;	/* the collectives */
 };
 
 /* Sorts the set and drops repeats: it then holds each id once, ascending. */
@@ -524,6 +527,55 @@ static void write_osrt_names(struct tl *t)
 		numbered_thread(t, pid, "Thread", t->io_tids.v[i]);
 }
 
+/*
+ * msprof's Communication threads: per group a thread of its ops, "Group
+ * <name> Communication", and below it one of their tasks, "Plane 0" (a
+ * simulated collective is one task, on one plane); ops whose call went
+ * unseen on "Communication" after the groups.
+ */
+static uint32_t comm_tid(const struct tl *t, uint32_t group)
+{
+	return 2 * (group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : group);
+}
+
+static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
+{
+	uint64_t pid = track_pid(t, SORT_COMMUNICATION, dev);
+	char name[64], group[32];
+	uint32_t g, tid;
+	bool any = false, *seen;
+	size_t i;
+
+	if (!t->comm.n)
+		return 0;
+	seen = calloc(t->comm.ngroups + 1, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (i = 0; i < t->comm.n; i++) {
+		const struct comm_op *op = &t->comm.v[i];
+
+		if (t->p->tasks[op->task].device != dev)
+			continue;
+		g = op->group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : op->group;
+		if (!any)
+			process(t, "Communication", label, SORT_COMMUNICATION, dev);
+		any = true;
+		if (seen[g])
+			continue;
+		seen[g] = true;
+		tid = comm_tid(t, op->group);
+		comm_group_name(group, sizeof(group), op->group);
+		if (op->group == COMM_UNKNOWN)
+			snprintf(name, sizeof(name), "Communication");
+		else
+			snprintf(name, sizeof(name), "Group %s Communication", group);
+		thread(t, pid, tid, name, tid);
+		thread(t, pid, tid + 1, "Plane 0", tid + 1);
+	}
+	free(seen);
+	return 0;
+}
+
 /* One device's processes: its hardware, by stream, and its overlap. */
 static int write_device_names(struct tl *t, size_t from, size_t to)
 {
@@ -546,6 +598,8 @@ static int write_device_names(struct tl *t, size_t from, size_t to)
 	for (i = 0; i < streams.n; i++)
 		numbered_thread(t, pid, "Stream", streams.v[i]);
 	free(streams.v);
+	if (write_comm_names(t, dev, label))
+		return -ENOMEM;
 	process(t, "Overlap Analysis", label, SORT_OVERLAP, dev);
 	pid = track_pid(t, SORT_OVERLAP, dev);
 	for (k = OVERLAP_COMPUTE; k <= OVERLAP_FREE; k++)
@@ -647,11 +701,70 @@ static void write_task(struct tl *t, const struct devtask *d)
 	LIT(&t->ob, ",\"host_tid\":");
 	ob_u64(&t->ob, d->host_tid);
 	LIT(&t->ob, "}}");
-	if (!c)
+	/* A collective's flow ends at its op, on the Communication process. */
+	if (!c || overlap_is_comm(p, d))
 		return;
 	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, false,
 	     c->start_ns);
 	flow(t, d->conn, pid, d->stream, true, d->start_ns);
+}
+
+/*
+ * A collective: its op on its group's thread, with msprof's args, the flow
+ * from its Hccl* call to it, and its task on the plane below.
+ */
+static void write_comm_op(struct tl *t, const struct comm_op *op)
+{
+	const struct profdata *p = t->p;
+	const struct devtask *d = &p->tasks[op->task];
+	const struct profcall *c = profdata_call(p, op->conn);
+	uint64_t pid = track_pid(t, SORT_COMMUNICATION, d->device);
+	uint64_t bytes = op->count * comm_data_type_size(op->data_type);
+	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+	uint32_t tid = comm_tid(t, op->group);
+	char name[MSPROF_REC_NAMES_MAX + 64];
+
+	comm_op_name(name, sizeof(name), p, op);
+	head(t, name, pid, tid);
+	span_args(t, d->start_ns, d->end_ns);
+	LIT(&t->ob, "\"rank_size\":0,\"connection_id\":");
+	ob_u64(&t->ob, op->conn);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"data_type\":");
+	ob_json_str(&t->ob, comm_data_type_name(op->data_type));
+	LIT(&t->ob, ",\"alg_type\":\"N/A\",\"count\":");
+	ob_u64(&t->ob, op->count);
+	LIT(&t->ob, ",\"relay\":\"no\",\"retry\":\"no\"}}");
+	if (c) {
+		flow(t, op->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid,
+		     false, c->start_ns);
+		flow(t, op->conn, pid, tid, true, d->start_ns);
+	}
+	head(t, strtab_str(&p->names, d->name), pid, tid + 1);
+	span_args(t, d->start_ns, d->end_ns);
+	LIT(&t->ob, "\"notify_id\":\"N/A\",\"duration estimated(us)\":0,\"stream id\":");
+	ob_u64(&t->ob, d->stream);
+	LIT(&t->ob, ",\"task id\":");
+	ob_u64(&t->ob, d->task_id);
+	LIT(&t->ob, ",\"context id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"task type\":");
+	ob_json_str(&t->ob, strtab_str(&p->names, d->name));
+	LIT(&t->ob, ",\"src rank\":");
+	ob_i64(&t->ob, p->meta.rank_id);
+	LIT(&t->ob, ",\"dst rank\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"transport type\":\"LOCAL\",\"size(Byte)\":");
+	ob_u64(&t->ob, bytes);
+	LIT(&t->ob, ",\"data type\":");
+	ob_json_str(&t->ob, comm_data_type_name(op->data_type));
+	LIT(&t->ob, ",\"link type\":\"N/A\",\"bandwidth(GB/s)\":");
+	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
+	ob_us3(&t->ob, dur ? bytes * 1000 / dur : 0);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, "}}");
 }
 
 static int write_overlap(uint32_t dev, enum overlap_kind kind,
@@ -741,6 +854,8 @@ static int write_all(struct tl *t)
 	write_osrt_names(t);
 	for (i = 0; i < p->ntasks; i++)
 		write_task(t, &p->tasks[i]);
+	for (i = 0; i < t->comm.n; i++)
+		write_comm_op(t, &t->comm.v[i]);
 	err = overlap_each(p, write_overlap, t);
 	if (err)
 		return err;
@@ -765,9 +880,12 @@ int timeline_write(FILE *fp, const struct profdata *p)
 	if (!err)
 		err = find_copies(t);
 	if (!err)
+		err = comm_ops_load(&t->comm, p);
+	if (!err)
 		err = write_all(t);
 	free(t->text);
 	free(t->copies);
+	comm_ops_free(&t->comm);
 	free(t->io_tids.v);
 	free(t);
 	if (err)

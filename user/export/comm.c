@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/* A window's collective ops, from its HCCL tasks and their Hccl* calls. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "msprof/probe_packs.h"
+#include "overlap.h"
+
+static const struct {
+	const char *name;
+	unsigned int size;
+} data_types[] = {
+	/* HcclDataType's values, which ENUM_HCCL_DATA_TYPE's ids are. */
+	{ "INT8", 1 }, { "INT16", 2 }, { "INT32", 4 }, { "FP16", 2 },
+	{ "FP32", 4 }, { "INT64", 8 }, { "UINT64", 8 }, { "UINT8", 1 },
+	{ "UINT16", 2 }, { "UINT32", 4 }, { "FP64", 8 }, { "BFP16", 2 },
+	{ "INT128", 16 },
+};
+
+#define NTYPES (sizeof(data_types) / sizeof(data_types[0]))
+
+const char *comm_data_type_name(uint32_t data_type)
+{
+	return data_type < NTYPES ? data_types[data_type].name : "N/A";
+}
+
+unsigned int comm_data_type_size(uint32_t data_type)
+{
+	return data_type < NTYPES ? data_types[data_type].size : 0;
+}
+
+void comm_group_name(char *buf, size_t len, uint32_t group)
+{
+	if (group == COMM_UNKNOWN)
+		snprintf(buf, len, "N/A");
+	else if (!group)
+		snprintf(buf, len, "hccl_world_group");
+	else
+		snprintf(buf, len, "hccl_group_%u", group);
+}
+
+const char *comm_op_type(const struct profdata *p, const struct comm_op *op)
+{
+	return strtab_str(&p->names, p->tasks[op->task].name);
+}
+
+void comm_op_name(char *buf, size_t len, const struct profdata *p,
+		  const struct comm_op *op)
+{
+	char group[32];
+	size_t n;
+
+	comm_group_name(group, sizeof(group), op->group);
+	n = strlen(group);
+	snprintf(buf, len, "%s_%s_%u_1", comm_op_type(p, op),
+		 group + (n > 3 ? n - 3 : 0), op->seq);
+}
+
+/* Ops by connection id, for the walk of the calls. */
+struct by_conn {
+	const struct profdata *p;
+	struct comm_ops *c;
+	size_t *idx;		/* into c->v, by conn */
+};
+
+static int cmp_conn(const void *a, const void *b, void *ctx)
+{
+	const struct comm_op *v = ctx;
+	uint64_t x = v[*(const size_t *)a].conn, y = v[*(const size_t *)b].conn;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct comm_op *op_of(const struct by_conn *bc, uint64_t conn)
+{
+	size_t lo = 0, hi = bc->c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct comm_op *op = &bc->c->v[bc->idx[mid]];
+
+		if (op->conn == conn)
+			return op;
+		if (op->conn < conn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A collective's call: what it said of its op, by its arguments' names. */
+static int note_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
+{
+	const struct by_conn *bc = ctx;
+	const struct api_desc *d = profdata_desc(bc->p, e->api_id);
+	struct comm_op *op;
+	int i;
+
+	if (!d || d->layer != MSPROF_LAYER_HCCL)
+		return 0;
+	op = op_of(bc, conn);
+	if (!op)
+		return 0;
+	op->group = 0;	/* known; numbered once every call is seen */
+	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
+		const char *a = d->args[i];
+
+		if (!a)
+			continue;
+		if (!strcmp(a, "count") || !strcmp(a, "send_count") ||
+		    !strcmp(a, "recv_count"))
+			op->count = e->args[i];
+		else if (!strcmp(a, "dtype"))
+			op->data_type = (uint32_t)e->args[i];
+		else if (!strcmp(a, "comm"))
+			op->comm = e->args[i];
+	}
+	return 0;
+}
+
+/* Numbers the groups by first op and each group's ops in start order. */
+static int number_groups(struct comm_ops *c)
+{
+	uint32_t *seq = NULL;
+	size_t i, g;
+
+	for (i = 0; i < c->n; i++) {
+		struct comm_op *op = &c->v[i];
+
+		if (op->group == COMM_UNKNOWN)
+			continue;
+		for (g = 0; g < c->ngroups && c->groups[g] != op->comm; g++)
+			;
+		if (g == c->ngroups) {
+			uint64_t *v = realloc(c->groups, (g + 1) * sizeof(*v));
+			uint32_t *s = realloc(seq, (g + 1) * sizeof(*s));
+
+			if (v)
+				c->groups = v;
+			if (s)
+				seq = s;
+			if (!v || !s) {
+				free(seq);
+				return -ENOMEM;
+			}
+			c->groups[c->ngroups++] = op->comm;
+			seq[g] = 0;
+		}
+		op->group = (uint32_t)g;
+		op->seq = seq[g]++;
+	}
+	free(seq);
+	return 0;
+}
+
+int comm_ops_load(struct comm_ops *c, const struct profdata *p)
+{
+	struct by_conn bc = { p, c, NULL };
+	uint32_t unknown_seq = 0;
+	size_t i, n = 0;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < p->ntasks; i++)
+		n += overlap_is_comm(p, &p->tasks[i]);
+	if (!n)
+		return 0;
+	c->v = calloc(n, sizeof(*c->v));
+	bc.idx = calloc(n, sizeof(*bc.idx));
+	if (!c->v || !bc.idx) {
+		free(bc.idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->ntasks; i++)
+		if (overlap_is_comm(p, &p->tasks[i])) {
+			c->v[c->n] = (struct comm_op){
+				.task = i, .conn = p->tasks[i].conn,
+				.data_type = COMM_UNKNOWN, .group = COMM_UNKNOWN,
+			};
+			bc.idx[c->n] = c->n;
+			c->n++;
+		}
+	qsort_r(bc.idx, c->n, sizeof(*bc.idx), cmp_conn, c->v);
+	err = profdata_each_host(p, note_call, NULL, &bc);
+	free(bc.idx);
+	if (!err)
+		err = number_groups(c);
+	/* Ops whose call went unseen are numbered among themselves. */
+	for (i = 0; !err && i < c->n; i++)
+		if (c->v[i].group == COMM_UNKNOWN)
+			c->v[i].seq = unknown_seq++;
+	return err;
+}
+
+void comm_ops_free(struct comm_ops *c)
+{
+	free(c->v);
+	free(c->groups);
+	memset(c, 0, sizeof(*c));
+}

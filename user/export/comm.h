@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_COMM_H
+#define MSPROF_COMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profdata.h"
+
+/*
+ * A window's collective communication ops as msprof shows them: one op a
+ * collective's device task (Task Type HCCL), with what its Hccl* call
+ * said (count, data type, communicator) when that call was recorded
+ * (--hccl=on).
+ */
+#define COMM_UNKNOWN	UINT32_MAX	/* a group, data type not known */
+
+struct comm_op {
+	size_t task;		/* in profdata.tasks */
+	uint64_t conn;		/* the launching call; 0: none seen */
+	uint64_t count;		/* elements, as the call gave them; 0: unknown */
+	uint32_t data_type;	/* HcclDataType, ENUM_HCCL_DATA_TYPE's id */
+	uint32_t group;		/* in comm_ops.groups; COMM_UNKNOWN: no call seen */
+	uint32_t seq;		/* the op's place in its group, from 0 */
+	uint64_t comm;		/* the communicator handle */
+};
+
+struct comm_ops {
+	struct comm_op *v;	/* by device, then start */
+	size_t n;
+	uint64_t *groups;	/* communicator handles, in order of first op */
+	size_t ngroups;
+};
+
+/* The ops of p (none: n 0); -ENOMEM.  comm_ops_free() either way. */
+int comm_ops_load(struct comm_ops *c, const struct profdata *p);
+void comm_ops_free(struct comm_ops *c);
+
+/*
+ * A group's name, the same on every rank that made its communicators in
+ * the same order (a collective's ranks must): the first
+ * "hccl_world_group", as CANN names the world's, then "hccl_group_<n>";
+ * "N/A" when unknown.
+ */
+void comm_group_name(char *buf, size_t len, uint32_t group);
+
+/*
+ * Whether its Hccl* call was seen, so that it has a group: what matches
+ * an op across ranks.
+ */
+static inline bool comm_op_grouped(const struct comm_op *op)
+{
+	return op->group != COMM_UNKNOWN;
+}
+
+/* The op's type: its task's name ("hcom_allReduce_"). */
+const char *comm_op_type(const struct profdata *p, const struct comm_op *op);
+
+/*
+ * msprof's op name: type, the group name's last 3 characters, the op's
+ * place in its group and the iteration (1: we see no iterations), joined
+ * by '_': "hcom_allReduce__oup_0_1".
+ */
+void comm_op_name(char *buf, size_t len, const struct profdata *p,
+		  const struct comm_op *op);
+
+/* ENUM_HCCL_DATA_TYPE's name of a data type; "N/A" if unknown. */
+const char *comm_data_type_name(uint32_t data_type);
+/* Its size in bytes; 0 if unknown. */
+unsigned int comm_data_type_size(uint32_t data_type);
+
+#endif
