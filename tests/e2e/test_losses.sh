@@ -24,6 +24,8 @@ show "$WORK/msprof.log"
 
 d=$(prof_dirs "$WORK/out" | grep "_0*${TASK_PID}[A-Z]*$")
 idle=$(prof_dirs "$WORK/out" | grep "_0*${IDLE_PID}[A-Z]*$")
+check "the task that exited in the window has its device metadata" \
+	[ -f "$d/device_0/info.json.0" ] && [ -f "$d/device_0/start_info.0" ]
 check "the idle target's window loses nothing" [ "$(jq .host.lost_events "$idle/msprof_ebpf_window.json")" = 0 ]
 api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
 io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")

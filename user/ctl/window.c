@@ -196,9 +196,10 @@ int window_end(struct window_ctx *w, struct target *t,
 		discard_window(w, t);
 		return 0;
 	}
-	if (t->device_status == MSPROF_SUCCESS &&
-	    !target_collect_device_data(t))
-		describe_devices(w, t);
+	if (t->device_status == MSPROF_SUCCESS)
+		target_collect_device_data(t);
+	/* Also what a task's agent flushed as it exited in the window. */
+	describe_devices(w, t);
 	testpoint("after-device-copy");
 	if (t->device_err)
 		ERR("pid %d: cannot copy device data: %s", t->host_pid,
