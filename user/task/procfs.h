@@ -26,6 +26,8 @@ int procfs_rank_id(int pid);
 int procfs_rank_parse(const char *val);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
+/* The last pid of an NSpid field's value ("\t12\t3\n"); -EPROTO if none. */
+int procfs_parse_nspid(const char *field, int *ns_pid);
 /* The process a thread id belongs to (the id itself for a process). */
 int procfs_tgid(int pid, int *tgid);
 int procfs_is_kthread(int pid, bool *kthread);

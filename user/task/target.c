@@ -100,6 +100,29 @@ static int sock_path_in(struct target *t, const char *home)
 }
 
 /*
+ * Whether home, as the task sees it, holds its socket: looked at through
+ * the task's root (its links resolve there, never in msprof's), and only
+ * a socket itself counts, not a link, FIFO or file someone planted under
+ * its name.  Nothing is opened at the name, nor connected to.
+ */
+static bool sock_in(const struct target *t, const char *home)
+{
+	char name[64];
+	struct stat st;
+	int dfd;
+	bool yes;
+
+	if (msprof_socket_path(name, sizeof(name), ".", t->ns_pid) ||
+	    procfs_open_in_root(t->host_pid, home,
+				O_PATH | O_DIRECTORY, &dfd))
+		return false;
+	yes = !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	      S_ISSOCK(st.st_mode);
+	close(dfd);
+	return yes;
+}
+
+/*
  * Our agent binds in the task's HOME, a real CANN server in its user's
  * home from the user database: the first of the two holding a socket.
  * With neither, the HOME one is the one named in messages.
@@ -112,7 +135,8 @@ static int find_socket(struct target *t)
 	err = procfs_getenv(t->host_pid, "HOME", home, sizeof(home));
 	if (!err) {
 		err = sock_path_in(t, home);
-		if (err || !access(t->sock_path, F_OK))
+		t->has_socket = !err && sock_in(t, home);
+		if (err || t->has_socket)
 			return err;
 		strcpy(first, t->sock_path);
 	} else if (err != -ENOENT) {
@@ -121,7 +145,8 @@ static int find_socket(struct target *t)
 	err = user_home(t, home, sizeof(home));
 	if (!err)
 		err = sock_path_in(t, home);
-	if (*first && (err || access(t->sock_path, F_OK)))
+	t->has_socket = !err && sock_in(t, home);
+	if (*first && !t->has_socket)
 		strcpy(t->sock_path, first);
 	return *first ? 0 : err;
 }

@@ -27,6 +27,7 @@ struct target {
 	int rank_id;		/* RANK_ID, else RANK, as its window began; -1 */
 	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
+	bool has_socket;	/* a socket there, not a link or anything else */
 	/*
 	 * The staging directory for device data, owned by the task's user:
 	 * msprof holds it open, the agent writes to it by path.
@@ -66,7 +67,10 @@ struct target {
 	bool server_ended;	/* its server ended the session inside the window */
 };
 
-/* Looks the task up in /proc; -ESRCH if it does not exist. */
+/*
+ * Looks the task up in /proc and finds its socket (has_socket); -ESRCH if
+ * it does not exist.  Opens nothing it keeps, writes nothing.
+ */
 int target_init(struct target *t, int host_pid);
 /*
  * Connects to the task's agent and hands it a new staging directory for
