@@ -161,6 +161,45 @@ check "--job with --pid: exit 0" [ $? -eq 0 ]
 check "  the job's other rank added" grep -qxF "msprof: job $JOB_PID: ${rank_pids[1]}" "$WORK/both.log"
 check "  three tasks attached, each once" [ "$(grep -c "^msprof: attached to pid" "$WORK/both.log")" = 3 ]
 
+# A rank the job starts after msprof attached joins at the next start.
+env PROFILING_MODE=dynamic bash -c '
+	"$1" --steps 0 --step-ms 10 &
+	for i in $(seq 600); do [ -e "$2" ] && break; sleep 0.1; done
+	"$1" --steps 0 --step-ms 10 &
+	wait' late "$SAMPLE" "$WORK/go" >"$WORK/late.out" 2>&1 &
+LATE_PID=$!
+PIDS_TO_KILL+=("$LATE_PID")
+# late_ranks: the launcher's npu_sample children, by pid.
+late_ranks() {
+	local p
+	for p in $(cat /proc/$LATE_PID/task/*/children 2>/dev/null); do
+		[ "$(cat /proc/$p/comm 2>/dev/null)" = npu_sample ] && echo "$p"
+	done | sort -n
+}
+wait_for "$WORK/late.out" "npu_sample pid=" 30
+first=$(late_ranks)
+wait_socket "$HOME" "$first"
+msprof_open "$WORK/late.log" --dynamic=on --job="$LATE_PID" --output="$WORK/lateout"
+wait_for "$WORK/late.log" "attached to pid $first" 30
+touch "$WORK/go"
+for i in $(seq 100); do
+	second=$(late_ranks | grep -vx "$first")
+	[ -n "$second" ] && break
+	sleep 0.1
+done
+wait_socket "$HOME" "$second"
+say start
+wait_for "$WORK/late.log" "collection started" 30
+sleep 1
+say stop
+wait_for "$WORK/late.log" "collection stopped" 60
+say quit
+msprof_close
+check "--job, a rank started later: exit 0" [ $? -eq 0 ]
+check "  attached at start" grep -q "^msprof: attached to pid $second " "$WORK/late.log"
+check "  a PROF_ directory each in the window" [ "$(prof_dirs "$WORK/lateout" | wc -l)" = 2 ]
+kill -TERM "$first" "$second" "$LATE_PID"
+
 "$MSPROF" --dynamic=on --job="$PLAIN_PID" --output="$WORK/none" >"$WORK/none.out" 2>"$WORK/none.err"
 check "--job of a process without ranks: exit 1, one line" [ $? -eq 1 -a \
 	"$(wc -l <"$WORK/none.err")" = 1 ]

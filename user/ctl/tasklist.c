@@ -49,25 +49,44 @@ int tasklist_print(FILE *fp)
 	return err;
 }
 
+struct rank_fn {
+	int (*fn)(int pid, void *ctx);
+	void *ctx;
+};
+
+static int call_rank(const struct task_row *r, void *ctx)
+{
+	struct rank_fn *f = ctx;
+
+	return f->fn(r->host_pid, f->ctx);
+}
+
+int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx)
+{
+	struct rank_fn f = { .fn = fn, .ctx = ctx };
+
+	return taskscan_each(job, call_rank, &f);
+}
+
 struct job {
 	int *pids;
 	int *npids;
 	int found;
 };
 
-static int add_rank(const struct task_row *r, void *ctx)
+static int add_rank(int pid, void *ctx)
 {
 	struct job *j = ctx;
 	int i;
 
 	j->found++;
-	for (i = 0; i < *j->npids && j->pids[i] != r->host_pid; i++)
+	for (i = 0; i < *j->npids && j->pids[i] != pid; i++)
 		;
 	if (i < *j->npids)
 		return 0;
 	if (*j->npids == MSPROF_MAX_PIDS)
 		return -ENOSPC;
-	j->pids[(*j->npids)++] = r->host_pid;
+	j->pids[(*j->npids)++] = pid;
 	return 0;
 }
 
@@ -80,7 +99,7 @@ int tasklist_job(int job, int *pids, int *npids)
 		ERR("--job=%d: no process with pid %d", job, job);
 		return -ESRCH;
 	}
-	err = taskscan_each(job, add_rank, &j);
+	err = tasklist_each_rank(job, add_rank, &j);
 	if (err == -ENOSPC)
 		ERR("--job=%d: more than %d processes to attach to", job,
 		    MSPROF_MAX_PIDS);

@@ -16,5 +16,10 @@ int tasklist_print(FILE *fp);
  * says why when there is no such process or none of them.
  */
 int tasklist_job(int job, int *pids, int *npids);
+/*
+ * Calls fn(pid, ctx) for job and each of its descendants that has a
+ * socket; the first non-zero return of fn ends the walk with it.
+ */
+int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx);
 
 #endif
