@@ -196,7 +196,7 @@ wait_for "$WORK/late.log" "collection stopped" 60
 say quit
 msprof_close
 check "--job, a rank started later: exit 0" [ $? -eq 0 ]
-check "  attached at start" grep -q "^msprof: attached to pid $second " "$WORK/late.log"
+check "  attached at start" grep -qF "msprof: attached to pid $second (" "$WORK/late.log"
 check "  a PROF_ directory each in the window" [ "$(prof_dirs "$WORK/lateout" | wc -l)" = 2 ]
 kill -TERM "$first" "$second" "$LATE_PID"
 
