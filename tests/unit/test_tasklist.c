@@ -194,11 +194,42 @@ static void test_scan_held(void)
 	fake_stop(&f);
 }
 
+/* /proc/<pid>/stat's field 22, which names a process beyond its pid. */
+static void test_start_time(void)
+{
+	unsigned long long mine = 0, child = 0, again = 0;
+	char line[1024], *p;
+	unsigned long long want = 0;
+	struct fake_task f;
+	FILE *fp;
+	int i;
+
+	CU_ASSERT_EQUAL(procfs_start_time(getpid(), &mine), 0);
+	fp = fopen("/proc/self/stat", "re");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof(line), fp));
+	fclose(fp);
+	p = strrchr(line, ')');
+	for (i = 0; p && i < 20; i++)	/* past the state, to field 22 */
+		p = strchr(p + 1, ' ');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	want = strtoull(p + 1, NULL, 10);
+	CU_ASSERT_EQUAL(mine, want);
+	fake_start(&f);
+	CU_ASSERT_EQUAL(procfs_start_time(f.pid, &child), 0);
+	CU_ASSERT(child >= mine);
+	CU_ASSERT_EQUAL(procfs_start_time(f.pid, &again), 0);
+	CU_ASSERT_EQUAL(again, child);
+	fake_stop(&f);
+	CU_ASSERT_EQUAL(procfs_start_time(f.pid, &again), -ESRCH);
+}
+
 int register_tasklist_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "NSpid: the innermost pid, digits only", test_nspid_parse },
 		{ "/proc/locks: a held flock on the lock file only", test_flock_line },
+		{ "start time: field 22 of stat, -ESRCH once gone", test_start_time },
 		CU_TEST_INFO_NULL,
 	};
 	static const CU_TestInfo scan_tests[] = {

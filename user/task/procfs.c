@@ -201,23 +201,40 @@ int procfs_tgid(int pid, int *tgid)
 /* The kernel's PF_KTHREAD, in the flags field of /proc/<pid>/stat. */
 #define PF_KTHREAD 0x00200000u
 
-int procfs_is_kthread(int pid, bool *kthread)
+/* The fields of /proc/<pid>/stat after comm, in line[len]. */
+static char *stat_fields(int pid, char *line, int len)
 {
-	char line[1024], *p;
-	unsigned int flags;
+	char *p;
 	FILE *fp;
 
 	fp = proc_open(pid, "stat");
 	if (!fp)
-		return -errno;
-	p = fgets(line, sizeof(line), fp);
+		return NULL;
+	p = fgets(line, len, fp);
 	fclose(fp);
 	/* comm may hold anything, ')' too: the fields follow the last one. */
-	if (p)
-		p = strrchr(line, ')');
+	return p ? strrchr(line, ')') : NULL;
+}
+
+int procfs_is_kthread(int pid, bool *kthread)
+{
+	char line[1024], *p = stat_fields(pid, line, sizeof(line));
+	unsigned int flags;
+
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return -EPROTO;
 	*kthread = flags & PF_KTHREAD;
+	return 0;
+}
+
+int procfs_start_time(int pid, unsigned long long *ticks)
+{
+	char line[1024], *p = stat_fields(pid, line, sizeof(line));
+
+	/* Field 22: clock ticks after boot. */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 ticks) != 1)
+		return -ESRCH;
 	return 0;
 }
 
