@@ -114,6 +114,9 @@ check "as the task's user: exit 0, nothing on stderr" [ $? -eq 0 -a ! -s "$WORK/
 check "  its own task listed" grep -q "^$USER_PID	" "$WORK/user-list.out"
 check "  root's tasks left out" ! grep -q "^$RANK_PID	" "$WORK/user-list.out"
 
+"$MSPROF" --list >/dev/full 2>"$WORK/full.err"
+check "--list to a full device: exit 1, one line" [ $? -eq 1 -a "$(wc -l <"$WORK/full.err")" = 1 ]
+
 "$MSPROF" --list --pid="$RANK_PID" >"$WORK/bad.out" 2>"$WORK/bad.err"
 check "--list with --pid: exit 1, one line naming it" [ $? -eq 1 -a \
 	"$(cat "$WORK/bad.err")" = "msprof: --list takes no other option (--pid given)" ]

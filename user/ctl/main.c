@@ -222,8 +222,11 @@ int main(int argc, char **argv)
 		opts_free(&o);
 		return err ? 1 : 0;
 	}
-	if (o.mode == MSPROF_MODE_LIST)
-		return tasklist_print(stdout) ? 1 : 0;
+	if (o.mode == MSPROF_MODE_LIST) {
+		err = tasklist_print(stdout);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
 	if (o.mode == MSPROF_MODE_QUERY) {
 		err = query_run(o.output);
 		opts_free(&o);

@@ -42,10 +42,13 @@ int tasklist_print(FILE *fp)
 		ERR("cannot list the tasks in /proc: %s", strerror(-err));
 		return err;
 	}
-	if (fflush(fp) || ferror(fp)) {
+	/* A line that failed earlier left no errno worth naming. */
+	if (fflush(fp))
 		err = -errno;
-		ERR("cannot write the list: %s", strerror(errno));
-	}
+	else if (ferror(fp))
+		err = -EIO;
+	if (err)
+		ERR("cannot write the list: %s", strerror(-err));
 	return err;
 }
 
