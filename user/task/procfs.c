@@ -201,27 +201,34 @@ int procfs_tgid(int pid, int *tgid)
 /* The kernel's PF_KTHREAD, in the flags field of /proc/<pid>/stat. */
 #define PF_KTHREAD 0x00200000u
 
-/* The fields of /proc/<pid>/stat after comm, in line[len]. */
-static char *stat_fields(int pid, char *line, int len)
+/*
+ * The fields of /proc/<pid>/stat after comm: *fields points into
+ * line[len].  -errno if it cannot be read, -EPROTO if it makes no sense.
+ */
+static int stat_fields(int pid, char *line, int len, char **fields)
 {
-	char *p;
 	FILE *fp;
+	char *p;
 
 	fp = proc_open(pid, "stat");
 	if (!fp)
-		return NULL;
+		return -errno;
 	p = fgets(line, len, fp);
 	fclose(fp);
 	/* comm may hold anything, ')' too: the fields follow the last one. */
-	return p ? strrchr(line, ')') : NULL;
+	*fields = p ? strrchr(line, ')') : NULL;
+	return *fields ? 0 : -EPROTO;
 }
 
 int procfs_is_kthread(int pid, bool *kthread)
 {
-	char line[1024], *p = stat_fields(pid, line, sizeof(line));
+	char line[1024], *p;
 	unsigned int flags;
+	int err = stat_fields(pid, line, sizeof(line), &p);
 
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+	if (err)
+		return err;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return -EPROTO;
 	*kthread = flags & PF_KTHREAD;
 	return 0;
@@ -229,11 +236,12 @@ int procfs_is_kthread(int pid, bool *kthread)
 
 int procfs_start_time(int pid, unsigned long long *ticks)
 {
-	char line[1024], *p = stat_fields(pid, line, sizeof(line));
+	char line[1024], *p;
 
 	/* Field 22: clock ticks after boot. */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 ticks) != 1)
+	if (stat_fields(pid, line, sizeof(line), &p) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+		   " %*d %*d %*d %*d %*d %*d %llu", ticks) != 1)
 		return -ESRCH;
 	return 0;
 }
