@@ -666,6 +666,58 @@ static void test_layers(void)
 	CU_ASSERT_EQUAL(opts_layers(&o), custom);
 }
 
+static void test_list(void)
+{
+	char *alone[] = { "--list", NULL };
+	char *with_pid[] = { "--list", "--pid=3", NULL };
+	char *after_output[] = { "--output=/tmp", "--list", NULL };
+	char *with_app[] = { "--list", "./app", NULL };
+	char *with_query[] = { "--query=on", "--list", NULL };
+	char *help[] = { "--list", "--help", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, alone), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_LIST);
+	expect_error(with_pid, "--list takes no other option (--pid given)");
+	expect_error(after_output, "--list takes no other option (--output given)");
+	expect_error(with_app, "--list takes no other option (an app given)");
+	expect_error(with_query, "--list takes no other option (--query given)");
+	CU_ASSERT_EQUAL(parse(&o, help), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_HELP);
+}
+
+static void test_job(void)
+{
+	char *job[] = { "--dynamic=on", "--job=42", NULL };
+	char *with_pids[] = { "--dynamic=on", "--job=42", "--pid=7,9", NULL };
+	char *twice[] = { "--dynamic=on", "--job=42", "--job=43", NULL };
+	char *bad[] = { "--dynamic=on", "--job=4x", NULL };
+	char *zero[] = { "--dynamic=on", "--job=0", NULL };
+	char *no_dynamic[] = { "--job=42", NULL };
+	char *exported[] = { "--export=on", "--job=42", NULL };
+	char *launch[] = { "--dynamic=on", "--job=42", "./app", NULL };
+	char *host_only[] = { "--dynamic=on", "--job=42", "--host-only=on", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, job), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
+	CU_ASSERT_EQUAL(o.job, 42);
+	CU_ASSERT_EQUAL(o.npids, 0);
+	CU_ASSERT_FALSE(o.follow_children);
+	/* Both: the job's ranks and the pids given. */
+	CU_ASSERT_EQUAL(parse(&o, with_pids), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
+	CU_ASSERT_EQUAL(o.job, 42);
+	CU_ASSERT_EQUAL(o.npids, 2);
+	expect_error(twice, "--job given twice");
+	expect_error(bad, "--job takes a whole number from 1 to 2147483647, not '4x'");
+	expect_error(zero, "not '0'");
+	expect_error(no_dynamic, "--job goes with --dynamic=on");
+	expect_error(exported, "--job goes with --dynamic=on");
+	expect_error(launch, "--job cannot be combined with an app to launch");
+	expect_error(host_only, "--job cannot be combined with --host-only=on");
+}
+
 int register_options_tests(void)
 {
 	static const CU_TestInfo tests[] = {
@@ -697,6 +749,8 @@ int register_options_tests(void)
 		{ "modes that cannot go together", test_mode_conflicts },
 		{ "--follow-children by mode", test_follow_children },
 		{ "the switches' API layers", test_layers },
+		{ "--list: alone", test_list },
+		{ "--job: attach mode, with --pid or alone", test_job },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "options.h"
 #include "session.h"
+#include "tasklist.h"
 #include "common/home.h"
 #include "common/testpoint.h"
 #include "version.h"
@@ -171,6 +172,20 @@ static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
 	return err;
 }
 
+/* --job: its ranks join the --pid list, and are said. */
+static int take_job(struct msprof_opts *o)
+{
+	int i, from = o->npids, err = tasklist_job(o->job, o->pids, &o->npids);
+
+	if (err)
+		return err;
+	printf("msprof: job %d:", o->job);
+	for (i = from; i < o->npids; i++)
+		printf(" %d", o->pids[i]);
+	printf(from == o->npids ? " nothing more than --pid names\n" : "\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t mask, oldmask;
@@ -207,12 +222,17 @@ int main(int argc, char **argv)
 		opts_free(&o);
 		return err ? 1 : 0;
 	}
+	if (o.mode == MSPROF_MODE_LIST) {
+		err = tasklist_print(stdout);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
 	if (o.mode == MSPROF_MODE_QUERY) {
 		err = query_run(o.output);
 		opts_free(&o);
 		return err ? 1 : 0;
 	}
-	if (check_kernel(&kf)) {
+	if (check_kernel(&kf) || (o.job && take_job(&o))) {
 		opts_free(&o);
 		return 1;
 	}

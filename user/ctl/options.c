@@ -29,6 +29,8 @@ enum {
 	OPT_ANALYZE,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_LIST,
+	OPT_JOB,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
 
@@ -65,6 +67,8 @@ static const struct option fixed_opts[] = {
 	{ "analyze", required_argument, NULL, OPT_ANALYZE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "job", required_argument, NULL, OPT_JOB },
 };
 
 #define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -76,10 +80,16 @@ void opts_usage(FILE *fp)
 	      "       msprof --export=on [--type=text|db] --output=<PROF dir or its parent>\n"
 	      "       msprof --query=on --output=<PROF dir or its parent>\n"
 	      "       msprof --analyze=on --output=<PROF dir or its parent>\n"
+	      "       msprof --list\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
 	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
 	      "                          host PIDs of tasks in containers work too\n"
+	      "  --job=<pid>             attach mode: the process <pid> and each process it\n"
+	      "                          started that has a profiling socket (a job's ranks);\n"
+	      "                          with --pid, those too\n"
+	      "  --list                  the tasks that can be profiled, one per line:\n"
+	      "                          PID NSPID USER COMMAND RANK_ID HELD_BY (tab-separated)\n"
 	      "  --application=<app>     the app to launch (same as trailing arguments)\n"
 	      "  --output=<dir>          where PROF_ directories go (default: current directory)\n"
 	      "  --export=on|off         turn PROF_ directories into a timeline\n"
@@ -284,7 +294,8 @@ static int split_application(struct msprof_opts *o, const char *val)
 
 /* What one option does; *seen collects the modes and conflicts. */
 struct seen {
-	bool dynamic, export, query, analyze, help, version;
+	bool dynamic, export, query, analyze, help, version, list;
+	const char *other;	/* the first option but --list, for its error */
 	const char *type;	/* --type, if given */
 	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
@@ -347,6 +358,15 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 	case OPT_VERSION:
 		s->version = true;
 		return 0;
+	case OPT_LIST:
+		s->list = true;
+		return 0;
+	case OPT_JOB:
+		if (o->job)
+			return input_error(err, len, "--job given twice: one launcher per msprof (add single processes with --pid)");
+		ret = parse_number(name, val, 1, 0x7fffffff, &n, err, len);
+		o->job = (int)n;
+		return ret;
 	default:
 		s->help = true;
 		return 0;
@@ -365,8 +385,18 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		o->mode = MSPROF_MODE_VERSION;
 		return 0;
 	}
+	if (s->list) {
+		if (s->other || o->app_argv)
+			return input_error(err, len, "--list takes no other option (%s%s given)",
+				    s->other ? "--" : "",
+				    s->other ?: "an app");
+		o->mode = MSPROF_MODE_LIST;
+		return 0;
+	}
 	if (o->app_argv && !o->app_argv[0])
 		return input_error(err, len, "--application is empty");
+	if (o->job && !s->dynamic)
+		return input_error(err, len, "--job goes with --dynamic=on: it attaches to a running job's ranks");
 	if (s->type && !s->export)
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
 	if (s->query) {
@@ -394,11 +424,16 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return input_error(err, len, "--dynamic=on cannot be combined with %s", s->delayed);
 	if (o->npids && o->app_argv)
 		return input_error(err, len, "--pid cannot be combined with an app to launch");
-	if (!o->npids && !o->app_argv)
+	if (o->job && o->app_argv)
+		return input_error(err, len, "--job cannot be combined with an app to launch: launch mode already takes the app's ranks");
+	/* A job's ranks are found by their sockets: they have agents. */
+	if (o->job && o->host_only)
+		return input_error(err, len, "--job cannot be combined with --host-only=on: give the processes with --pid");
+	if (!o->npids && !o->job && !o->app_argv)
 		return input_error(err, len, "--dynamic=on needs an app to launch or --pid=<pid> to attach");
 	if (o->host_only && o->app_argv)
 		return input_error(err, len, "--host-only=on is for attach mode (--pid)");
-	o->mode = o->npids ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
+	o->mode = o->npids || o->job ? MSPROF_MODE_ATTACH : MSPROF_MODE_LAUNCH;
 	if (!s->follow_set)
 		o->follow_children = o->mode == MSPROF_MODE_LAUNCH;
 	return 0;
@@ -437,6 +472,8 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 			return input_error(err, errlen, "unknown option '-%c' (try --help)", optopt);
 		if (c == '?')
 			return input_error(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+		if (c != OPT_LIST && !s.other)
+			s.other = long_opts[idx].name;
 		ret = apply(o, &s, c, long_opts[idx].name, optarg, err, errlen);
 		if (ret)
 			return ret;

@@ -15,6 +15,7 @@ enum msprof_mode {
 	MSPROF_MODE_EXPORT,	/* --export=on */
 	MSPROF_MODE_QUERY,	/* --query=on */
 	MSPROF_MODE_ANALYZE,	/* --analyze=on */
+	MSPROF_MODE_LIST,	/* --list */
 	MSPROF_MODE_HELP,
 	MSPROF_MODE_VERSION,
 };
@@ -24,6 +25,7 @@ struct msprof_opts {
 	const char *output;		/* default "." */
 	int pids[MSPROF_MAX_PIDS];
 	int npids;
+	int job;			/* --job: a launcher whose ranks are taken, 0 if none */
 	char **app_argv;		/* NULL-terminated, launch mode */
 	char *app_storage;		/* --application string, split in place */
 	size_t ringbuf_bytes;		/* --buffer-size */

@@ -19,6 +19,7 @@
 #include "msprof/protocol.h"
 #include "session.h"
 #include "targets.h"
+#include "tasklist.h"
 #include "window.h"
 #include "task/procfs.h"
 
@@ -29,6 +30,8 @@ struct session {
 	bool follow;			/* targets' new processes become targets */
 	pid_t launched;			/* launch mode: the app msprof started */
 	const char *home;		/* where launched ranks' sockets appear */
+	int job;			/* --job: the launcher whose ranks join */
+	unsigned long long job_start;	/* and when it started */
 	uint64_t stats_at_start[MSPROF_STAT_MAX];
 };
 
@@ -134,6 +137,9 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	};
 	s->launched = launched;
 	s->home = home;
+	s->job = o->job;
+	if (s->job && procfs_start_time(s->job, &s->job_start))
+		s->job = 0;	/* gone already: no rank of it can join */
 	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
 		err = targets_take(&s->targets, pids[i], !s->w.host_only);
@@ -152,6 +158,14 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	else
 		*sp = s;
 	return err;
+}
+
+/* The --job launcher is still the one named: its pid was not reused. */
+static bool job_runs(const struct session *s)
+{
+	unsigned long long t;
+
+	return !procfs_start_time(s->job, &t) && t == s->job_start;
 }
 
 /*
@@ -193,6 +207,9 @@ int session_start(struct session *s)
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
 		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
+	/* As in launch mode, the job's ranks started since. */
+	if (s->job && job_runs(s))
+		tasklist_each_rank(s->job, targets_adopt_rank, ts);
 	s->w.number++;
 	clock_pair_now(&s->w.start);
 	err = tracer_stats(s->w.tracer, s->stats_at_start);

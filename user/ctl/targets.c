@@ -93,7 +93,7 @@ int targets_take(struct targets *ts, int pid, bool need_agent)
 	t->lock.fd = -1;
 	if (err)
 		return say_gone(pid, err);
-	if (need_agent && access(t->sock_path, F_OK)) {
+	if (need_agent && !t->sock_found) {
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
 		    pid, t->sock_path);
 		return -ENOENT;

@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "ctl_lock.h"
@@ -144,4 +146,82 @@ void ctl_unlock(struct ctl_lock *l)
 	close(l->dir_fd);
 	close(l->fd);
 	l->fd = -1;
+}
+
+int ctl_lock_parse_flock(const char *line, dev_t dev, ino_t ino, int *pid)
+{
+	unsigned int maj, min;
+	unsigned long long i;
+	char kind[8];
+	int p;
+
+	/* A waiter's line ("N: -> FLOCK ...") holds nothing. */
+	if (sscanf(line, "%*d: %7s %*s %*s %d %x:%x:%llu", kind, &p, &maj,
+		   &min, &i) != 5 ||
+	    strcmp(kind, "FLOCK"))
+		return -ENOENT;
+	if (maj != major(dev) || min != minor(dev) || i != (unsigned long long)ino)
+		return -ENOENT;
+	*pid = p;
+	return 0;
+}
+
+/* Far more locks than a machine holds: the table is read no further. */
+#define LOCKS_MAX_LINES (1u << 20)
+
+/*
+ * The flock on the file st names, from the kernel's table of locks: 1 if
+ * one is held (a file a killed holder left is not), else 0.
+ */
+static int flock_holder(const struct stat *st, int *holder)
+{
+	char line[256];
+	unsigned int n;
+	int c, found = 0;
+	FILE *fp;
+
+	fp = fopen("/proc/locks", "re");
+	if (!fp)
+		return -errno;
+	for (n = 0; n < LOCKS_MAX_LINES && fgets(line, sizeof(line), fp); n++) {
+		if (!strchr(line, '\n')) {	/* not a line of the table's */
+			while ((c = getc(fp)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		found = !ctl_lock_parse_flock(line, st->st_dev, st->st_ino, holder);
+		if (found)
+			break;
+	}
+	fclose(fp);
+	return found;
+}
+
+int ctl_lock_holder(int host_pid, int ns_pid, int *holder)
+{
+	char name[64];
+	struct stat st;
+	int dfd, err;
+
+	*holder = 0;
+	err = lock_name(name, sizeof(name), host_pid, ns_pid);
+	if (err)
+		return err;
+	/*
+	 * Looked at, never made nor locked: even a shared flock for a moment
+	 * would turn a controller starting then away.
+	 */
+	dfd = open(CTL_LOCK_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(dfd, &st) || !root_only(&st, S_IFDIR))
+		err = -EPERM;
+	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		err = errno == ENOENT ? 0 : -errno;
+	else if (!root_only(&st, S_IFREG))
+		err = -EPERM;
+	else
+		err = flock_holder(&st, holder);
+	close(dfd);
+	return err;
 }

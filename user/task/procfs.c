@@ -2,6 +2,7 @@
 /* What msprof learns about a task from /proc. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,25 +138,44 @@ static int status_field(int pid, const char *key, char *out, size_t len)
 	return err;
 }
 
+int procfs_parse_nspid(const char *field, int *ns_pid)
+{
+	const char *p = field;
+	long v = 0;
+	char *end;
+	int n = 0;
+
+	/* One pid per nesting level, the innermost last. */
+	for (;;) {
+		p += strspn(p, " \t");
+		if (!*p || *p == '\n')
+			break;
+		if (*p < '0' || *p > '9')
+			return -EPROTO;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > INT_MAX ||
+		    (*end && !strchr(" \t\n", *end)))
+			return -EPROTO;
+		p = end;
+		n++;
+	}
+	if (!n)
+		return -EPROTO;
+	*ns_pid = (int)v;
+	return 0;
+}
+
 int procfs_ns_pid(int pid, int *ns_pid)
 {
-	char buf[256], *last, *tok, *save;
+	char buf[256];
 	int err = status_field(pid, "NSpid", buf, sizeof(buf));
 
 	if (err == -ENOENT) {	/* kernels before 4.1 */
 		*ns_pid = pid;
 		return 0;
 	}
-	if (err)
-		return err;
-	last = NULL;
-	for (tok = strtok_r(buf, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save))
-		last = tok;
-	if (!last)
-		return -EPROTO;
-	*ns_pid = atoi(last);
-	return 0;
+	return err ?: procfs_parse_nspid(buf, ns_pid);
 }
 
 static int procfs_ppid(int pid, int *ppid)
@@ -181,23 +201,48 @@ int procfs_tgid(int pid, int *tgid)
 /* The kernel's PF_KTHREAD, in the flags field of /proc/<pid>/stat. */
 #define PF_KTHREAD 0x00200000u
 
-int procfs_is_kthread(int pid, bool *kthread)
+/*
+ * The fields of /proc/<pid>/stat after comm: *fields points into
+ * line[len].  -errno if it cannot be read, -EPROTO if it makes no sense.
+ */
+static int stat_fields(int pid, char *line, int len, char **fields)
 {
-	char line[1024], *p;
-	unsigned int flags;
 	FILE *fp;
+	char *p;
 
 	fp = proc_open(pid, "stat");
 	if (!fp)
 		return -errno;
-	p = fgets(line, sizeof(line), fp);
+	p = fgets(line, len, fp);
 	fclose(fp);
 	/* comm may hold anything, ')' too: the fields follow the last one. */
-	if (p)
-		p = strrchr(line, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+	*fields = p ? strrchr(line, ')') : NULL;
+	return *fields ? 0 : -EPROTO;
+}
+
+int procfs_is_kthread(int pid, bool *kthread)
+{
+	char line[1024], *p;
+	unsigned int flags;
+	int err = stat_fields(pid, line, sizeof(line), &p);
+
+	if (err)
+		return err;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return -EPROTO;
 	*kthread = flags & PF_KTHREAD;
+	return 0;
+}
+
+int procfs_start_time(int pid, unsigned long long *ticks)
+{
+	char line[1024], *p;
+
+	/* Field 22: clock ticks after boot. */
+	if (stat_fields(pid, line, sizeof(line), &p) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+		   " %*d %*d %*d %*d %*d %*d %llu", ticks) != 1)
+		return -ESRCH;
 	return 0;
 }
 

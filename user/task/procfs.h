@@ -26,9 +26,16 @@ int procfs_rank_id(int pid);
 int procfs_rank_parse(const char *val);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
+/* The last pid of an NSpid field's value ("\t12\t3\n"); -EPROTO if none. */
+int procfs_parse_nspid(const char *field, int *ns_pid);
 /* The process a thread id belongs to (the id itself for a process). */
 int procfs_tgid(int pid, int *tgid);
 int procfs_is_kthread(int pid, bool *kthread);
+/*
+ * When the process started (clock ticks after boot): with the pid, names
+ * one process even after the pid is reused.  -ESRCH if it is gone.
+ */
+int procfs_start_time(int pid, unsigned long long *ticks);
 /* Whether pid is the init of the initial (host) pid namespace. */
 int procfs_is_host_init(int pid, bool *init);
 int procfs_comm(int pid, char *out, size_t len);

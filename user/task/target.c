@@ -100,9 +100,35 @@ static int sock_path_in(struct target *t, const char *home)
 }
 
 /*
+ * Whether home, as the task sees it, holds an entry of the socket's name
+ * (sock_found) and whether that is a socket itself (has_socket), not a
+ * link, FIFO or file someone planted there: looked at through the task's
+ * root (its links resolve there, never in msprof's).  Nothing is opened at
+ * the name, nor connected to.  Returns sock_found.
+ */
+static bool sock_in(struct target *t, const char *home)
+{
+	char name[64];
+	struct stat st;
+	int dfd;
+
+	t->sock_found = false;
+	t->has_socket = false;
+	if (msprof_socket_path(name, sizeof(name), ".", t->ns_pid) ||
+	    procfs_open_in_root(t->host_pid, home,
+				O_PATH | O_DIRECTORY, &dfd))
+		return false;
+	t->sock_found = !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	t->has_socket = t->sock_found && S_ISSOCK(st.st_mode);
+	close(dfd);
+	return t->sock_found;
+}
+
+/*
  * Our agent binds in the task's HOME, a real CANN server in its user's
- * home from the user database: the first of the two holding a socket.
- * With neither, the HOME one is the one named in messages.
+ * home from the user database: the first of the two holding an entry of
+ * the socket's name (connecting says why one that is no socket is
+ * refused).  With neither, the HOME one is the one named in messages.
  */
 static int find_socket(struct target *t)
 {
@@ -112,7 +138,7 @@ static int find_socket(struct target *t)
 	err = procfs_getenv(t->host_pid, "HOME", home, sizeof(home));
 	if (!err) {
 		err = sock_path_in(t, home);
-		if (err || !access(t->sock_path, F_OK))
+		if (err || sock_in(t, home))
 			return err;
 		strcpy(first, t->sock_path);
 	} else if (err != -ENOENT) {
@@ -121,7 +147,7 @@ static int find_socket(struct target *t)
 	err = user_home(t, home, sizeof(home));
 	if (!err)
 		err = sock_path_in(t, home);
-	if (*first && (err || access(t->sock_path, F_OK)))
+	if ((err || !sock_in(t, home)) && *first)
 		strcpy(t->sock_path, first);
 	return *first ? 0 : err;
 }

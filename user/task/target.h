@@ -28,6 +28,8 @@ struct target {
 	int rank_id;		/* RANK_ID, else RANK, as its window began; -1 */
 	bool own_mnt_ns;	/* a mount namespace other than msprof's */
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
+	bool sock_found;	/* an entry of its name there */
+	bool has_socket;	/* and a socket, not a link or anything else */
 	/*
 	 * The staging directory for device data, owned by the task's user:
 	 * msprof holds it open, the agent writes to it by path.
@@ -68,7 +70,11 @@ struct target {
 	bool server_ended;	/* its server ended the session inside the window */
 };
 
-/* Looks the task up in /proc; -ESRCH if it does not exist. */
+/*
+ * Looks the task up in /proc and finds its socket (sock_found,
+ * has_socket); -ESRCH if
+ * it does not exist.  Opens nothing it keeps, writes nothing.
+ */
 int target_init(struct target *t, int host_pid);
 /*
  * Connects to the task's agent and hands it a new staging directory for

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* --list and --job: the tasks msprof could attach to, printed or taken. */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "options.h"
+#include "task/procfs.h"
+#include "task/taskscan.h"
+#include "tasklist.h"
+
+static int print_row(const struct task_row *r, void *fp)
+{
+	struct passwd *pw = getpwuid(r->uid);
+	char rank[16] = "-", held[16] = "-";
+
+	if (r->rank_id >= 0)
+		snprintf(rank, sizeof(rank), "%d", r->rank_id);
+	/* Held, but by a controller this namespace cannot see, or unknown. */
+	if (r->held > 0 && r->holder > 0)
+		snprintf(held, sizeof(held), "%d", r->holder);
+	else if (r->held)
+		strcpy(held, "?");
+	if (pw)
+		fprintf(fp, "%d\t%d\t%s\t%s\t%s\t%s\n", r->host_pid, r->ns_pid,
+			pw->pw_name, r->comm, rank, held);
+	else
+		fprintf(fp, "%d\t%d\t%u\t%s\t%s\t%s\n", r->host_pid, r->ns_pid,
+			(unsigned int)r->uid, r->comm, rank, held);
+	return 0;
+}
+
+int tasklist_print(FILE *fp)
+{
+	int err;
+
+	fputs("PID\tNSPID\tUSER\tCOMMAND\tRANK_ID\tHELD_BY\n", fp);
+	err = taskscan_each(0, print_row, fp);
+	if (err) {
+		ERR("cannot list the tasks in /proc: %s", strerror(-err));
+		return err;
+	}
+	/* A line that failed earlier left no errno worth naming. */
+	if (fflush(fp))
+		err = -errno;
+	else if (ferror(fp))
+		err = -EIO;
+	if (err)
+		ERR("cannot write the list: %s", strerror(-err));
+	return err;
+}
+
+struct rank_fn {
+	int (*fn)(int pid, void *ctx);
+	void *ctx;
+};
+
+static int call_rank(const struct task_row *r, void *ctx)
+{
+	struct rank_fn *f = ctx;
+
+	return f->fn(r->host_pid, f->ctx);
+}
+
+int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx)
+{
+	struct rank_fn f = { .fn = fn, .ctx = ctx };
+
+	return taskscan_each(job, call_rank, &f);
+}
+
+struct job {
+	int *pids;
+	int *npids;
+	int found;
+};
+
+static int add_rank(int pid, void *ctx)
+{
+	struct job *j = ctx;
+	int i;
+
+	j->found++;
+	for (i = 0; i < *j->npids && j->pids[i] != pid; i++)
+		;
+	if (i < *j->npids)
+		return 0;
+	if (*j->npids == MSPROF_MAX_PIDS)
+		return -ENOSPC;
+	j->pids[(*j->npids)++] = pid;
+	return 0;
+}
+
+int tasklist_job(int job, int *pids, int *npids)
+{
+	struct job j = { .pids = pids, .npids = npids };
+	int err;
+
+	if (!procfs_alive(job)) {
+		ERR("--job=%d: no process with pid %d", job, job);
+		return -ESRCH;
+	}
+	err = tasklist_each_rank(job, add_rank, &j);
+	if (err == -ENOSPC)
+		ERR("--job=%d: more than %d processes to attach to", job,
+		    MSPROF_MAX_PIDS);
+	else if (err)
+		ERR("--job=%d: cannot list its processes in /proc: %s", job,
+		    strerror(-err));
+	else if (!j.found)
+		ERR("--job=%d: neither it nor a process it started has a profiling socket: start the ranks with PROFILING_MODE=dynamic in their environment",
+		    job);
+	return err ?: j.found ? 0 : -ENOENT;
+}

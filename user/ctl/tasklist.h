@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_TASKLIST_H
+#define MSPROF_TASKLIST_H
+
+#include <stdio.h>
+
+/*
+ * --list: a header, then one tab-separated row per task msprof could
+ * attach to, by host pid: PID NSPID USER COMMAND RANK_ID HELD_BY
+ * (docs/msprof.1).
+ */
+int tasklist_print(FILE *fp);
+/*
+ * --job=<job>: adds job and each of its descendants that has a socket to
+ * pids[*npids] (those already there kept once, MSPROF_MAX_PIDS at most);
+ * says why when there is no such process or none of them.
+ */
+int tasklist_job(int job, int *pids, int *npids);
+/*
+ * Calls fn(pid, ctx) for job and each of its descendants that has a
+ * socket; the first non-zero return of fn ends the walk with it.
+ */
+int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/* The tasks msprof could attach to, as /proc shows them. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/growarr.h"
+#include "ctl_lock.h"
+#include "procfs.h"
+#include "target.h"
+#include "taskscan.h"
+
+/* The kernel's PID_MAX_LIMIT: /proc cannot list more processes. */
+#define SCAN_MAX_PIDS (4u << 20)
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* /proc's processes, sorted (readdir's order is the kernel's choice). */
+static int list_pids(int **pids, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *de;
+	int *slot, err = 0;
+	DIR *d;
+
+	*pids = NULL;
+	*n = 0;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while (*n < SCAN_MAX_PIDS && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		slot = growarr_push((void **)pids, n, &cap, sizeof(int));
+		if (!slot) {
+			err = -ENOMEM;
+			break;
+		}
+		*slot = (int)pid;
+	}
+	closedir(d);
+	if (!err)
+		qsort(*pids, *n, sizeof(int), cmp_pid);
+	return err;
+}
+
+/* A user process other than the host's init. */
+static bool user_process(int pid)
+{
+	bool kthread, init;
+
+	return !procfs_is_kthread(pid, &kthread) && !kthread &&
+	       !procfs_is_host_init(pid, &init) && !init;
+}
+
+/* 0 and row filled if pid has a socket; else why not, said by no one. */
+static int probe(int pid, struct target *t, struct task_row *row)
+{
+	gid_t gid;
+	int err;
+
+	if (!user_process(pid))
+		return -EPERM;
+	err = target_init(t, pid);
+	if (err)
+		return err;
+	if (!t->has_socket)
+		return -ENOENT;
+	memset(row, 0, sizeof(*row));
+	row->host_pid = pid;
+	row->ns_pid = t->ns_pid;
+	memcpy(row->comm, t->comm, sizeof(row->comm));
+	err = procfs_owner(pid, &row->uid, &gid);
+	if (err)
+		return err;
+	row->rank_id = procfs_rank_id(pid);
+	row->held = ctl_lock_holder(pid, t->ns_pid, &row->holder);
+	/* Gone since: its row would be a guess. */
+	return procfs_alive(pid) ? 0 : -ESRCH;
+}
+
+int taskscan_each(int root, taskscan_fn fn, void *ctx)
+{
+	struct task_row row;
+	struct target *t;
+	int *pids, ret = 0;
+	size_t i, n;
+
+	/* Large (its paths): one for the whole walk, off the stack. */
+	t = malloc(sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ret = list_pids(&pids, &n);
+	for (i = 0; !ret && i < n; i++) {
+		if (root > 0 && !procfs_is_descendant(pids[i], root))
+			continue;
+		if (!probe(pids[i], t, &row))
+			ret = fn(&row, ctx);
+	}
+	free(pids);
+	free(t);
+	return ret;
+}

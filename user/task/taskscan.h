@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MSPROF_TASKSCAN_H
+#define MSPROF_TASKSCAN_H
+
+#include <sys/types.h>
+
+/* What msprof --list says of a task it could attach to. */
+struct task_row {
+	int host_pid;
+	int ns_pid;		/* the pid it sees itself as */
+	uid_t uid;
+	char comm[16];
+	int rank_id;		/* RANK_ID, else RANK; -1 if neither */
+	int held;		/* 1 if a controller holds it, 0 if none, -errno */
+	int holder;		/* that controller's pid here, 0 if not visible */
+};
+
+/*
+ * Calls fn for every task /proc shows that has a dynamic profiling socket
+ * (target_init: in its home as its own root holds it), in host pid order;
+ * with root > 0 only root and its descendants.  A process that is gone,
+ * unreadable, a kernel thread or the host's init is passed over without a
+ * word.  Nothing is created, written, locked or connected to.  The first
+ * non-zero return of fn ends the walk with it.
+ */
+typedef int (*taskscan_fn)(const struct task_row *row, void *ctx);
+int taskscan_each(int root, taskscan_fn fn, void *ctx);
+
+#endif
