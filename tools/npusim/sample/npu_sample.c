@@ -138,16 +138,20 @@ static void usage_error(const char *what, const char *arg)
 		what, arg, MAX_DEVICES);
 }
 
-/* RANK_ID and RANK_SIZE, both or neither; alone the sample is rank 0 of 1. */
+/*
+ * A job's rank: RANK_SIZE and RANK_ID together.  Without RANK_SIZE the
+ * sample is rank 0 of 1 whatever RANK_ID says (single-process jobs set it
+ * alone, for the profiler's rank_id only).
+ */
 static int parse_rank(struct rank_info *r)
 {
 	const char *id = getenv("RANK_ID"), *size = getenv("RANK_SIZE");
 
 	r->id = 0;
 	r->size = 1;
-	if (!id && !size)
+	if (!size)
 		return 0;
-	if (!id || !size || parse_ulong(size, HCCL_SIM_MAX_RANKS, &r->size) ||
+	if (!id || parse_ulong(size, HCCL_SIM_MAX_RANKS, &r->size) ||
 	    !r->size || parse_ulong(id, r->size - 1, &r->id)) {
 		fprintf(stderr, "npu_sample: bad RANK_ID '%s' or RANK_SIZE '%s' (want 0 <= RANK_ID < RANK_SIZE <= %d)\n",
 			id ? id : "", size ? size : "", HCCL_SIM_MAX_RANKS);
