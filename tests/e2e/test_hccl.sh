@@ -1,0 +1,54 @@
+#!/bin/bash
+# npusim's libhccl without a profiler: every collective's results with 2, 3
+# and 4 ranks over several types, counts, ops and roots
+# (tests/programs/hccl_collectives.c); a rank that dies mid-job fails the
+# others' collective at once, not after HCCL_EXEC_TIMEOUT; and what another
+# user plants under the rendezvous name in /dev/shm is refused, untouched.
+source tests/e2e/lib.sh
+PROG=build/tests/hccl_collectives
+shm_names() { ls /dev/shm | grep "^npusim-hccl-$(id -u)-"; }
+[ -z "$(shm_names)" ] && clean_before=1 ||
+	skip "rendezvous names all removed" "an npusim-hccl name was there before"
+
+for n in 2 3 4; do
+	timeout 120 $PROG $n >"$WORK/coll$n.out" 2>&1
+	check "$n ranks: every collective's result right on every rank" [ $? -eq 0 ]
+	check "  189 collectives each" [ "$(grep -c ': 189 collectives, ok$' "$WORK/coll$n.out")" = $n ]
+done
+show "$WORK/coll4.out"
+
+# Rank 2 kills itself before its third collective.  A bound far below the
+# 300 s each collective would otherwise wait: the death is seen, not waited out.
+HCCL_EXEC_TIMEOUT=300 timeout 60 $PROG 4 --die=2 >"$WORK/die.out" 2>&1
+check "a dead rank: the other 3 fail their collective, bounded" [ $? -eq 0 ]
+check "  each after 3 collectives" [ "$(grep -c ': 3 collectives, saw the failure$' "$WORK/die.out")" = 3 ]
+show "$WORK/die.out"
+[ -n "$clean_before" ] && check "no rendezvous name left in /dev/shm" [ -z "$(shm_names)" ]
+
+# --- another user's plants under the name a job is about to use ---------
+add_user || exit 1
+echo "secret" >"$WORK/target"
+shm_name() { echo "/dev/shm/npusim-hccl-$(id -u)-$1"; }
+shm_stat() { stat -c '%U %s %F %Y' "$(shm_name "$1")"; }
+plant() {	# plant KEY KIND: KIND made as the other user under KEY's name
+	local name
+	name=$(shm_name "$1")
+	CLEANUP_CMDS+=("rm -f $name")
+	case $2 in
+	file) run_as sh -c "umask 077; head -c 1048704 /dev/zero >$name" ;;
+	fifo) run_as mkfifo -m 600 "$name" ;;
+	link) run_as ln -s "$WORK/target" "$name" ;;
+	esac
+}
+i=0
+for kind in file fifo link; do
+	i=$((i + 1))
+	key=$(printf '%032x' $((0xbad0 + i)))
+	plant "$key" $kind
+	before=$(shm_stat "$key")
+	HCCL_CONNECT_TIMEOUT=100 timeout 30 $PROG 2 --key="$key" >"$WORK/plant.out" 2>&1
+	check "a $kind planted by another user: both ranks refuse it, bounded" \
+		[ $? -eq 1 -a "$(grep -c 'HcclCommInitRootInfo: error' "$WORK/plant.out")" = 2 ]
+	check "  and leave it as it was" [ "$(shm_stat "$key")" = "$before" ]
+done
+check "the symlink's target untouched" [ "$(cat "$WORK/target")" = secret ]
