@@ -52,7 +52,6 @@ struct hccl_seg {
 	size_t size;
 	uint32_t rank;
 	int fd;
-	bool owner;			/* made the name, so removes it */
 	bool attached;			/* holds its rank: leaving is news */
 	bool named;			/* the name may still be there */
 	dev_t dev;

@@ -5,7 +5,8 @@
  * others take it only if it is a regular file of their own user, mode
  * 0600 and the expected size, so a file planted under the name by someone
  * else is refused, not used.  The last rank to arrive removes the name,
- * and rank 0 does when it leaves; the mappings live on.
+ * and so does any rank that leaves or gives up (a communicator is never
+ * joined late): no name outlives the job.  The mappings live on.
  *
  * Each rank holds a lock (an open file description lock) on the byte of
  * the file at its rank number for as long as it is in the communicator:
@@ -108,7 +109,6 @@ static int seg_create(struct hccl_seg *s, uint32_t nranks)
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", s->fd);
 	if (linkat(AT_FDCWD, fdpath, AT_FDCWD, s->path, AT_SYMLINK_FOLLOW))
 		return -errno;
-	s->owner = true;
 	s->named = true;
 	return 0;
 }
@@ -141,6 +141,7 @@ static int seg_open(struct hccl_seg *s, uint32_t nranks, uint64_t deadline)
 			return -ETIMEDOUT;
 		nap();
 	}
+	s->named = true;	/* removed only once the rank is ours */
 	err = seg_check(s->fd, size);
 	if (!err)
 		err = seg_map(s, size);
@@ -297,10 +298,9 @@ int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
 
 void hccl_seg_leave(struct hccl_seg *s)
 {
-	if (s->fd >= 0 && s->owner)
-		seg_unname(s);
-	/* Only a rank that joined may tell the others it left. */
+	/* Only a rank that joined may take the name or say it left. */
 	if (s->attached) {
+		seg_unname(s);
 		atomic_fetch_add(&s->hdr->left, 1);
 		futex(&s->hdr->gen, FUTEX_WAKE, INT_MAX, NULL);
 	}
