@@ -1,7 +1,7 @@
 #!/bin/bash
 # npusim's libhccl without a profiler: every collective's results with 2, 3
 # and 4 ranks over several types, counts, ops and roots
-# (tests/programs/hccl_collectives.c); a rank that dies mid-job fails the
+# (tests/programs/hccl_collectives.c) and through npu_sample --collective; a rank that dies mid-job fails the
 # others' collective at once, not after HCCL_EXEC_TIMEOUT; and what another
 # user plants under the rendezvous name in /dev/shm is refused, untouched.
 source tests/e2e/lib.sh
@@ -16,6 +16,18 @@ for n in 2 3 4; do
 	check "  189 collectives each" [ "$(grep -c ': 189 collectives, ok$' "$WORK/coll$n.out")" = $n ]
 done
 show "$WORK/coll4.out"
+
+# npu_sample's steps end with each collective in turn; each rank checks
+# what it got against the host's sum, copy or gather of every rank's data.
+for c in allreduce broadcast allgather reducescatter; do
+	mkdir "$WORK/$c"
+	RUN_RANKS_LOGS=$WORK/$c RUN_RANKS_TIMEOUT=60 tools/npusim/sample/run_ranks.sh 3 \
+		--steps 4 --step-ms 1 --collective=$c
+	check "npu_sample --collective=$c, 3 ranks: every result right" [ $? -eq 0 ]
+	check "  4 calls on each rank" [ "$(cat "$WORK/$c"/rank_*.log | grep -ci "^calls Hccl${c/reduce/Reduce} 4$")" = 3 ]
+done
+$SAMPLE --collective=gather 2>"$WORK/badcoll.err"
+check "an unknown --collective: exit 2, one line" [ $? -eq 2 -a "$(wc -l <"$WORK/badcoll.err")" = 1 ]
 
 # Rank 2 kills itself before its third collective.  A bound far below the
 # 300 s each collective would otherwise wait: the death is seen, not waited out.
