@@ -27,7 +27,8 @@
 #define MAT_SIZE	(MAT_N * MAT_N)
 /* All inputs in one block, so one H2D copy per step carries them. */
 #define IN_N		(2 * VEC_N + 2 * MAT_SIZE)
-/* What --slow-rank's rank computes more, in matmuls a step. */
+/* What --slow-rank's rank computes more a step: rounds of this many
+ * matmuls, as many as --slow-ms takes (at least one). */
 #define SLOW_MATMULS	8
 
 #define SAMPLE_APIS(X)							\
@@ -91,6 +92,7 @@ struct options {
 	bool wait_signal;
 	enum collective coll;
 	long slow_rank;		/* -1: none */
+	unsigned long slow_ms;
 	struct rank_info rank;
 };
 
@@ -148,7 +150,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]])\n",
 		what, arg, MAX_DEVICES);
 }
 
@@ -184,6 +186,8 @@ static int parse_value(int c, const char *arg, struct options *o)
 			return -1;
 		o->slow_rank = rank;
 		return 0;
+	case 'S':
+		return parse_ulong(arg, 3600 * 1000UL, &o->slow_ms);
 	case 'c':
 		for (o->coll = COLL_ALL_REDUCE; o->coll <= COLL_REDUCE_SCATTER;
 		     o->coll++)
@@ -209,6 +213,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "collective", required_argument, NULL, 'c' },
 		{ "no-allreduce", no_argument, NULL, 'n' },
 		{ "slow-rank", required_argument, NULL, 'r' },
+		{ "slow-ms", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[32];
@@ -316,27 +321,62 @@ static void device_teardown(struct device_ctx *d)
 
 /* --- one step ------------------------------------------------------------- */
 
-static int launch_kernels(struct device_ctx *d, unsigned int matmuls)
+static double elapsed_ms(const struct timespec *from)
 {
-	struct npusim_vector_add_args add = {
-		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
-	};
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
+}
+
+static int launch_matmuls(struct device_ctx *d, unsigned int n)
+{
 	struct npusim_matmul_args mm = {
 		.a = d->in + 2 * VEC_N, .b = d->in + 2 * VEC_N + MAT_SIZE,
 		.c = d->mat, .m = MAT_N, .n = MAT_N, .k = MAT_N,
 	};
-	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
 	unsigned int i;
 
-	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
-		 d->streams[0]))
-		return -1;
-	for (i = 0; i < matmuls; i++)
+	for (i = 0; i < n; i++)
 		if (CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
 			 d->streams[1]))
 			return -1;
+	return 0;
+}
+
+static int launch_kernels(struct device_ctx *d)
+{
+	struct npusim_vector_add_args add = {
+		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
+	};
+	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
+
+	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
+		 d->streams[0]) ||
+	    launch_matmuls(d, 1))
+		return -1;
 	return CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
 		    d->streams[0]);
+}
+
+/*
+ * The slow rank's extra work: rounds of matmuls until slow_ms have passed.
+ * The last round is left queued: the step synchronizes its stream anyway.
+ */
+static int slow_compute(struct device_ctx *d, const struct options *o)
+{
+	struct timespec from;
+
+	clock_gettime(CLOCK_MONOTONIC, &from);
+	for (;;) {
+		if (launch_matmuls(d, SLOW_MATMULS))
+			return -1;
+		if (stop || elapsed_ms(&from) >= (double)o->slow_ms)
+			return 0;
+		if (CALL(aclrtSynchronizeStream, d->streams[1]))
+			return -1;
+	}
 }
 
 /* The result must be exactly what the host computes: the work is real. */
@@ -458,7 +498,7 @@ static int device_step(struct device_ctx *d, unsigned long step,
 	if (CALL(aclrtSetDevice, d->id) ||
 	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
 		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
-	    launch_kernels(d, slow ? 1 + SLOW_MATMULS : 1) ||
+	    launch_kernels(d) || (slow && slow_compute(d, o)) ||
 	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
 		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
 		 d->streams[0]) ||
@@ -502,15 +542,6 @@ static void wait_for_go(void)
 	while (!go && !stop)
 		sigsuspend(&old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-static double elapsed_ms(const struct timespec *from)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
 }
 
 static int run_steps(struct device_ctx *devs, const struct options *o)
