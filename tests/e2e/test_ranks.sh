@@ -23,36 +23,78 @@ check "a rank alone fails at init (HCCL_E_TIMEOUT), bounded" [ $? -eq 1 ]
 check "  and says so" grep -q "HcclCommInitClusterInfo failed: error 9" "$WORK/lone.out"
 [ -n "${shm_before+x}" ] && check "  and leaves no rendezvous file" ! shm_left
 
+# check_job NAME: the PROF_ directories in $WORK/NAME, from one window over
+# every step of a 4-rank job with rank 2 slow by $SLOW_MS, exported, then
+# checked (check_ranks.py: ranks, counts, flows, the slow rank's compute
+# and the others' wait; check_timeline.py on each rank's timeline).
+STEPS=20
+SLOW=2
+SLOW_MS=20
+JOB_ARGS="4 --wait-signal --steps $STEPS --step-ms 10 --slow-rank=$SLOW --slow-ms=$SLOW_MS"
+check_job() {
+	local d dirs
+	mapfile -t dirs < <(prof_dirs "$WORK/$1")
+	for d in "${dirs[@]}"; do
+		"$MSPROF" --export=on --output="$d" >>"$WORK/$1.export.log" 2>&1
+		check "$1: $(basename "$d") exported" [ $? -eq 0 ]
+		python3 tests/e2e/check_timeline.py --every-task-launched "$d" |
+			grep -v '^ok '
+		check "$1: rank $(jq .rank_id "$d/host/info.json")'s timeline as msprof's" \
+			[ "${PIPESTATUS[0]}" -eq 0 ]
+	done
+	python3 tests/e2e/check_ranks.py 4 $STEPS $SLOW $SLOW_MS "${dirs[@]}"
+	check "$1: the job's ranks, counts, flows, slow rank and waits" [ $? -eq 0 ]
+}
+
+# go LOGS: starts the steps of the 4 ranks waiting in LOGS, waits for their end.
+go() {
+	local r pids
+	pids=$(sed -n 's/^npu_sample pid=//p' "$1"/rank_*.log)
+	kill -USR1 $pids
+	for r in 0 1 2 3; do
+		wait_for "$1/rank_$r.log" "calls HcclCommDestroy" 120
+	done
+}
+
 # --- one launch-mode window over every rank ----------------------------
 mkdir "$WORK/logs"
 msprof_open "$WORK/job.log" --dynamic=on --hccl=on --output="$WORK/out" \
-	env RUN_RANKS_LOGS="$WORK/logs" RUN_RANKS_TIMEOUT=120 \
-	$RUN 4 --wait-signal --steps 20 --step-ms 10 --slow-rank=2
+	env RUN_RANKS_LOGS="$WORK/logs" RUN_RANKS_TIMEOUT=180 $RUN $JOB_ARGS
 for r in 0 1 2 3; do
 	wait_for "$WORK/logs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
 done
 say start
 wait_for "$WORK/job.log" "collection started (window 1)" 30
-pids=$(sed -n 's/^npu_sample pid=//p' "$WORK"/logs/rank_*.log)
-kill -USR1 $pids
-for r in 0 1 2 3; do
-	wait_for "$WORK/logs/rank_$r.log" "calls HcclCommDestroy" 60
-done
+go "$WORK/logs"
 wait_for "$WORK/job.log" "no task left to profile" 30
 say quit
 msprof_close
-check "msprof: exit 0" [ $? -eq 0 ]
+check "launch: msprof exit 0" [ $? -eq 0 ]
 show "$WORK/job.log"
-check "4 PROF_ directories" [ "$(prof_dirs "$WORK/out" | wc -l)" = 4 ]
-ranks=
-for d in $(prof_dirs "$WORK/out"); do
-	"$MSPROF" --export=on --output="$d" >>"$WORK/export.log" 2>&1
-	ranks="$ranks $(jq .rank_id "$d/host/info.json")"
-	got=$(timeline "$d" '[.[] | select(.ph=="X" and .args.id=="HcclAllReduce")] | length')
-	check "$(basename "$d"): 20 HcclAllReduce calls (got $got)" [ "$got" = 20 ]
-	got=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"]=="HCCL")] | length')
-	check "  20 HCCL device tasks (got $got)" [ "$got" = 20 ]
-	got=$(timeline "$d" '[.[] | select(.ph=="X" and .args["Task Type"]=="HCCL" and .args.connection_id != 0)] | length')
-	check "  each linked to its HcclAllReduce (got $got)" [ "$got" = 20 ]
+check_job out
+
+# --- attach: --pid= every rank of a running job, one window -------------
+mkdir "$WORK/alogs"
+PROFILING_MODE=dynamic RUN_RANKS_LOGS="$WORK/alogs" RUN_RANKS_TIMEOUT=180 $RUN $JOB_ARGS &
+job=$!
+PIDS_TO_KILL+=("$job")
+for r in 0 1 2 3; do
+	wait_for "$WORK/alogs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
 done
-check "rank ids 0-3 (got$ranks)" [ "$(echo $ranks | tr ' ' '\n' | sort | tr '\n' ' ')" = "0 1 2 3 " ]
+pids=$(sed -n 's/^npu_sample pid=//p' "$WORK"/alogs/rank_*.log)
+for p in $pids; do
+	wait_socket "$HOME" "$p"
+done
+msprof_open "$WORK/attach.log" --dynamic=on --hccl=on --output="$WORK/aout" \
+	--pid="$(echo $pids | tr ' ' ,)"
+say start
+wait_for "$WORK/attach.log" "collection started (window 1)" 30
+go "$WORK/alogs"
+wait_pid "$job" 60
+check "attach: the job ends, exit 0" [ $? -eq 0 ]
+say stop
+say quit
+msprof_close
+check "attach: msprof exit 0" [ $? -eq 0 ]
+show "$WORK/attach.log"
+check_job aout
