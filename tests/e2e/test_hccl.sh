@@ -6,14 +6,18 @@
 # user plants under the rendezvous name in /dev/shm is refused, untouched.
 source tests/e2e/lib.sh
 PROG=build/tests/hccl_collectives
-shm_names() { ls /dev/shm | grep "^npusim-hccl-$(id -u)-"; }
-[ -z "$(shm_names)" ] && clean_before=1 ||
-	skip "rendezvous names all removed" "an npusim-hccl name was there before"
+# A key of our own for each job, so the check that its rendezvous name is
+# gone sees only that job's (other tests may make names in /dev/shm).
+new_key() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+shm_name() { echo "/dev/shm/npusim-hccl-$(id -u)-$1"; }
+left=
 
 for n in 2 3 4; do
-	timeout 120 $PROG $n >"$WORK/coll$n.out" 2>&1
+	key=$(new_key)
+	timeout 120 $PROG $n --key="$key" >"$WORK/coll$n.out" 2>&1
 	check "$n ranks: every collective's result right on every rank" [ $? -eq 0 ]
 	check "  189 collectives each" [ "$(grep -c ': 189 collectives, ok$' "$WORK/coll$n.out")" = $n ]
+	[ -e "$(shm_name "$key")" ] && left="$left $n"
 done
 show "$WORK/coll4.out"
 
@@ -31,16 +35,17 @@ check "an unknown --collective: exit 2, one line" [ $? -eq 2 -a "$(wc -l <"$WORK
 
 # Rank 2 kills itself before its third collective.  A bound far below the
 # 300 s each collective would otherwise wait: the death is seen, not waited out.
-HCCL_EXEC_TIMEOUT=300 timeout 60 $PROG 4 --die=2 >"$WORK/die.out" 2>&1
+key=$(new_key)
+HCCL_EXEC_TIMEOUT=300 timeout 60 $PROG 4 --die=2 --key="$key" >"$WORK/die.out" 2>&1
 check "a dead rank: the other 3 fail their collective, bounded" [ $? -eq 0 ]
 check "  each after 3 collectives" [ "$(grep -c ': 3 collectives, saw the failure$' "$WORK/die.out")" = 3 ]
 show "$WORK/die.out"
-[ -n "$clean_before" ] && check "no rendezvous name left in /dev/shm" [ -z "$(shm_names)" ]
+[ -e "$(shm_name "$key")" ] && left="$left dead"
+check "no rendezvous name left in /dev/shm (left by:$left)" [ -z "$left" ]
 
 # --- another user's plants under the name a job is about to use ---------
 add_user || exit 1
 echo "secret" >"$WORK/target"
-shm_name() { echo "/dev/shm/npusim-hccl-$(id -u)-$1"; }
 shm_stat() { stat -c '%U %s %F %Y' "$(shm_name "$1")"; }
 plant() {	# plant KEY KIND: KIND made as the other user under KEY's name
 	local name
@@ -52,10 +57,8 @@ plant() {	# plant KEY KIND: KIND made as the other user under KEY's name
 	link) run_as ln -s "$WORK/target" "$name" ;;
 	esac
 }
-i=0
 for kind in file fifo link; do
-	i=$((i + 1))
-	key=$(printf '%032x' $((0xbad0 + i)))
+	key=$(new_key)
 	plant "$key" $kind
 	before=$(shm_stat "$key")
 	HCCL_CONNECT_TIMEOUT=100 timeout 30 $PROG 2 --key="$key" >"$WORK/plant.out" 2>&1
