@@ -10,9 +10,12 @@ usage: check_ranks.py RANKS STEPS SLOW_RANK SLOW_MS PROF_DIR...
 - on every rank STEPS HcclAllReduce calls and STEPS HCCL device tasks;
 - each HCCL task linked by a HostToDevice flow from its HcclAllReduce slice
   (the flow starts at that slice, on its thread, and ends at the task);
-- the slow rank's compute: its median compute time a step (the device
-  tasks between two HCCL tasks) longer than every other rank's by a
-  quarter of SLOW_MS at least;
+- the slow rank's compute: a step's compute tasks (the device tasks
+  between two HCCL tasks) SLOW_MATMULS more than every other rank's at
+  least, and their median span, from the first's start to the last's end,
+  longer than every other rank's by a quarter of SLOW_MS at least (its
+  host computes for SLOW_MS; the span, not the tasks' summed time, which
+  a loaded machine cuts short by leaving the device idle);
 - the others' wait: each other rank's median HCCL task longer than the
   slow rank's by a quarter of SLOW_MS at least, the slow rank's the
   shortest.  Medians and a margin far below the delay: the timings on a
@@ -26,6 +29,7 @@ import sys
 from check_timeline import dur_ns, ns
 
 failed = 0
+SLOW_MATMULS = 8    # npu_sample's least extra work a step
 
 
 def check(what, ok, detail=""):
@@ -80,18 +84,30 @@ class Rank:
                 bad.append(t)
         return bad
 
-    def step_compute_ms(self):
-        """Median compute a step: the tasks that ran before each HCCL
-        task and after the one before it, their durations summed."""
+    def steps(self):
+        """Each step's compute tasks: those that started before its HCCL
+        task and after the one before it."""
         steps, i = [], 0
         for h in self.hccl:
-            total = 0
+            step = []
             while i < len(self.compute) and \
                     ns(self.compute[i]["ts"]) < ns(h["ts"]):
-                total += dur_ns(self.compute[i]["dur"])
+                step.append(self.compute[i])
                 i += 1
-            steps.append(total)
-        return statistics.median(steps) / 1e6 if steps else 0
+            steps.append(step)
+        return steps
+
+    def fewest_tasks(self):
+        return min(map(len, self.steps()), default=0)
+
+    def most_tasks(self):
+        return max(map(len, self.steps()), default=0)
+
+    def span_ms(self):
+        """The median step's compute span."""
+        spans = [max(ns(e["ts"]) + dur_ns(e["dur"]) for e in step) -
+                 ns(step[0]["ts"]) for step in self.steps() if step]
+        return statistics.median(spans) / 1e6 if spans else 0
 
     def hccl_ms(self):
         return statistics.median(dur_ns(e["dur"]) for e in self.hccl) / 1e6 \
@@ -116,9 +132,13 @@ def main(nranks, steps, slow, slow_ms, dirs):
     margin = slow_ms / 4
     s = ranks[ids.index(slow)]
     others = [r for r in ranks if r is not s]
-    comp = {r.rank: round(r.step_compute_ms(), 3) for r in ranks}
+    most = max(r.most_tasks() for r in others)
+    check(f"the slow rank's steps each {SLOW_MATMULS} compute tasks more "
+          f"than any other's (fewest {s.fewest_tasks()}, others' most "
+          f"{most})", s.fewest_tasks() >= most + SLOW_MATMULS)
+    comp = {r.rank: round(r.span_ms(), 3) for r in ranks}
     check(f"the slow rank's compute a step longer than every other's by "
-          f"{margin} ms (medians, ms: {comp})",
+          f"{margin} ms (median spans, ms: {comp})",
           all(comp[slow] >= comp[r.rank] + margin for r in others))
     wait = {r.rank: round(r.hccl_ms(), 3) for r in ranks}
     check(f"the others' HCCL tasks longer than the slow rank's by {margin} "
