@@ -26,19 +26,10 @@ import os
 import statistics
 import sys
 
-from check_timeline import dur_ns, ns
+import check_timeline
+from check_timeline import check, dur_ns, ns
 
-failed = 0
 SLOW_MATMULS = 8    # npu_sample's least extra work a step
-
-
-def check(what, ok, detail=""):
-    global failed
-    if ok:
-        print(f"ok ranks: {what}")
-    else:
-        failed += 1
-        print(f"FAIL ranks: {what}" + (f" ({detail})" if detail else ""))
 
 
 def load(prof):
@@ -150,5 +141,6 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if len(a) < 5:
         sys.exit(__doc__.strip())
+    check_timeline.LABEL = "ranks"
     main(int(a[0]), int(a[1]), int(a[2]), float(a[3]), a[4:])
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if check_timeline.failed else 0)
