@@ -51,6 +51,7 @@ struct hccl_seg {
 	unsigned char *slots;		/* nranks x HCCL_SIM_MAX_BYTES */
 	size_t size;
 	uint32_t rank;
+	uint32_t nranks;
 	int fd;
 	bool attached;			/* holds its rank: leaving is news */
 	bool named;			/* the name may still be there */

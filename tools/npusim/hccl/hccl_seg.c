@@ -195,7 +195,7 @@ static bool seg_rank_died(const struct hccl_seg *s)
 	struct flock fl;
 	uint32_t r;
 
-	for (r = 0; r < s->hdr->nranks; r++) {
+	for (r = 0; r < s->nranks; r++) {
 		if (r == s->rank || !atomic_load(&s->hdr->attached[r]))
 			continue;
 		if (!rank_lock(s, r, F_OFD_GETLK, &fl) && fl.l_type == F_UNLCK)
@@ -234,7 +234,7 @@ int hccl_seg_barrier(struct hccl_seg *s, uint64_t deadline)
 
 	if (atomic_load(&h->broken))
 		return -EPIPE;
-	if (atomic_fetch_add(&h->count, 1) + 1 == h->nranks) {
+	if (atomic_fetch_add(&h->count, 1) + 1 == s->nranks) {
 		atomic_store(&h->count, 0);
 		atomic_fetch_add(&h->gen, 1);
 		futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
@@ -276,6 +276,7 @@ int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	s->rank = rank;
+	s->nranks = nranks;	/* checked against the header's at join */
 	key_path(s, key);
 	err = rank ? seg_open(s, nranks, deadline) : seg_create(s, nranks);
 	/* The lock first: once attached, a rank without it is dead. */
