@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -378,6 +379,7 @@ int main(int argc, char **argv)
 	unsigned long n;
 	double start;
 	int die = -1, ret;
+	pid_t self = getpid();
 	uint32_t r;
 
 	if (parse_args(argc, argv, &n, &die, &root)) {
@@ -395,8 +397,12 @@ int main(int argc, char **argv)
 				kill(pids[r], SIGKILL);
 			return 1;
 		}
-		if (!pids[r])
+		if (!pids[r]) {
+			/* A caller's timeout that ends us ends the ranks too. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != self)
+				_exit(1);
 			_exit(rank_main(&root, r, n, die));
+		}
 	}
 	ret = reap(pids, n, die);
 	printf("hccl_collectives: %lu ranks, %s in %.1f s\n", n,
