@@ -1,7 +1,9 @@
 #!/bin/bash
 # A 4-rank job (tools/npusim/sample/run_ranks.sh, libhccl's all-reduce each
-# step) under one launch-mode window: every rank profiled, each with its
-# rank id, the same number of HcclAllReduce calls and HCCL device tasks.
+# step, rank 2 slower) under one window, launched by msprof and then
+# attached with --pid= to every rank: every rank profiled with its rank id,
+# the same number of HcclAllReduce calls and HCCL device tasks, each task's
+# flow from its call, the slow rank's extra compute and the others' wait.
 source tests/e2e/lib.sh
 RUN=tools/npusim/sample/run_ranks.sh
 shm_left() { ls /dev/shm | grep -q "^npusim-hccl-$(id -u)-"; }
