@@ -6,24 +6,49 @@
 # flow from its call, the slow rank's extra compute and the others' wait.
 source tests/e2e/lib.sh
 RUN=tools/npusim/sample/run_ranks.sh
-shm_left() { ls /dev/shm | grep -q "^npusim-hccl-$(id -u)-"; }
-shm_left && skip "rendezvous files checks" "an npusim-hccl file was there before" || shm_before=0
+# shm_ino PID: the inode of the rendezvous file PID holds open (10 s at
+# most); shm_gone INO: /dev/shm no longer names it.  By inode, not by any
+# npusim-hccl name: other jobs may make theirs there meanwhile.
+shm_ino() {
+	local i f
+	for i in $(seq 100); do
+		for f in /proc/$1/fd/*; do
+			case $(readlink "$f") in
+			/dev/shm/*) stat -L -c %i "$f" && return 0 ;;
+			esac
+		done 2>/dev/null
+		sleep 0.1
+	done
+	return 1
+}
+shm_gone() { [ -n "$1" ] && [ -z "$(find /dev/shm -maxdepth 1 -inum "$1")" ]; }
 
 # --- the job alone -----------------------------------------------------
 mkdir "$WORK/alone"
-RUN_RANKS_LOGS=$WORK/alone RUN_RANKS_TIMEOUT=60 $RUN 4 --steps 10 --step-ms 5 --slow-rank=1
+RUN_RANKS_LOGS=$WORK/alone RUN_RANKS_TIMEOUT=60 $RUN 4 --wait-signal --steps 10 --step-ms 5 --slow-rank=1 &
+job=$!
+PIDS_TO_KILL+=("$job")
+for r in 0 1 2 3; do
+	wait_for "$WORK/alone/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
+done
+ino=$(shm_ino "$(sed -n 's/^npu_sample pid=//p' "$WORK/alone/rank_0.log")")
+kill -USR1 $(sed -n 's/^npu_sample pid=//p' "$WORK"/alone/rank_*.log)
+wait_pid "$job" 60
 check "4 ranks, all-reduce checked by each: exit 0" [ $? -eq 0 ]
 check "each rank made 10 all-reduces" [ "$(cat "$WORK"/alone/rank_*.log | grep -c '^calls HcclAllReduce 10$')" = 4 ]
-[ -n "${shm_before+x}" ] && check "no rendezvous file left in /dev/shm" ! shm_left
+check "no rendezvous file left in /dev/shm (inode $ino)" shm_gone "$ino"
 $RUN 0 2>"$WORK/bad.err"
 check "rank count 0: exit 2, one line" [ $? -eq 2 -a "$(wc -l <"$WORK/bad.err")" = 1 ]
 # A rank that never comes: the others give up within HCCL_CONNECT_TIMEOUT.
 printf '{"rank_id":"0"},{"rank_id":"1"}' >"$WORK/table.json"
-RANK_ID=0 RANK_SIZE=2 RANK_TABLE_FILE=$WORK/table.json HCCL_CONNECT_TIMEOUT=1 \
-	timeout 20 "$SAMPLE" --steps 1 >"$WORK/lone.out" 2>&1
+RANK_ID=0 RANK_SIZE=2 RANK_TABLE_FILE=$WORK/table.json HCCL_CONNECT_TIMEOUT=3 \
+	"$SAMPLE" --steps 1 >"$WORK/lone.out" 2>&1 &
+lone=$!
+ino=$(shm_ino $lone)
+wait_pid $lone 30
 check "a rank alone fails at init (HCCL_E_TIMEOUT), bounded" [ $? -eq 1 ]
 check "  and says so" grep -q "HcclCommInitClusterInfo failed: error 9" "$WORK/lone.out"
-[ -n "${shm_before+x}" ] && check "  and leaves no rendezvous file" ! shm_left
+check "  and leaves no rendezvous file (inode $ino)" shm_gone "$ino"
 
 # check_job NAME: the PROF_ directories in $WORK/NAME, from one window over
 # every step of a 4-rank job with rank 2 slow by $SLOW_MS, exported, then
