@@ -249,7 +249,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	if (o->coll && o->devices != 1) {
-		fprintf(stderr, "npu_sample: --%s drives one device, not --devices %u\n",
+		fprintf(stderr, "npu_sample: --collective=%s drives one device, not --devices %u\n",
 			coll_names[o->coll], o->devices);
 		return -1;
 	}
@@ -597,7 +597,7 @@ static int comm_init(struct options *o)
 	struct rank_info *r = &o->rank;
 
 	if (!table || !*table) {
-		fprintf(stderr, "npu_sample: --%s needs RANK_TABLE_FILE (tools/npusim/sample/run_ranks.sh sets it)\n",
+		fprintf(stderr, "npu_sample: --collective=%s needs RANK_TABLE_FILE (tools/npusim/sample/run_ranks.sh sets it)\n",
 			coll_names[o->coll]);
 		return -1;
 	}
