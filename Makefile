@@ -198,7 +198,9 @@ $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libhccl.s
 		-Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
 
 # Unit tests link the controller's and agent's objects, built with sanitizers.
-$(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)))
+# npusim's collectives lend their arithmetic, which touches nothing shared.
+UNIT_HCCL_SRC := tools/npusim/hccl/hccl_reduce.c
+$(BUILD)/tests/unit_tests: $(call san_obj,$(UNIT_SRC) $(CTL_SRC) $(filter-out $(COMMON_SRC),$(AGENT_SRC)) $(UNIT_HCCL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $^ -o $@ -lcunit $(CTL_LIBS) -pthread -ldl
@@ -232,6 +234,13 @@ $(BUILD)/tests/%: tests/programs/%.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -ldl
+
+# The collectives' check runs against npusim's own libraries.
+$(BUILD)/tests/hccl_collectives: tests/programs/hccl_collectives.c $(LIB)/libhccl.so
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lhccl -lnpusim \
+		-Wl,-rpath,'$$ORIGIN/../lib'
 
 # make bench's synthetic window: PROF_ files as a stop writes them.
 $(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/profdir.c user/task/hostinfo.c user/task/params.c $(COMMON_SRC))

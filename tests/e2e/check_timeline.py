@@ -17,19 +17,20 @@ import re
 import sys
 
 failed = 0
+LABEL = "timeline"  # what each line says it checked; importers set theirs
 
 
 def check(what, ok, detail=""):
     global failed
     if ok:
-        print(f"ok timeline: {what}")
+        print(f"ok {LABEL}: {what}")
     else:
         failed += 1
-        print(f"FAIL timeline: {what}" + (f" ({detail})" if detail else ""))
+        print(f"FAIL {LABEL}: {what}" + (f" ({detail})" if detail else ""))
 
 
 def skip(what, why):
-    print(f"skip timeline: {what} ({why})")
+    print(f"skip {LABEL}: {what} ({why})")
 
 
 def first_json(d, *names):

@@ -155,6 +155,7 @@ HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank,
 	char *text;
 	HcclResult ret;
 	uint32_t nranks;
+	int i;
 
 	if (!clusterInfo || !comm)
 		return HCCL_E_PTR;
@@ -164,9 +165,10 @@ HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank,
 	nranks = count_ranks(text);
 	hash_key(text, st.st_size, key);
 	free(text);
-	key[0] ^= (unsigned char)st.st_ino;
-	key[1] ^= (unsigned char)(st.st_ino >> 8);
-	key[2] ^= (unsigned char)st.st_dev;
+	for (i = 0; i < 8; i++) {
+		key[i] ^= (unsigned char)((uint64_t)st.st_ino >> (8 * i));
+		key[8 + i] ^= (unsigned char)((uint64_t)st.st_dev >> (8 * i));
+	}
 	return comm_init(key, nranks, rank, comm);
 }
 

@@ -7,12 +7,23 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <hccl/hccl.h>
 
 #pragma GCC visibility push(hidden)
+
+/* --- the arithmetic (hccl_reduce.c) ------------------------------------- */
+
+/* Bytes an element of t takes; 0 for a type HCCL does not have. */
+size_t hccl_type_size(HcclDataType t);
+/* Whether t can be summed, multiplied and compared here. */
+bool hccl_type_reduces(HcclDataType t);
+/* dst[i] = dst[i] op src[i] for n elements of a type that reduces. */
+void hccl_reduce(void *dst, const void *src, uint64_t n, HcclDataType type,
+		 HcclReduceOp op);
 
 /* --- the rendezvous segment (hccl_seg.c) -------------------------------- */
 
@@ -21,9 +32,10 @@
 /*
  * A communicator's shared memory, one per job: rank 0 makes it under a
  * name derived from the key, the others map it.  Every field is written
- * with atomics: the ranks share nothing else.
+ * with atomics: the ranks share nothing else.  Aligned so that the slots
+ * after it are aligned for any element type.
  */
-struct hccl_seg_hdr {
+struct __attribute__((aligned(64))) hccl_seg_hdr {
 	_Atomic uint32_t ready;		/* HCCL_SEG_READY once set up */
 	uint32_t nranks;
 	_Atomic uint32_t joined;	/* ranks that mapped it */
@@ -38,8 +50,10 @@ struct hccl_seg {
 	struct hccl_seg_hdr *hdr;
 	unsigned char *slots;		/* nranks x HCCL_SIM_MAX_BYTES */
 	size_t size;
+	uint32_t rank;
+	uint32_t nranks;
 	int fd;
-	bool owner;			/* made the name, so removes it */
+	bool attached;			/* holds its rank: leaving is news */
 	bool named;			/* the name may still be there */
 	dev_t dev;
 	ino_t ino;
@@ -61,8 +75,8 @@ uint64_t hccl_deadline(const char *env);
 int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
 		  uint32_t nranks, uint32_t rank, uint64_t deadline);
 /*
- * -ETIMEDOUT past deadline; -EPIPE once a rank gave up or left while this
- * barrier still waited for it.  Either breaks the segment for every rank.
+ * -ETIMEDOUT past deadline; -EPIPE once a rank gave up, left or died while
+ * this barrier still waited for it.  Either breaks the segment for every rank.
  */
 int hccl_seg_barrier(struct hccl_seg *s, uint64_t deadline);
 void hccl_seg_leave(struct hccl_seg *s);

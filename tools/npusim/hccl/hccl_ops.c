@@ -35,74 +35,24 @@ struct coll {
 	uint32_t root;
 };
 
-static size_t type_size(HcclDataType t)
-{
-	static const unsigned char sizes[HCCL_DATA_TYPE_RESERVED] = {
-		[HCCL_DATA_TYPE_INT8] = 1, [HCCL_DATA_TYPE_UINT8] = 1,
-		[HCCL_DATA_TYPE_INT16] = 2, [HCCL_DATA_TYPE_UINT16] = 2,
-		[HCCL_DATA_TYPE_FP16] = 2, [HCCL_DATA_TYPE_BFP16] = 2,
-		[HCCL_DATA_TYPE_INT32] = 4, [HCCL_DATA_TYPE_UINT32] = 4,
-		[HCCL_DATA_TYPE_FP32] = 4, [HCCL_DATA_TYPE_INT64] = 8,
-		[HCCL_DATA_TYPE_UINT64] = 8, [HCCL_DATA_TYPE_FP64] = 8,
-	};
-
-	return (unsigned int)t < HCCL_DATA_TYPE_RESERVED ? sizes[t] : 0;
-}
-
-/* --- reduction ------------------------------------------------------------ */
-
-#define REDUCE_CASE(tag, T)						\
-	case tag: {							\
-		T *d = dst;						\
-		const T *s = src;					\
-		for (i = 0; i < n; i++)					\
-			d[i] = op == HCCL_REDUCE_SUM ? d[i] + s[i] :	\
-			       op == HCCL_REDUCE_PROD ? d[i] * s[i] :	\
-			       op == HCCL_REDUCE_MAX ? (s[i] > d[i] ? s[i] : d[i]) : \
-			       (s[i] < d[i] ? s[i] : d[i]);		\
-		break;							\
-	}
-
-/* dst[i] = dst[i] op src[i]; the type and op were checked at the call. */
-static void reduce(void *dst, const void *src, uint64_t n, HcclDataType type,
-		   HcclReduceOp op)
-{
-	uint64_t i;
-
-	switch (type) {
-	REDUCE_CASE(HCCL_DATA_TYPE_INT8, int8_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_UINT8, uint8_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_INT16, int16_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_UINT16, uint16_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_INT32, int32_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_UINT32, uint32_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_INT64, int64_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_UINT64, uint64_t)
-	REDUCE_CASE(HCCL_DATA_TYPE_FP32, float)
-	REDUCE_CASE(HCCL_DATA_TYPE_FP64, double)
-	default:
-		break;
-	}
-}
-
 /* dst = the op over every rank's slot, from offset bytes on. */
 static void reduce_slots(const struct coll *c, void *dst, size_t offset)
 {
 	const struct hccl_seg *seg = &c->comm->seg;
-	size_t bytes = c->count * type_size(c->type);
+	size_t bytes = c->count * hccl_type_size(c->type);
 	uint32_t r;
 
 	memcpy(dst, hccl_seg_slot(seg, 0) + offset, bytes);
 	for (r = 1; r < c->comm->nranks; r++)
-		reduce(dst, hccl_seg_slot(seg, r) + offset, c->count, c->type,
-		       c->op);
+		hccl_reduce(dst, hccl_seg_slot(seg, r) + offset, c->count,
+			    c->type, c->op);
 }
 
 /* --- the device task ------------------------------------------------------ */
 
 static size_t in_bytes(const struct coll *c)
 {
-	size_t bytes = c->count * type_size(c->type);
+	size_t bytes = c->count * hccl_type_size(c->type);
 
 	return c->kind == COLL_REDUCE_SCATTER ? bytes * c->comm->nranks : bytes;
 }
@@ -110,7 +60,7 @@ static size_t in_bytes(const struct coll *c)
 static void coll_take(const struct coll *c)
 {
 	const struct hccl_seg *seg = &c->comm->seg;
-	size_t bytes = c->count * type_size(c->type);
+	size_t bytes = c->count * hccl_type_size(c->type);
 	uint32_t r;
 
 	switch (c->kind) {
@@ -157,7 +107,7 @@ out:
 
 static HcclResult coll_check(const struct coll *c)
 {
-	size_t size = type_size(c->type);
+	size_t size = hccl_type_size(c->type);
 	bool reduces = c->kind == COLL_ALL_REDUCE ||
 		       c->kind == COLL_REDUCE_SCATTER;
 
@@ -167,8 +117,7 @@ static HcclResult coll_check(const struct coll *c)
 		return HCCL_E_PARA;
 	if (reduces && (unsigned int)c->op >= HCCL_REDUCE_RESERVED)
 		return HCCL_E_PARA;
-	if (reduces && (c->type == HCCL_DATA_TYPE_FP16 ||
-			c->type == HCCL_DATA_TYPE_BFP16))
+	if (reduces && !hccl_type_reduces(c->type))
 		return HCCL_E_NOT_SUPPORT;
 	if (!c->count || c->count > HCCL_SIM_MAX_BYTES / size ||
 	    in_bytes(c) > HCCL_SIM_MAX_BYTES)

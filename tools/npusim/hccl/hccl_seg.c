@@ -5,7 +5,14 @@
  * others take it only if it is a regular file of their own user, mode
  * 0600 and the expected size, so a file planted under the name by someone
  * else is refused, not used.  The last rank to arrive removes the name,
- * and rank 0 does when it leaves; the mappings live on.
+ * and so does any rank that leaves or gives up (a communicator is never
+ * joined late): no name outlives the job.  The mappings live on.
+ *
+ * Each rank holds a lock (an open file description lock) on the byte of
+ * the file at its rank number for as long as it is in the communicator:
+ * the kernel drops it when the process dies, however it dies, so a rank
+ * waiting for the others sees a dead one at once instead of waiting out
+ * HCCL_EXEC_TIMEOUT.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +97,8 @@ static int seg_create(struct hccl_seg *s, uint32_t nranks)
 	s->fd = open(HCCL_SEG_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (s->fd < 0)
 		return -errno;
-	if (ftruncate(s->fd, size))
+	/* Whatever the umask took away: the others check for exactly 0600. */
+	if (fchmod(s->fd, 0600) || ftruncate(s->fd, size))
 		return -errno;
 	err = seg_map(s, size);
 	if (err)
@@ -101,7 +109,6 @@ static int seg_create(struct hccl_seg *s, uint32_t nranks)
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", s->fd);
 	if (linkat(AT_FDCWD, fdpath, AT_FDCWD, s->path, AT_SYMLINK_FOLLOW))
 		return -errno;
-	s->owner = true;
 	s->named = true;
 	return 0;
 }
@@ -125,13 +132,16 @@ static int seg_open(struct hccl_seg *s, uint32_t nranks, uint64_t deadline)
 	size_t size = seg_size(nranks);
 	int err;
 
-	while ((s->fd = open(s->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	/* O_NONBLOCK: a FIFO planted under the name must not stall us. */
+	while ((s->fd = open(s->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK |
+			     O_CLOEXEC)) < 0) {
 		if (errno != ENOENT)
 			return -errno;
 		if (hccl_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		nap();
 	}
+	s->named = true;	/* removed only once the rank is ours */
 	err = seg_check(s->fd, size);
 	if (!err)
 		err = seg_map(s, size);
@@ -159,6 +169,39 @@ static void seg_unname(struct hccl_seg *s)
 	    st.st_dev != ours.st_dev || st.st_ino != ours.st_ino)
 		return;
 	unlink(s->path);
+}
+
+/* cmd on the byte of the file that stands for rank. */
+static int rank_lock(const struct hccl_seg *s, uint32_t rank, int cmd,
+		     struct flock *fl)
+{
+	*fl = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			      .l_start = rank, .l_len = 1 };
+	return fcntl(s->fd, cmd, fl) ? -errno : 0;
+}
+
+/* Held by another process: a second claim of one rank. */
+static int seg_claim(struct hccl_seg *s)
+{
+	struct flock fl;
+	int err = rank_lock(s, s->rank, F_OFD_SETLK, &fl);
+
+	return err == -EAGAIN || err == -EACCES ? -EEXIST : err;
+}
+
+/* A rank that joined but whose lock is gone has died. */
+static bool seg_rank_died(const struct hccl_seg *s)
+{
+	struct flock fl;
+	uint32_t r;
+
+	for (r = 0; r < s->nranks; r++) {
+		if (r == s->rank || !atomic_load(&s->hdr->attached[r]))
+			continue;
+		if (!rank_lock(s, r, F_OFD_GETLK, &fl) && fl.l_type == F_UNLCK)
+			return true;
+	}
+	return false;
 }
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t val,
@@ -191,14 +234,15 @@ int hccl_seg_barrier(struct hccl_seg *s, uint64_t deadline)
 
 	if (atomic_load(&h->broken))
 		return -EPIPE;
-	if (atomic_fetch_add(&h->count, 1) + 1 == h->nranks) {
+	if (atomic_fetch_add(&h->count, 1) + 1 == s->nranks) {
 		atomic_store(&h->count, 0);
 		atomic_fetch_add(&h->gen, 1);
 		futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
 		return 0;
 	}
 	while (atomic_load(&h->gen) == gen) {
-		if (atomic_load(&h->broken) || atomic_load(&h->left))
+		if (atomic_load(&h->broken) || atomic_load(&h->left) ||
+		    seg_rank_died(s))
 			return seg_break(s, -EPIPE);
 		now = hccl_now_ns();
 		if (now >= deadline)
@@ -231,15 +275,18 @@ int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->rank = rank;
+	s->nranks = nranks;	/* checked against the header's at join */
 	key_path(s, key);
 	err = rank ? seg_open(s, nranks, deadline) : seg_create(s, nranks);
+	/* The lock first: once attached, a rank without it is dead. */
+	if (!err)
+		err = seg_claim(s);
 	if (!err && !atomic_compare_exchange_strong(&s->hdr->attached[rank],
-						    &no, 1)) {
-		munmap(s->hdr, s->size);	/* not ours to leave */
-		s->hdr = NULL;
+						    &no, 1))
 		err = -EEXIST;	/* two processes claim one rank */
-	}
 	if (!err) {
+		s->attached = true;
 		if (atomic_fetch_add(&s->hdr->joined, 1) + 1 == nranks)
 			seg_unname(s);
 		/* The first barrier is everyone's arrival. */
@@ -252,15 +299,17 @@ int hccl_seg_join(struct hccl_seg *s, const unsigned char key[HCCL_KEY_BYTES],
 
 void hccl_seg_leave(struct hccl_seg *s)
 {
-	if (s->fd >= 0 && s->owner)
+	/* Only a rank that joined may take the name or say it left. */
+	if (s->attached) {
 		seg_unname(s);
-	if (s->hdr) {
 		atomic_fetch_add(&s->hdr->left, 1);
 		futex(&s->hdr->gen, FUTEX_WAKE, INT_MAX, NULL);
-		munmap(s->hdr, s->size);
 	}
+	if (s->hdr)
+		munmap(s->hdr, s->size);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->hdr = NULL;
 	s->fd = -1;
+	s->attached = false;
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +27,8 @@
 #define MAT_SIZE	(MAT_N * MAT_N)
 /* All inputs in one block, so one H2D copy per step carries them. */
 #define IN_N		(2 * VEC_N + 2 * MAT_SIZE)
-/* What --slow-rank's rank computes more, in matmuls a step. */
+/* What --slow-rank's rank computes more a step: rounds of this many
+ * matmuls, as many as --slow-ms takes (at least one). */
 #define SLOW_MATMULS	8
 
 #define SAMPLE_APIS(X)							\
@@ -35,7 +37,8 @@
 	X(aclrtCreateStream) X(aclrtDestroyStream)			\
 	X(aclrtMalloc) X(aclrtFree) X(aclrtMemcpy) X(aclrtMemcpyAsync)	\
 	X(aclrtLaunchKernel) X(aclrtSynchronizeStream)			\
-	X(HcclCommInitClusterInfo) X(HcclAllReduce)			\
+	X(HcclCommInitClusterInfo) X(HcclAllReduce) X(HcclBroadcast)	\
+	X(HcclAllGather) X(HcclReduceScatter)				\
 	X(HcclGetCommAsyncError) X(HcclCommDestroy)
 
 #define API_ENUM(name) API_##name,
@@ -57,11 +60,23 @@ struct device_ctx {
 	float *in;	/* device: a | b | ma | mb */
 	float *vec;	/* device: relu(a + b) */
 	float *mat;	/* device: ma * mb */
-	float *red;	/* device: the all-reduce of every rank's vec */
+	float *red;	/* device: the collective's result (RED_N(ranks)) */
 	float *host_in;
 	float *host_out;
 	float *host_red;
 };
+
+/* The collective each step ends with; its name as --collective takes it. */
+enum collective { COLL_NONE, COLL_ALL_REDUCE, COLL_BROADCAST, COLL_ALL_GATHER,
+		  COLL_REDUCE_SCATTER };
+
+static const char *const coll_names[] = {
+	[COLL_ALL_REDUCE] = "allreduce", [COLL_BROADCAST] = "broadcast",
+	[COLL_ALL_GATHER] = "allgather", [COLL_REDUCE_SCATTER] = "reducescatter",
+};
+
+/* What every rank's result holds: all-gather's is every rank's vec. */
+#define RED_N(ranks)	(VEC_N * (ranks))
 
 /* A rank of a job: RANK_ID and RANK_SIZE as a launcher sets them. */
 struct rank_info {
@@ -75,8 +90,9 @@ struct options {
 	unsigned long step_ms;
 	unsigned int devices;
 	bool wait_signal;
-	bool allreduce;
+	enum collective coll;
 	long slow_rank;		/* -1: none */
+	unsigned long slow_ms;
 	struct rank_info rank;
 };
 
@@ -134,7 +150,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--no-allreduce] [--slow-rank R])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]])\n",
 		what, arg, MAX_DEVICES);
 }
 
@@ -174,6 +190,14 @@ static int parse_value(int c, const char *arg, struct options *o)
 			return -1;
 		o->slow_rank = rank;
 		return 0;
+	case 'S':
+		return parse_ulong(arg, 3600 * 1000UL, &o->slow_ms);
+	case 'c':
+		for (o->coll = COLL_ALL_REDUCE; o->coll <= COLL_REDUCE_SCATTER;
+		     o->coll++)
+			if (!strcmp(arg, coll_names[o->coll]))
+				return 0;
+		return -1;
 	default:
 		if (parse_ulong(arg, MAX_DEVICES, &devices) || !devices)
 			return -1;
@@ -190,8 +214,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "devices", required_argument, NULL, 'd' },
 		{ "wait-signal", no_argument, NULL, 'w' },
 		{ "allreduce", no_argument, NULL, 'a' },
+		{ "collective", required_argument, NULL, 'c' },
 		{ "no-allreduce", no_argument, NULL, 'n' },
 		{ "slow-rank", required_argument, NULL, 'r' },
+		{ "slow-ms", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[32];
@@ -202,7 +228,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	if (parse_rank(&o->rank))
 		return -1;
-	o->allreduce = o->rank.size > 1;
+	o->coll = o->rank.size > 1 ? COLL_ALL_REDUCE : COLL_NONE;
 	while ((c = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
 			usage_error(c == '?' ? "unknown option" :
@@ -212,7 +238,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		if (c == 'w' || c == 'a' || c == 'n') {
 			o->wait_signal |= c == 'w';
 			if (c != 'w')
-				o->allreduce = c == 'a';
+				o->coll = c == 'a' ? COLL_ALL_REDUCE : COLL_NONE;
 			continue;
 		}
 		if (parse_value(c, optarg, o)) {
@@ -226,9 +252,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage_error("unexpected argument", argv[optind]);
 		return -1;
 	}
-	if (o->allreduce && o->devices != 1) {
-		fprintf(stderr, "npu_sample: --allreduce drives one device, not --devices %u\n",
-			o->devices);
+	if (o->coll && o->devices != 1) {
+		fprintf(stderr, "npu_sample: --collective=%s drives one device, not --devices %u\n",
+			coll_names[o->coll], o->devices);
 		return -1;
 	}
 	return 0;
@@ -245,12 +271,15 @@ static void fill_inputs(float *in, unsigned long step)
 		in[i] = (float)((i + step) % 17) - 8.0f;
 }
 
-static int device_setup(struct device_ctx *d, bool allreduce)
+static int device_setup(struct device_ctx *d, const struct options *o)
 {
+	bool coll = o->coll != COLL_NONE;
+	size_t red_bytes = RED_N(o->rank.size) * sizeof(float);
+
 	d->host_in = malloc(IN_N * sizeof(float));
-	d->host_out = malloc(VEC_N * sizeof(float));
-	d->host_red = allreduce ? malloc(VEC_N * sizeof(float)) : NULL;
-	if (!d->host_in || !d->host_out || (allreduce && !d->host_red)) {
+	d->host_out = malloc(RED_N(o->rank.size) * sizeof(float));
+	d->host_red = coll ? malloc(red_bytes) : NULL;
+	if (!d->host_in || !d->host_out || (coll && !d->host_red)) {
 		fprintf(stderr, "npu_sample: out of memory\n");
 		return -1;
 	}
@@ -263,9 +292,8 @@ static int device_setup(struct device_ctx *d, bool allreduce)
 		 ACL_MEM_MALLOC_HUGE_FIRST) ||
 	    CALL(aclrtMalloc, (void **)&d->mat, MAT_SIZE * sizeof(float),
 		 ACL_MEM_MALLOC_HUGE_FIRST) ||
-	    (allreduce && CALL(aclrtMalloc, (void **)&d->red,
-			       VEC_N * sizeof(float),
-			       ACL_MEM_MALLOC_HUGE_FIRST)))
+	    (coll && CALL(aclrtMalloc, (void **)&d->red, red_bytes,
+			  ACL_MEM_MALLOC_HUGE_FIRST)))
 		return -1;
 	return 0;
 }
@@ -297,27 +325,62 @@ static void device_teardown(struct device_ctx *d)
 
 /* --- one step ------------------------------------------------------------- */
 
-static int launch_kernels(struct device_ctx *d, unsigned int matmuls)
+static double elapsed_ms(const struct timespec *from)
 {
-	struct npusim_vector_add_args add = {
-		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
-	};
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
+}
+
+static int launch_matmuls(struct device_ctx *d, unsigned int n)
+{
 	struct npusim_matmul_args mm = {
 		.a = d->in + 2 * VEC_N, .b = d->in + 2 * VEC_N + MAT_SIZE,
 		.c = d->mat, .m = MAT_N, .n = MAT_N, .k = MAT_N,
 	};
-	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
 	unsigned int i;
 
-	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
-		 d->streams[0]))
-		return -1;
-	for (i = 0; i < matmuls; i++)
+	for (i = 0; i < n; i++)
 		if (CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
 			 d->streams[1]))
 			return -1;
+	return 0;
+}
+
+static int launch_kernels(struct device_ctx *d)
+{
+	struct npusim_vector_add_args add = {
+		.a = d->in, .b = d->in + VEC_N, .c = d->vec, .n = VEC_N,
+	};
+	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
+
+	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
+		 d->streams[0]) ||
+	    launch_matmuls(d, 1))
+		return -1;
 	return CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
 		    d->streams[0]);
+}
+
+/*
+ * The slow rank's extra work: rounds of matmuls until slow_ms have passed.
+ * The last round is left queued: the step synchronizes its stream anyway.
+ */
+static int slow_compute(struct device_ctx *d, const struct options *o)
+{
+	struct timespec from;
+
+	clock_gettime(CLOCK_MONOTONIC, &from);
+	for (;;) {
+		if (launch_matmuls(d, SLOW_MATMULS))
+			return -1;
+		if (stop || elapsed_ms(&from) >= (double)o->slow_ms)
+			return 0;
+		if (CALL(aclrtSynchronizeStream, d->streams[1]))
+			return -1;
+	}
 }
 
 /* The result must be exactly what the host computes: the work is real. */
@@ -343,44 +406,91 @@ static int check_output(const struct device_ctx *d)
 }
 
 /*
- * Rank r's inputs are step + r's, so the all-reduce's sum is known here
- * (small integers: exact in float, whatever the order of the adds).
+ * Rank r's inputs are step + r's, so what the collective gives every rank
+ * is known here (small integers: exact in float, whatever the order of
+ * the adds).  Leaves it in host_out; returns how many elements this rank
+ * gets, from *from on.
  */
-static int check_reduced(const struct device_ctx *d, unsigned long step,
-			 unsigned long ranks)
+static size_t coll_expected(struct device_ctx *d, unsigned long step,
+			    const struct options *o, size_t *from)
 {
-	unsigned long r;
+	unsigned long r, n = o->rank.size;
 	size_t i;
+	float v;
 
-	for (r = 0; r < ranks; r++) {
+	for (r = 0; r < n; r++) {
 		fill_inputs(d->host_in, step + r);
-		for (i = 0; i < VEC_N; i++)
-			d->host_out[i] = (r ? d->host_out[i] : 0.0f) +
-					 expected(d->host_in, i);
+		for (i = 0; i < VEC_N; i++) {
+			v = expected(d->host_in, i);
+			if (o->coll == COLL_ALL_GATHER)
+				d->host_out[r * VEC_N + i] = v;
+			else if (o->coll != COLL_BROADCAST || !r)
+				d->host_out[i] = (r ? d->host_out[i] : 0.0f) + v;
+		}
 	}
-	for (i = 0; i < VEC_N; i++)
-		if (d->host_red[i] != d->host_out[i]) {
-			fprintf(stderr, "npu_sample: wrong all-reduce result at %zu\n",
-				i);
+	*from = o->coll == COLL_REDUCE_SCATTER ? o->rank.id * (VEC_N / n) : 0;
+	return o->coll == COLL_ALL_GATHER ? RED_N(n) :
+	       o->coll == COLL_REDUCE_SCATTER ? VEC_N / n : VEC_N;
+}
+
+static int check_collective(struct device_ctx *d, unsigned long step,
+			    const struct options *o)
+{
+	size_t from, n = coll_expected(d, step, o, &from), i;
+
+	for (i = 0; i < n; i++)
+		if (d->host_red[i] != d->host_out[from + i]) {
+			fprintf(stderr, "npu_sample: wrong %s result at %zu\n",
+				coll_names[o->coll], i);
 			return -1;
 		}
 	return 0;
 }
 
-/* The gradient exchange: every rank's relu output, summed. */
-static int all_reduce(struct device_ctx *d, const struct options *o)
+/*
+ * The gradient exchange, over every rank's relu output.  A broadcast (from
+ * rank 0) works in place, as HCCL's does: vec's copy to the host for
+ * check_output is queued before it.  A reduce-scatter gives each rank
+ * VEC_N / ranks elements of the sum.
+ */
+static int collective(struct device_ctx *d, const struct options *o)
 {
+	HcclComm comm = o->rank.comm;
+	aclrtStream s = d->streams[0];
+	unsigned long ranks = o->rank.size;
+	size_t n = VEC_N;
+	float *result = d->red;
 	HcclResult async;
+	int err;
 
-	if (CALL(HcclAllReduce, d->vec, d->red, VEC_N, HCCL_DATA_TYPE_FP32,
-		 HCCL_REDUCE_SUM, o->rank.comm, d->streams[0]) ||
-	    CALL(aclrtMemcpyAsync, d->host_red, VEC_N * sizeof(float), d->red,
-		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
-		 d->streams[0]) ||
-	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
-	    CALL(HcclGetCommAsyncError, o->rank.comm, &async))
+	switch (o->coll) {
+	case COLL_BROADCAST:
+		result = d->vec;
+		err = CALL(HcclBroadcast, d->vec, VEC_N, HCCL_DATA_TYPE_FP32, 0,
+			   comm, s);
+		break;
+	case COLL_ALL_GATHER:
+		n = RED_N(ranks);
+		err = CALL(HcclAllGather, d->vec, d->red, VEC_N,
+			   HCCL_DATA_TYPE_FP32, comm, s);
+		break;
+	case COLL_REDUCE_SCATTER:
+		n = VEC_N / ranks;
+		err = CALL(HcclReduceScatter, d->vec, d->red, n,
+			   HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, s);
+		break;
+	default:
+		err = CALL(HcclAllReduce, d->vec, d->red, VEC_N,
+			   HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, s);
+		break;
+	}
+	if (err ||
+	    CALL(aclrtMemcpyAsync, d->host_red, n * sizeof(float), result,
+		 n * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST, s) ||
+	    CALL(aclrtSynchronizeStream, s) ||
+	    CALL(HcclGetCommAsyncError, comm, &async))
 		return -1;
-	return acl_check(async, "the all-reduce task");
+	return acl_check(async, "the collective's task");
 }
 
 static int device_step(struct device_ctx *d, unsigned long step,
@@ -392,16 +502,16 @@ static int device_step(struct device_ctx *d, unsigned long step,
 	if (CALL(aclrtSetDevice, d->id) ||
 	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
 		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
-	    launch_kernels(d, slow ? 1 + SLOW_MATMULS : 1) ||
+	    launch_kernels(d) || (slow && slow_compute(d, o)) ||
 	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
 		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
 		 d->streams[0]) ||
 	    CALL(aclrtSynchronizeStream, d->streams[1]) ||
-	    (o->allreduce && all_reduce(d, o)) ||
+	    (o->coll && collective(d, o)) ||
 	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
 	    check_output(d))
 		return -1;
-	return o->allreduce ? check_reduced(d, step, o->rank.size) : 0;
+	return o->coll ? check_collective(d, step, o) : 0;
 }
 
 /* A signal cuts the wait short; the loop then sees stop and ends. */
@@ -436,15 +546,6 @@ static void wait_for_go(void)
 	while (!go && !stop)
 		sigsuspend(&old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-static double elapsed_ms(const struct timespec *from)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
 }
 
 static int run_steps(struct device_ctx *devs, const struct options *o)
@@ -494,12 +595,14 @@ static int check_devices(unsigned int wanted)
 }
 
 /* The job's ranks meet through the rank table their launcher wrote. */
-static int comm_init(struct rank_info *r)
+static int comm_init(struct options *o)
 {
 	const char *table = getenv("RANK_TABLE_FILE");
+	struct rank_info *r = &o->rank;
 
 	if (!table || !*table) {
-		fprintf(stderr, "npu_sample: --allreduce needs RANK_TABLE_FILE (tools/npusim/sample/run_ranks.sh sets it)\n");
+		fprintf(stderr, "npu_sample: --collective=%s needs RANK_TABLE_FILE (tools/npusim/sample/run_ranks.sh sets it)\n",
+			coll_names[o->coll]);
 		return -1;
 	}
 	return CALL(HcclCommInitClusterInfo, table, r->id, &r->comm);
@@ -514,10 +617,10 @@ static int run(struct options *o)
 	ret = check_devices(o->devices);
 	for (i = 0; i < o->devices && !ret; i++) {
 		devs[i].id = i;
-		if (device_setup(&devs[i], o->allreduce))
+		if (device_setup(&devs[i], o))
 			ret = 1;
 	}
-	if (!ret && o->allreduce && comm_init(&o->rank))
+	if (!ret && o->coll && comm_init(o))
 		ret = 1;
 	if (!ret && run_steps(devs, o))
 		ret = 1;

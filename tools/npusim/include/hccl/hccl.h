@@ -13,6 +13,8 @@
  * variables; 120 each by default, 1 to 3600), then fails with
  * HCCL_E_TIMEOUT, or ends the collective's task with its output unwritten
  * (HcclGetCommAsyncError says so); the communicator is then broken for every rank.
+ * A rank that dies or destroys its communicator while the others wait for
+ * it fails their collective at once, the same way.
  * FP16 and BFP16 move but do not reduce (HCCL_E_NOT_SUPPORT).
  */
 #ifndef NPUSIM_HCCL_H
