@@ -9,7 +9,8 @@ usage: check_ranks.py RANKS STEPS SLOW_RANK SLOW_MS PROF_DIR...
 - RANKS PROF_ directories whose info.json rank ids are 0 .. RANKS-1;
 - on every rank STEPS HcclAllReduce calls and STEPS HCCL device tasks;
 - each HCCL task linked by a HostToDevice flow from its HcclAllReduce slice
-  (the flow starts at that slice, on its thread, and ends at the task);
+  (the flow starts at that slice, on its thread, and ends at the task's op
+  on the Communication process, at the task's start);
 - the slow rank's compute: a step's compute tasks (the device tasks
   between two HCCL tasks) SLOW_MATMULS more than every other rank's at
   least, and their median span, from the first's start to the last's end,
@@ -43,6 +44,16 @@ def load(prof):
         return rank, json.load(f)
 
 
+COMMUNICATION = 16  # the timeline's sort index of the Communication process
+
+
+def ends_at_op(f, task):
+    """Whether flow end f is at the task's op: msprof ends a collective's
+    flow on the Communication process of the task's device, at its start."""
+    return ((f["pid"] >> 5) & 31 == COMMUNICATION
+            and f["pid"] & 31 == task["pid"] & 31 and f["ts"] == task["ts"])
+
+
 class Rank:
     def __init__(self, rank, ev):
         self.rank = rank
@@ -70,8 +81,7 @@ class Rank:
                     or s["cat"] != "HostToDevice"
                     or (s["pid"], s["tid"], s["ts"]) !=
                     (call["pid"], call["tid"], call["ts"])
-                    or (f["pid"], f["tid"], f["ts"]) !=
-                    (t["pid"], t["tid"], t["ts"])):
+                    or not ends_at_op(f, t)):
                 bad.append(t)
         return bad
 
