@@ -316,3 +316,34 @@ run_as() {
 	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \
 		env HOME="$TEST_HOME" "$@"
 }
+
+# job_window LOG OUT LOGS N ARGS...: msprof (--hccl=on, output OUT) launches
+# run_ranks.sh N --wait-signal ARGS (the ranks' logs in LOGS), opens one
+# window, releases every rank's steps and waits for them to end, then quits;
+# returns msprof's status.
+job_window() {
+	local log=$1 out=$2 logs=$3 n=$4 r
+	shift 4
+	mkdir -p "$logs"
+	msprof_open "$log" --dynamic=on --hccl=on --output="$out" \
+		env RUN_RANKS_LOGS="$logs" RUN_RANKS_TIMEOUT=180 \
+		tools/npusim/sample/run_ranks.sh "$n" --wait-signal "$@"
+	for r in $(seq 0 $((n - 1))); do
+		wait_for "$logs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
+	done
+	say start
+	wait_for "$log" "collection started (window 1)" 30
+	release_ranks "$logs" "$n"
+	wait_for "$log" "no task left to profile" 30
+	say quit
+	msprof_close
+}
+# release_ranks LOGS N: starts the steps of the N ranks waiting in LOGS and
+# waits until each has ended its communicator.
+release_ranks() {
+	local r
+	kill -USR1 $(sed -n 's/^npu_sample pid=//p' "$1"/rank_*.log)
+	for r in $(seq 0 $(($2 - 1))); do
+		wait_for "$1/rank_$r.log" "calls HcclCommDestroy" 120
+	done
+}

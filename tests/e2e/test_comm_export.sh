@@ -6,26 +6,9 @@
 # communication_statistic counts the calls; the db's COMMUNICATION_OP rows
 # join their CANN_API calls; --analyze=on writes the communication files.
 source tests/e2e/lib.sh
-RUN=tools/npusim/sample/run_ranks.sh
 STEPS=12
 
-mkdir "$WORK/logs"
-msprof_open "$WORK/job.log" --dynamic=on --hccl=on --output="$WORK/out" \
-	env RUN_RANKS_LOGS="$WORK/logs" RUN_RANKS_TIMEOUT=120 \
-	$RUN 4 --wait-signal --steps $STEPS --step-ms 10 --slow-rank=2
-for r in 0 1 2 3; do
-	wait_for "$WORK/logs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
-done
-say start
-wait_for "$WORK/job.log" "collection started (window 1)" 30
-pids=$(sed -n 's/^npu_sample pid=//p' "$WORK"/logs/rank_*.log)
-kill -USR1 $pids
-for r in 0 1 2 3; do
-	wait_for "$WORK/logs/rank_$r.log" "calls HcclCommDestroy" 60
-done
-wait_for "$WORK/job.log" "no task left to profile" 30
-say quit
-msprof_close
+job_window "$WORK/job.log" "$WORK/out" "$WORK/logs" 4 --steps $STEPS --step-ms 10 --slow-rank=2
 check "msprof: exit 0" [ $? -eq 0 ]
 check "4 PROF_ directories" [ "$(prof_dirs "$WORK/out" | wc -l)" = 4 ]
 

@@ -57,7 +57,7 @@ check "  and leaves no rendezvous file (inode $ino)" shm_gone "$ino"
 STEPS=20
 SLOW=2
 SLOW_MS=20
-JOB_ARGS="4 --wait-signal --steps $STEPS --step-ms 10 --slow-rank=$SLOW --slow-ms=$SLOW_MS"
+JOB_ARGS="--steps $STEPS --step-ms 10 --slow-rank=$SLOW --slow-ms=$SLOW_MS"
 check_job() {
 	local d dirs
 	mapfile -t dirs < <(prof_dirs "$WORK/$1")
@@ -73,36 +73,15 @@ check_job() {
 	check "$1: the job's ranks, counts, flows, slow rank and waits" [ $? -eq 0 ]
 }
 
-# go LOGS: starts the steps of the 4 ranks waiting in LOGS, waits for their end.
-go() {
-	local r pids
-	pids=$(sed -n 's/^npu_sample pid=//p' "$1"/rank_*.log)
-	kill -USR1 $pids
-	for r in 0 1 2 3; do
-		wait_for "$1/rank_$r.log" "calls HcclCommDestroy" 120
-	done
-}
-
 # --- one launch-mode window over every rank ----------------------------
-mkdir "$WORK/logs"
-msprof_open "$WORK/job.log" --dynamic=on --hccl=on --output="$WORK/out" \
-	env RUN_RANKS_LOGS="$WORK/logs" RUN_RANKS_TIMEOUT=180 $RUN $JOB_ARGS
-for r in 0 1 2 3; do
-	wait_for "$WORK/logs/rank_$r.log" "npu_sample waiting for SIGUSR1" 30
-done
-say start
-wait_for "$WORK/job.log" "collection started (window 1)" 30
-go "$WORK/logs"
-wait_for "$WORK/job.log" "no task left to profile" 30
-say quit
-msprof_close
+job_window "$WORK/job.log" "$WORK/out" "$WORK/logs" 4 $JOB_ARGS
 check "launch: msprof exit 0" [ $? -eq 0 ]
 show "$WORK/job.log"
 check_job out
 
 # --- attach: --pid= every rank of a running job, one window -------------
 mkdir "$WORK/alogs"
-PROFILING_MODE=dynamic RUN_RANKS_LOGS="$WORK/alogs" RUN_RANKS_TIMEOUT=180 $RUN $JOB_ARGS &
+PROFILING_MODE=dynamic RUN_RANKS_LOGS="$WORK/alogs" RUN_RANKS_TIMEOUT=180 $RUN 4 --wait-signal $JOB_ARGS &
 job=$!
 PIDS_TO_KILL+=("$job")
 for r in 0 1 2 3; do
@@ -116,7 +95,7 @@ msprof_open "$WORK/attach.log" --dynamic=on --hccl=on --output="$WORK/aout" \
 	--pid="$(echo $pids | tr ' ' ,)"
 say start
 wait_for "$WORK/attach.log" "collection started (window 1)" 30
-go "$WORK/alogs"
+release_ranks "$WORK/alogs" 4
 wait_pid "$job" 60
 check "attach: the job ends, exit 0" [ $? -eq 0 ]
 say stop
