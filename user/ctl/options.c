@@ -2,6 +2,7 @@
 /* The msprof command line, checked in full before anything is touched. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ enum {
 	OPT_TYPE,
 	OPT_QUERY,
 	OPT_ANALYZE,
+	OPT_CONTROL,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
@@ -63,6 +65,7 @@ static const struct option fixed_opts[] = {
 	{ "type", required_argument, NULL, OPT_TYPE },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "analyze", required_argument, NULL, OPT_ANALYZE },
+	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 };
@@ -94,6 +97,9 @@ void opts_usage(FILE *fp)
 	      "                          (default: on in launch mode, off in attach mode)\n"
 	      "  --ioctl-payload=on|off  keep each driver ioctl's argument struct as the\n"
 	      "                          call returns, 64 bytes at most (default off)\n"
+	      "  --control=<path>        also read the prompt's commands from a FIFO msprof\n"
+	      "                          makes there (0600; %h: this host's name), e.g. for\n"
+	      "                          pdsh or srun; stdin's end then does not end msprof\n"
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
 	      "                          (default 1800, as msprof)\n"
 	      "  --buffer-size=<N>[K|M]  kernel ring buffer size, 4K..1024M (default 8M)\n"
@@ -108,7 +114,7 @@ void opts_usage(FILE *fp)
 	      "  --help                  this text\n"
 	      "  --version               msprof's version\n"
 	      "\n"
-	      "At the (msprof) prompt: start, stop, status, help, quit.\n",
+	      "At the (msprof) prompt: start, start at <when>, stop, status, help, quit.\n",
 	      fp);
 }
 
@@ -344,6 +350,13 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		ret = parse_number(name, val, 1, 7 * 24 * 3600, &n, err, len);
 		o->idle_timeout_s = (unsigned int)n;
 		return ret;
+	case OPT_CONTROL:
+		if (!*val)
+			return input_error(err, len, "--control needs a path");
+		if (strlen(val) >= PATH_MAX)
+			return input_error(err, len, "--control: the path is longer than %d bytes", PATH_MAX - 1);
+		o->control = val;
+		return 0;
 	case OPT_VERSION:
 		s->version = true;
 		return 0;
@@ -369,6 +382,8 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return input_error(err, len, "--application is empty");
 	if (s->type && !s->export)
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
+	if (o->control && !s->dynamic)
+		return input_error(err, len, "--control goes with --dynamic=on");
 	if (s->query) {
 		if (s->export || s->analyze || s->dynamic || o->npids || o->app_argv)
 			return input_error(err, len, "--query=on cannot be combined with --export, --analyze, --dynamic, --pid or an app");

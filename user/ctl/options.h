@@ -33,6 +33,7 @@ struct msprof_opts {
 	bool follow_children;		/* --follow-children (launch mode: on) */
 	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
 	bool db;			/* --type=db: export the SQLite db too */
+	const char *control;		/* --control=<path>: commands from a FIFO */
 	/* msprof's collection switches */
 	bool ascendcl;
 	bool runtime_api;

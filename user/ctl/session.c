@@ -176,7 +176,7 @@ static void abort_start(struct session *s)
 	s->w.number--;
 }
 
-int session_start(struct session *s)
+int session_start(struct session *s, uint64_t requested_real_ns)
 {
 	struct targets *ts = &s->targets;
 	int i, err;
@@ -195,6 +195,8 @@ int session_start(struct session *s)
 		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
 	s->w.number++;
 	clock_pair_now(&s->w.start);
+	s->w.requested_real_ns = requested_real_ns;
+	s->w.opened_real_ns = 0;
 	err = tracer_stats(s->w.tracer, s->stats_at_start);
 	s->w.collector.unattributed = 0;
 	for (i = 0; !err && i < ts->n; i++) {
@@ -214,6 +216,8 @@ int session_start(struct session *s)
 	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->w.tracer, true);
+	/* The instant collection began, for the spread of many nodes' starts. */
+	s->w.opened_real_ns = clock_ns(CLOCK_REALTIME);
 	testpoint("after-gate-open");
 	if (err) {
 		abort_start(s);
