@@ -228,7 +228,12 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGQUIT);
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	/*
+	 * Exactly these: a launcher may hand down others blocked (pdsh blocks
+	 * SIGCHLD), and one of those pending since before the exec would end
+	 * every wait on an agent as a signal for msprof.
+	 */
+	sigprocmask(SIG_SETMASK, &mask, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sigfd < 0) {
