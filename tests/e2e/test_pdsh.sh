@@ -12,13 +12,21 @@ NODES="node1 node2"
 # ns since the epoch, from a window's msprof_ebpf_window.json
 facts() { jq -r "$2" "$1"/PROF_*/msprof_ebpf_window.json; }
 
-pdsh_run() {
-	local n
+# Each node's task: rank 0 on node1, rank 1 on node2 (of a job whose
+# collectives are not what is tested here).
+node_tasks() {
+	local n r=0
 	for n in $NODES; do
-		start_task --steps 0 --step-ms 10 || exit 1
+		RANK_ID=$r RANK_SIZE=2 start_task --steps 0 --step-ms 10 --no-allreduce || exit 1
 		echo "$TASK_PID" >"$WORK/pid.$n"
 		mkdir "$WORK/$n"
+		r=$((r + 1))
 	done
+}
+
+pdsh_run() {
+	local n
+	node_tasks
 	# Each node's msprof as pdsh runs it: its stdin an open socket, no
 	# terminal; %h is pdsh's for the host's name.
 	pdsh -S -R exec -w node[1-2] sh -c "exec $MSPROF --dynamic=on \
@@ -72,7 +80,51 @@ if command -v pdsh >/dev/null; then
 	pdsh_run
 else
 	skip "two msprof instances driven through pdsh" "no pdsh: tools/install-deps.sh installs it"
+	# The windows --collect gathers below, one msprof after the other.
+	node_tasks
+	for n in $NODES; do
+		timed_window 0.5 "$WORK/$n.log" --dynamic=on \
+			--pid="$(cat "$WORK/pid.$n")" --output="$WORK/$n"
+		kill -TERM "$(cat "$WORK/pid.$n")"
+	done
 fi
+
+# --- --collect: every node's PROF_ directories into one cluster dir -------
+# As rpdcp or scp bring them: each node's output in a directory of its own.
+mkdir "$WORK/copies"
+for n in $NODES; do
+	cp -a "$WORK/$n" "$WORK/copies/$n"
+done
+"$MSPROF" --collect="$WORK/cluster" "$WORK/copies/node1" "$WORK/copies/node2" \
+	>"$WORK/collect.log" 2>&1
+check "--collect of two nodes: exit 0" [ $? -eq 0 ] || cat "$WORK/collect.log"
+check "  two PROF_ directories in the cluster dir" [ "$(prof_dirs "$WORK/cluster" | wc -l)" = 2 ]
+ranks=$(cat "$WORK"/cluster/PROF_*/device_*/info.json.[0-9] | jq -s -c '[.[].rank_id] | sort')
+check "  ranks 0 and 1, each with its device dir (got $ranks)" [ "$ranks" = "[0,1]" ]
+check "  copied as they were" diff -r "$WORK/copies/node1/$(ls "$WORK/node1")" \
+	"$WORK/cluster/$(ls "$WORK/node1")"
+check "  nothing else left in it" [ "$(ls -A "$WORK/cluster" | grep -vc '^PROF_')" = 0 ]
+# The same again: names already there get a suffix, nothing is replaced.
+"$MSPROF" --collect="$WORK/cluster" "$WORK/copies/node1/$(ls "$WORK/node1")" \
+	>"$WORK/collect2.log" 2>&1
+check "a name already collected: collected beside it, _2" \
+	[ -d "$WORK/cluster/$(ls "$WORK/node1")_2" ]
+# A source holding a link (to a file of root's) is refused, whole.
+d=$WORK/copies/node2/$(ls "$WORK/node2")
+ln -s /etc/shadow "$d/host/data/evil"
+"$MSPROF" --collect="$WORK/cluster3" "$WORK/copies/node1" "$WORK/copies/node2" \
+	>"$WORK/collect3.log" 2>"$WORK/collect3.err"
+check "a symlink in a source: exit 1" [ $? -eq 1 ]
+check "  said in one line naming it" [ "$(wc -l <"$WORK/collect3.err")" = 1 ] &&
+	grep -q "host/data/evil is a symbolic link; not collected" "$WORK/collect3.err"
+check "  the other node is collected, that one not at all" \
+	[ "$(ls -A "$WORK/cluster3")" = "$(ls "$WORK/node1")" ]
+rm "$d/host/data/evil"
+ln -s "$WORK/copies/node1/$(ls "$WORK/node1")" "$WORK/copies/PROF_000009_link"
+"$MSPROF" --collect="$WORK/cluster4" "$WORK/copies" >/dev/null 2>"$WORK/collect4.err"
+check "a PROF_ entry that is a symlink: refused" [ $? -eq 1 ] &&
+	grep -q "PROF_000009_link is a symbolic link" "$WORK/collect4.err"
+check "  and not collected" [ -z "$(ls -A "$WORK/cluster4")" ]
 
 # --- the control path's refusals -----------------------------------------
 start_task --steps 0 --step-ms 10 || exit 1

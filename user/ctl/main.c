@@ -14,6 +14,7 @@
 #include "agent_path.h"
 #include "control.h"
 #include "export/analyze.h"
+#include "export/collect.h"
 #include "export/export.h"
 #include "export/query.h"
 #include "interactive.h"
@@ -207,6 +208,11 @@ int main(int argc, char **argv)
 	}
 	if (o.mode == MSPROF_MODE_ANALYZE) {
 		err = analyze_run(o.output);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
+	if (o.mode == MSPROF_MODE_COLLECT) {
+		err = collect_run(o.collect, o.app_argv);
 		opts_free(&o);
 		return err ? 1 : 0;
 	}

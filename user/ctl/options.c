@@ -29,6 +29,7 @@ enum {
 	OPT_QUERY,
 	OPT_ANALYZE,
 	OPT_CONTROL,
+	OPT_COLLECT,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
@@ -66,6 +67,7 @@ static const struct option fixed_opts[] = {
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "analyze", required_argument, NULL, OPT_ANALYZE },
 	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 };
@@ -79,6 +81,7 @@ void opts_usage(FILE *fp)
 	      "       msprof --export=on [--type=text|db] --output=<PROF dir or its parent>\n"
 	      "       msprof --query=on --output=<PROF dir or its parent>\n"
 	      "       msprof --analyze=on --output=<PROF dir or its parent>\n"
+	      "       msprof --collect=<cluster dir> <dir>...\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
 	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
@@ -91,6 +94,9 @@ void opts_usage(FILE *fp)
 	      "  --query=on|off          list PROF_ directories: job, devices, dir, time, rank\n"
 	      "  --analyze=on|off        write PROF_*/analyze/: the communication analysis\n"
 	      "                          (a mode of its own: run --export=on separately)\n"
+	      "  --collect=<dir>         copy the PROF_ directories of the dirs given (each a\n"
+	      "                          PROF_ directory or one holding some: every node's)\n"
+	      "                          into <dir>, for msprof-analyze cluster\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --follow-children=on|off  processes a target starts become targets\n"
@@ -357,6 +363,11 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 			return input_error(err, len, "--control: the path is longer than %d bytes", PATH_MAX - 1);
 		o->control = val;
 		return 0;
+	case OPT_COLLECT:
+		if (!*val)
+			return input_error(err, len, "--collect needs the cluster directory");
+		o->collect = val;
+		return check_output(val, err, len);
 	case OPT_VERSION:
 		s->version = true;
 		return 0;
@@ -384,6 +395,14 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
 	if (o->control && !s->dynamic)
 		return input_error(err, len, "--control goes with --dynamic=on");
+	if (o->collect) {
+		if (s->export || s->query || s->analyze || s->dynamic || o->npids)
+			return input_error(err, len, "--collect cannot be combined with --export, --query, --analyze, --dynamic or --pid");
+		if (!o->app_argv)
+			return input_error(err, len, "--collect=%s needs the directories to collect from", o->collect);
+		o->mode = MSPROF_MODE_COLLECT;
+		return 0;
+	}
 	if (s->query) {
 		if (s->export || s->analyze || s->dynamic || o->npids || o->app_argv)
 			return input_error(err, len, "--query=on cannot be combined with --export, --analyze, --dynamic, --pid or an app");
