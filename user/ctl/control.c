@@ -44,10 +44,9 @@ static int expand(const char *tmpl, char *out, size_t len)
 	return 0;
 }
 
-/* Splits path into its directory (opened safely) and its last name. */
-static int open_parent(struct control *c)
+/* Splits path into its directory dir (opened as --output is) and its name. */
+static int open_parent(struct control *c, char *dir, size_t len)
 {
-	char dir[PATH_MAX];
 	char *slash = strrchr(c->path, '/');
 	const char *name = slash ? slash + 1 : c->path;
 
@@ -56,11 +55,11 @@ static int open_parent(struct control *c)
 		return -EISDIR;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, len, ".");
 	else if (slash == c->path)
-		snprintf(dir, sizeof(dir), "/");
+		snprintf(dir, len, "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - c->path), c->path);
+		snprintf(dir, len, "%.*s", (int)(slash - c->path), c->path);
 	return fsutil_dir_open_safe(dir, 0700, &c->dir);
 }
 
@@ -87,14 +86,8 @@ static const char *problem(int err)
 		return "something is already there (msprof makes the FIFO itself: remove it or pick another path)";
 	case -EISDIR:
 		return "names a directory, not a file to make";
-	case -ELOOP:
-		return "passes through a symbolic link root does not own";
-	case -ENOTDIR:
-		return "has a component that is not a directory";
 	case -EPERM:
-		return "is in a directory owned by another user, or what was opened is not the FIFO msprof made";
-	case -EACCES:
-		return "is in a directory others may write without the sticky bit";
+		return "is not the FIFO msprof made";
 	case -EINVAL:
 		return "takes %h (the host name) and %% only, and a host name without '/'";
 	default:
@@ -104,13 +97,17 @@ static const char *problem(int err)
 
 int control_open(struct control *c, const char *tmpl)
 {
+	char dir[PATH_MAX] = "";
+	const char *why = NULL;
 	int err;
 
 	c->dir = -1;
 	c->fd = -1;
 	err = expand(tmpl, c->path, sizeof(c->path));
-	if (!err)
-		err = open_parent(c);
+	if (!err) {
+		err = open_parent(c, dir, sizeof(dir));
+		why = err ? fsutil_dir_open_problem(err) : NULL;
+	}
 	if (!err)
 		err = mkfifoat(c->dir, c->name, 0600) ? -errno : 0;
 	if (!err) {
@@ -121,7 +118,10 @@ int control_open(struct control *c, const char *tmpl)
 	}
 	if (!err)
 		return 0;
-	ERR("--control %s: %s", *c->path ? c->path : tmpl, problem(err));
+	if (why)
+		ERR("--control %s: the directory %s %s", c->path, dir, why);
+	else
+		ERR("--control %s: %s", *c->path ? c->path : tmpl, problem(err));
 	/* Only a FIFO we made and checked is ever removed: none here. */
 	if (c->fd >= 0)
 		close(c->fd);

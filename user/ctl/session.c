@@ -54,22 +54,6 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
-static const char *output_problem(int err)
-{
-	switch (err) {
-	case -ELOOP:
-		return "is a symbolic link, or passes through one root does not own";
-	case -ENOTDIR:
-		return "is not a directory";
-	case -EPERM:
-		return "is owned by another user";
-	case -EACCES:
-		return "is writable by group or others and not sticky";
-	default:
-		return NULL;
-	}
-}
-
 /*
  * Opened once: every PROF_ directory is made through out, so that a path
  * swapped under --output later has no effect.  The absolute path is for
@@ -83,7 +67,7 @@ static int open_output(const char *dir, int *out, char *abs)
 	int err;
 
 	err = fsutil_dir_open_safe(dir, 0755, out);
-	why = output_problem(err);
+	why = fsutil_dir_open_problem(err);
 	if (why) {
 		ERR("--output %s %s", dir, why);
 		return err;

@@ -314,11 +314,8 @@ int collect_run(const char *dest, char *const *srcs)
 
 	err = fsutil_dir_open_safe(dest, 0755, &j.dest);
 	if (err) {
-		ERR("--collect: cannot use %s as the cluster directory: %s", dest,
-		    err == -ELOOP ? "a symbolic link" :
-		    err == -EPERM ? "owned by another user" :
-		    err == -EACCES ? "writable by others and not sticky" :
-		    strerror(-err));
+		ERR("--collect: the cluster directory %s %s", dest,
+		    fsutil_dir_open_problem(err) ?: strerror(-err));
 		return err;
 	}
 	err = make_stage(j.dest, stage, sizeof(stage));
