@@ -63,6 +63,10 @@ pdsh_run() {
 	local a b late spread
 	a=$(facts "$WORK/node1" .collecting_since_real_ns)
 	b=$(facts "$WORK/node2" .collecting_since_real_ns)
+	if ! [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ ]]; then
+		check "both windows say when they started (got '$a', '$b')" false
+		return
+	fi
 	spread=$(( (a > b ? a - b : b - a) / 1000 ))
 	late=$(( ((a > b ? a : b) - ${at/./}000000) / 1000 ))
 	echo "window starts: spread ${spread} us between the two; the later one ${late} us after the instant asked"

@@ -53,7 +53,7 @@ static int open_parent(struct control *c, char *dir, size_t len)
 	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
 	    strlen(name) >= sizeof(c->name))
 		return -EISDIR;
-	snprintf(c->name, sizeof(c->name), "%s", name);
+	memcpy(c->name, name, strlen(name) + 1);
 	if (!slash)
 		snprintf(dir, len, ".");
 	else if (slash == c->path)
