@@ -89,6 +89,9 @@ void line_input_feed(struct line_input *in)
 			rl_callback_read_char();
 		return;
 	}
+	/* A full buffer reads nothing, which is no end of input. */
+	if (in->len == sizeof(in->buf))
+		return;
 	n = read(in->fd, in->buf + in->len, sizeof(in->buf) - in->len);
 	if (n > 0)
 		in->len += (size_t)n;
