@@ -124,6 +124,13 @@ check "  said in one line naming it" [ "$(wc -l <"$WORK/collect3.err")" = 1 ] &&
 check "  the other node is collected, that one not at all" \
 	[ "$(ls -A "$WORK/cluster3")" = "$(ls "$WORK/node1")" ]
 rm "$d/host/data/evil"
+# A hard link: a file of root's someone linked into what they hand over.
+ln "$d/host/info.json" "$d/host/data/second_name"
+"$MSPROF" --collect="$WORK/cluster5" "$WORK/copies/node2" >/dev/null 2>"$WORK/collect5.err"
+check "a file of two links in a source: refused" [ $? -eq 1 ] &&
+	grep -q "has more than one link; not collected" "$WORK/collect5.err"
+check "  and nothing of it left" [ -z "$(ls -A "$WORK/cluster5")" ]
+rm "$d/host/data/second_name"
 ln -s "$WORK/copies/node1/$(ls "$WORK/node1")" "$WORK/copies/PROF_000009_link"
 "$MSPROF" --collect="$WORK/cluster4" "$WORK/copies" >/dev/null 2>"$WORK/collect4.err"
 check "a PROF_ entry that is a symlink: refused" [ $? -eq 1 ] &&

@@ -74,6 +74,12 @@ static int copy_file(int src, int dst, const char *name, struct copy *c)
 	in = safe_open_beneath(src, name, &st);
 	if (in < 0)
 		return in;
+	/* A second name may be a file of root's linked in by its reader. */
+	if (st.st_nlink != 1) {
+		close(in);
+		c->why = "has more than one link";
+		return -EMLINK;
+	}
 	if ((unsigned long long)st.st_size > c->bytes_left) {
 		close(in);
 		c->why = "is past the size limit of a PROF_ directory (64 GiB)";
