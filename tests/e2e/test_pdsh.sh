@@ -194,6 +194,7 @@ MP=$!
 PIDS_TO_KILL+=("$MP")
 wait_for "$WORK/at.log" "commands are read from" 10
 echo "start at @1" >"$WORK/c"
+echo "start at @$(( $(date +%s) + 60 )) and more" >"$WORK/c"
 echo "start at $(date -u -d '+2 days' +%Y-%m-%dT%H:%M:%SZ)" >"$WORK/c"
 echo "start at $(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%S)" >"$WORK/c"
 echo "start at @$(( $(date +%s) + 600 ))" >"$WORK/c"
@@ -205,5 +206,6 @@ show "$WORK/at.log"
 check "  a time in the past: refused" grep -q "start at: @1 is .* s in the past" "$WORK/at.log"
 check "  more than a day ahead: refused" grep -q "is more than a day ahead" "$WORK/at.log"
 check "  a time without a zone: refused" grep -q "ISO 8601 time with its zone" "$WORK/at.log"
+check "  anything after the time: refused" grep -q "start at takes one time" "$WORK/at.log"
 check "  stop cancels a start not yet come" grep -q "cancelled the start at" "$WORK/at.log"
 check "  and no window was made" [ -z "$(prof_dirs "$WORK/r")" ]

@@ -102,14 +102,14 @@ enum verdict { GO_ON, LEAVE };
 
 static enum verdict run_command(struct loop *l, const char *cmd, int *err)
 {
-	char word[32] = "", at[8] = "", when[CONTROL_LINE_MAX + 1] = "";
-	int n = sscanf(cmd, "%31s %7s %256s", word, at, when);
+	char word[32] = "", at[8] = "", when[CONTROL_LINE_MAX + 1] = "", more;
+	int n = sscanf(cmd, "%31s %7s %256s %c", word, at, when, &more);
 
 	if (n < 1)
 		return GO_ON;
 	if (!strcmp(word, "start") && n >= 2 && !strcmp(at, "at")) {
-		if (n < 3)
-			printf("msprof: start at needs a time: @<epoch seconds>[.frac] or ISO 8601 with a zone\n");
+		if (n != 3)
+			printf("msprof: start at takes one time: @<epoch seconds>[.frac] or ISO 8601 with a zone\n");
 		else if (l->start_at)
 			printf("msprof: a start is already set; stop cancels it\n");
 		else
