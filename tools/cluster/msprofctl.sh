@@ -27,7 +27,9 @@ while getopts R:w:c: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ -n "$hosts" ] && [ $# -gt 0 ] || usage
+if [ -z "$hosts" ] || [ $# -eq 0 ]; then
+	usage
+fi
 line=$*
 case $line in
 *"
@@ -43,6 +45,7 @@ fi
 # "%h" in its arguments, so this text spells the pattern %[h]; elsewhere
 # the node's short name is put in here.  The FIFO must be there (a write
 # never makes a file: conv=nocreat) and is not followed if a link.
+# shellcheck disable=SC2016 # expanded by the node's shell, not this one
 write='f=$1
 case $f in *%[h]*) f=$(printf %s "$f" | sed "s/%[h]/$(hostname -s)/g") ;; esac
 if ! [ -p "$f" ] || [ -L "$f" ]; then
