@@ -7,7 +7,7 @@
 #   kernels: also make test-kernels' QEMU, busybox-static and cpio (its arm64
 #          VMs run a cross-built tree: give cross too).
 set -e
-pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev libsqlite3-dev make gcc dpkg-dev man-db jq tmux python3 procps util-linux time bpftrace"
+pkgs="clang libclang-rt-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcunit1-dev libedit-dev libsqlite3-dev make gcc dpkg-dev man-db jq tmux python3 procps util-linux time bpftrace pdsh"
 foreign=""
 for arg in "$@"; do
 	case $arg in

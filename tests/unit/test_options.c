@@ -21,6 +21,7 @@ static int parse(struct msprof_opts *o, char **args)
 	argv[0] = "msprof";
 	while (*args)
 		argv[argc++] = *args++;
+	argv[argc] = NULL;	/* as main()'s: the app's arguments end there */
 	err[0] = '\0';
 	return opts_parse(o, argc, argv, err, sizeof(err));
 }
@@ -342,6 +343,32 @@ static void test_query(void)
 	expect_error(exp, "--query=on cannot be combined with --export");
 	expect_error(pid, "--query=on cannot be combined");
 	expect_error(bad, "--query takes on or off, not 'yes'");
+}
+
+static void test_control_collect(void)
+{
+	char *ctl[] = { "--dynamic=on", "--pid=3", "--control=/tmp/m.%h.ctl", NULL };
+	char *ctl_export[] = { "--export=on", "--control=/tmp/c", NULL };
+	char *ctl_empty[] = { "--dynamic=on", "--pid=3", "--control=", NULL };
+	char *col[] = { "--collect=/tmp/cl", "/n1", "/n2", NULL };
+	char *col_none[] = { "--collect=/tmp/cl", NULL };
+	char *col_dyn[] = { "--collect=/tmp/cl", "--dynamic=on", "/n1", NULL };
+	char *col_bad[] = { "--collect=/tmp/a;b", "/n1", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL(parse(&o, ctl), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_ATTACH);
+	CU_ASSERT_STRING_EQUAL(o.control, "/tmp/m.%h.ctl");
+	expect_error(ctl_export, "--control goes with --dynamic=on");
+	expect_error(ctl_empty, "--control needs a path");
+	CU_ASSERT_EQUAL(parse(&o, col), 0);
+	CU_ASSERT_EQUAL(o.mode, MSPROF_MODE_COLLECT);
+	CU_ASSERT_STRING_EQUAL(o.collect, "/tmp/cl");
+	CU_ASSERT_STRING_EQUAL(o.app_argv[1], "/n2");
+	CU_ASSERT_PTR_NULL(o.app_argv[2]);
+	expect_error(col_none, "needs the directories to collect from");
+	expect_error(col_dyn, "--collect cannot be combined");
+	expect_error(col_bad, "must not contain ';'");
 }
 
 static void test_analyze(void)
@@ -736,6 +763,7 @@ int register_options_tests(void)
 		{ "--type: bad values, without --export", test_type_errors },
 		{ "--query=on and what it cannot go with", test_query },
 		{ "--analyze=on and what it cannot go with", test_analyze },
+		{ "--control and --collect", test_control_collect },
 		{ "values refused, each quoted", test_values_refused },
 		{ "--pid lists add up, repeats once", test_pid_values },
 		{ "--pid: at most MSPROF_MAX_PIDS processes", test_pid_limit },

@@ -108,6 +108,22 @@ int fsutil_dir_open_safe(const char *path, mode_t mode, int *out)
 	return 0;
 }
 
+const char *fsutil_dir_open_problem(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "is a symbolic link, or passes through one root does not own";
+	case -ENOTDIR:
+		return "is not a directory";
+	case -EPERM:
+		return "is owned by another user";
+	case -EACCES:
+		return "is writable by group or others and not sticky";
+	default:
+		return NULL;
+	}
+}
+
 int fsutil_dir_for_each(int dir, dir_entry_fn fn, void *ctx)
 {
 	struct dirent *de;

@@ -18,6 +18,12 @@ int fsutil_mkdir_p(const char *path, mode_t mode);
  * unless it was missing.
  */
 int fsutil_dir_open_safe(const char *path, mode_t mode, int *fd);
+/*
+ * What a refusal of fsutil_dir_open_safe() means, as the end of a sentence
+ * whose subject is the directory ("is owned by another user"); NULL for
+ * any other error, which strerror() says.
+ */
+const char *fsutil_dir_open_problem(int err);
 
 /*
  * Calls fn(dir, name, ctx) on every entry of dir but "." and "..", through

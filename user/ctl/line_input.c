@@ -10,9 +10,11 @@
 #include "line_input.h"
 
 struct line_input {
-	const char *prompt;
+	const char *prompt;	/* NULL: none shown */
+	int fd;
 	bool tty;
 	bool eof;
+	bool skipping;		/* the rest of a line too long is dropped */
 	char buf[4096];		/* a pipe's bytes not yet split into lines */
 	size_t len;
 };
@@ -35,16 +37,23 @@ static void on_edited_line(char *line)
 	rl_callback_handler_remove();
 }
 
-int line_input_open(struct line_input **out, const char *prompt)
+int line_input_open_fd(struct line_input **out, int fd, const char *prompt)
 {
 	struct line_input *in = calloc(1, sizeof(*in));
 
 	if (!in)
 		return -ENOMEM;
 	in->prompt = prompt;
-	in->tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	in->fd = fd;
+	in->tty = prompt && fd == STDIN_FILENO && isatty(STDIN_FILENO) &&
+		  isatty(STDOUT_FILENO);
 	*out = in;
 	return 0;
+}
+
+int line_input_open(struct line_input **out, const char *prompt)
+{
+	return line_input_open_fd(out, STDIN_FILENO, prompt);
 }
 
 void line_input_close(struct line_input *in)
@@ -65,6 +74,8 @@ void line_input_prompt(struct line_input *in)
 		rl_callback_handler_install(in->prompt, on_edited_line);
 		return;
 	}
+	if (!in->prompt)
+		return;
 	fputs(in->prompt, stdout);
 	fflush(stdout);
 }
@@ -78,10 +89,13 @@ void line_input_feed(struct line_input *in)
 			rl_callback_read_char();
 		return;
 	}
-	n = read(STDIN_FILENO, in->buf + in->len, sizeof(in->buf) - in->len);
+	/* A full buffer reads nothing, which is no end of input. */
+	if (in->len == sizeof(in->buf))
+		return;
+	n = read(in->fd, in->buf + in->len, sizeof(in->buf) - in->len);
 	if (n > 0)
 		in->len += (size_t)n;
-	else if (n == 0 || errno != EINTR)
+	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
 		in->eof = true;
 }
 
@@ -102,19 +116,28 @@ static int next_edited(char *line, size_t len)
 
 int line_input_next(struct line_input *in, char *line, size_t len)
 {
+	bool was_skipping, too_long;
 	char *nl;
 	size_t n;
 
 	if (in->tty)
 		return next_edited(line, len);
-	nl = memchr(in->buf, '\n', in->len);
-	/* A full buffer without a newline is taken as one line. */
-	if (!nl && in->len < sizeof(in->buf) && !(in->eof && in->len))
-		return in->eof ? -1 : 0;
-	n = nl ? (size_t)(nl - in->buf) : in->len;
-	snprintf(line, len, "%.*s", (int)n, in->buf);
-	n += nl ? 1 : 0;
-	memmove(in->buf, in->buf + n, in->len - n);
-	in->len -= n;
-	return 1;
+	for (;;) {
+		nl = memchr(in->buf, '\n', in->len);
+		/* A full buffer without a newline is taken as one line. */
+		if (!nl && in->len < sizeof(in->buf) && !(in->eof && in->len))
+			return in->eof ? -1 : 0;
+		n = nl ? (size_t)(nl - in->buf) : in->len;
+		was_skipping = in->skipping;
+		too_long = n >= len;
+		if (!was_skipping && !too_long)
+			snprintf(line, len, "%.*s", (int)n, in->buf);
+		in->skipping = !nl && (was_skipping || too_long);
+		n += nl ? 1 : 0;
+		memmove(in->buf, in->buf + n, in->len - n);
+		in->len -= n;
+		/* The tail of a line already said to be too long: said once. */
+		if (!was_skipping)
+			return too_long ? LINE_INPUT_TOO_LONG : 1;
+	}
 }

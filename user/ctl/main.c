@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "agent_path.h"
+#include "control.h"
 #include "export/analyze.h"
+#include "export/collect.h"
 #include "export/export.h"
 #include "export/query.h"
 #include "interactive.h"
@@ -75,7 +77,8 @@ static int check_kernel(struct kfeatures *kf)
 }
 
 static int run_session(const struct msprof_opts *o, const struct kfeatures *kf,
-		       const int *pids, int npids, int sigfd, pid_t child)
+		       const int *pids, int npids, int sigfd, pid_t child,
+		       int ctl_fd)
 {
 	struct session *s;
 	int err;
@@ -83,7 +86,7 @@ static int run_session(const struct msprof_opts *o, const struct kfeatures *kf,
 	err = session_open(&s, o, kf, pids, npids, child, own_home());
 	if (err)
 		return err;
-	err = interactive_run(s, sigfd, child, o->idle_timeout_s);
+	err = interactive_run(s, sigfd, child, o->idle_timeout_s, ctl_fd);
 	session_close(s);
 	return err;
 }
@@ -132,7 +135,7 @@ static int find_agent(struct agent_path *ap)
 }
 
 static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
-		      const sigset_t *oldmask, int sigfd)
+		      const sigset_t *oldmask, int sigfd, int ctl_fd)
 {
 	struct agent_path agent;
 	int err, task_pid;
@@ -163,7 +166,7 @@ static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
 			o->app_argv[0], launch_wait_ms() / 1000);
 		return err;
 	}
-	err = run_session(o, kf, &task_pid, 1, sigfd, child);
+	err = run_session(o, kf, &task_pid, 1, sigfd, child, ctl_fd);
 	if (waitpid(child, NULL, WNOHANG) == 0) {
 		printf("msprof: waiting for %s (pid %d) to exit; Ctrl-C stops it\n",
 		       o->app_argv[0], child);
@@ -190,6 +193,7 @@ int main(int argc, char **argv)
 {
 	sigset_t mask, oldmask;
 	struct msprof_opts o;
+	struct control ctl;
 	struct kfeatures kf;
 	char err_msg[512];
 	int err, sigfd;
@@ -227,6 +231,11 @@ int main(int argc, char **argv)
 		opts_free(&o);
 		return err ? 1 : 0;
 	}
+	if (o.mode == MSPROF_MODE_COLLECT) {
+		err = collect_run(o.collect, o.app_argv);
+		opts_free(&o);
+		return err ? 1 : 0;
+	}
 	if (o.mode == MSPROF_MODE_QUERY) {
 		err = query_run(o.output);
 		opts_free(&o);
@@ -245,17 +254,32 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGQUIT);
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	/*
+	 * Exactly these: a launcher may hand down others blocked (pdsh blocks
+	 * SIGCHLD), and one of those pending since before the exec would end
+	 * every wait on an agent as a signal for msprof.
+	 */
+	sigprocmask(SIG_SETMASK, &mask, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sigfd < 0) {
 		perror("msprof: signalfd");
 		return 1;
 	}
+	/* Made before the app starts: a refused path leaves nothing running. */
+	ctl.fd = -1;
+	if (o.control && control_open(&ctl, o.control)) {
+		close(sigfd);
+		opts_free(&o);
+		return 1;
+	}
+	if (o.control)
+		printf("msprof: commands are read from %s too\n", ctl.path);
 	if (o.mode == MSPROF_MODE_LAUNCH)
-		err = run_launch(&o, &kf, &oldmask, sigfd);
+		err = run_launch(&o, &kf, &oldmask, sigfd, ctl.fd);
 	else
-		err = run_session(&o, &kf, o.pids, o.npids, sigfd, 0);
+		err = run_session(&o, &kf, o.pids, o.npids, sigfd, 0, ctl.fd);
+	control_close(&ctl);
 	close(sigfd);
 	opts_free(&o);
 	return err ? 1 : 0;

@@ -2,6 +2,7 @@
 /* The msprof command line, checked in full before anything is touched. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ enum {
 	OPT_TYPE,
 	OPT_QUERY,
 	OPT_ANALYZE,
+	OPT_CONTROL,
+	OPT_COLLECT,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_LIST,
@@ -65,6 +68,8 @@ static const struct option fixed_opts[] = {
 	{ "type", required_argument, NULL, OPT_TYPE },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "analyze", required_argument, NULL, OPT_ANALYZE },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -81,6 +86,7 @@ void opts_usage(FILE *fp)
 	      "       msprof --query=on --output=<PROF dir or its parent>\n"
 	      "       msprof --analyze=on --output=<PROF dir or its parent>\n"
 	      "       msprof --list\n"
+	      "       msprof --collect=<cluster dir> <dir>...\n"
 	      "\n"
 	      "  --dynamic=on|off        interactive start/stop collection (default off)\n"
 	      "  --pid=<pid>[,<pid>...]  attach to running tasks started with PROFILING_MODE=dynamic;\n"
@@ -98,12 +104,18 @@ void opts_usage(FILE *fp)
 	      "  --query=on|off          list PROF_ directories: job, devices, dir, time, rank\n"
 	      "  --analyze=on|off        write PROF_*/analyze/: the communication analysis\n"
 	      "                          (a mode of its own: run --export=on separately)\n"
+	      "  --collect=<dir>         copy the PROF_ directories of the dirs given (each a\n"
+	      "                          PROF_ directory or one holding some: every node's)\n"
+	      "                          into <dir>, for msprof-analyze cluster\n"
 	      "  --host-only=on|off      attach without the task's agent: host-side (eBPF) data\n"
 	      "                          only, for tasks not started with PROFILING_MODE=dynamic\n"
 	      "  --follow-children=on|off  processes a target starts become targets\n"
 	      "                          (default: on in launch mode, off in attach mode)\n"
 	      "  --ioctl-payload=on|off  keep each driver ioctl's argument struct as the\n"
 	      "                          call returns, 64 bytes at most (default off)\n"
+	      "  --control=<path>        also read the prompt's commands from a FIFO msprof\n"
+	      "                          makes there (0600; %h: this host's name), e.g. for\n"
+	      "                          pdsh or srun; stdin's end then does not end msprof\n"
 	      "  --idle-timeout=<s>      leave the prompt after <s> seconds without a start\n"
 	      "                          (default 1800, as msprof)\n"
 	      "  --buffer-size=<N>[K|M]  kernel ring buffer size, 4K..1024M (default 8M)\n"
@@ -118,7 +130,7 @@ void opts_usage(FILE *fp)
 	      "  --help                  this text\n"
 	      "  --version               msprof's version\n"
 	      "\n"
-	      "At the (msprof) prompt: start, stop, status, help, quit.\n",
+	      "At the (msprof) prompt: start, start at <when>, stop, status, help, quit.\n",
 	      fp);
 }
 
@@ -355,6 +367,18 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 		ret = parse_number(name, val, 1, 7 * 24 * 3600, &n, err, len);
 		o->idle_timeout_s = (unsigned int)n;
 		return ret;
+	case OPT_CONTROL:
+		if (!*val)
+			return input_error(err, len, "--control needs a path");
+		if (strlen(val) >= PATH_MAX)
+			return input_error(err, len, "--control: the path is longer than %d bytes", PATH_MAX - 1);
+		o->control = val;
+		return 0;
+	case OPT_COLLECT:
+		if (!*val)
+			return input_error(err, len, "--collect needs the cluster directory");
+		o->collect = val;
+		return check_output(val, err, len);
 	case OPT_VERSION:
 		s->version = true;
 		return 0;
@@ -399,6 +423,16 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return input_error(err, len, "--job goes with --dynamic=on: it attaches to a running job's ranks");
 	if (s->type && !s->export)
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
+	if (o->control && !s->dynamic)
+		return input_error(err, len, "--control goes with --dynamic=on");
+	if (o->collect) {
+		if (s->export || s->query || s->analyze || s->dynamic || o->npids)
+			return input_error(err, len, "--collect cannot be combined with --export, --query, --analyze, --dynamic or --pid");
+		if (!o->app_argv)
+			return input_error(err, len, "--collect=%s needs the directories to collect from", o->collect);
+		o->mode = MSPROF_MODE_COLLECT;
+		return 0;
+	}
 	if (s->query) {
 		if (s->export || s->analyze || s->dynamic || o->npids || o->app_argv)
 			return input_error(err, len, "--query=on cannot be combined with --export, --analyze, --dynamic, --pid or an app");

@@ -16,6 +16,7 @@ enum msprof_mode {
 	MSPROF_MODE_QUERY,	/* --query=on */
 	MSPROF_MODE_ANALYZE,	/* --analyze=on */
 	MSPROF_MODE_LIST,	/* --list */
+	MSPROF_MODE_COLLECT,	/* --collect=<dir> <src>... */
 	MSPROF_MODE_HELP,
 	MSPROF_MODE_VERSION,
 };
@@ -35,6 +36,8 @@ struct msprof_opts {
 	bool follow_children;		/* --follow-children (launch mode: on) */
 	const char *uprobes;		/* --uprobe=<lib>:<func>[,...] */
 	bool db;			/* --type=db: export the SQLite db too */
+	const char *control;		/* --control=<path>: commands from a FIFO */
+	const char *collect;		/* --collect=<dir>: app_argv, the sources */
 	/* msprof's collection switches */
 	bool ascendcl;
 	bool runtime_api;

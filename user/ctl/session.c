@@ -57,22 +57,6 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 	return err;
 }
 
-static const char *output_problem(int err)
-{
-	switch (err) {
-	case -ELOOP:
-		return "is a symbolic link, or passes through one root does not own";
-	case -ENOTDIR:
-		return "is not a directory";
-	case -EPERM:
-		return "is owned by another user";
-	case -EACCES:
-		return "is writable by group or others and not sticky";
-	default:
-		return NULL;
-	}
-}
-
 /*
  * Opened once: every PROF_ directory is made through out, so that a path
  * swapped under --output later has no effect.  The absolute path is for
@@ -86,7 +70,7 @@ static int open_output(const char *dir, int *out, char *abs)
 	int err;
 
 	err = fsutil_dir_open_safe(dir, 0755, out);
-	why = output_problem(err);
+	why = fsutil_dir_open_problem(err);
 	if (why) {
 		ERR("--output %s %s", dir, why);
 		return err;
@@ -190,7 +174,7 @@ static void abort_start(struct session *s)
 	s->w.number--;
 }
 
-int session_start(struct session *s)
+int session_start(struct session *s, uint64_t requested_real_ns)
 {
 	struct targets *ts = &s->targets;
 	int i, err;
@@ -212,6 +196,8 @@ int session_start(struct session *s)
 		tasklist_each_rank(s->job, targets_adopt_rank, ts);
 	s->w.number++;
 	clock_pair_now(&s->w.start);
+	s->w.requested_real_ns = requested_real_ns;
+	s->w.opened_real_ns = 0;
 	err = tracer_stats(s->w.tracer, s->stats_at_start);
 	s->w.collector.unattributed = 0;
 	for (i = 0; !err && i < ts->n; i++) {
@@ -231,6 +217,8 @@ int session_start(struct session *s)
 	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->w.tracer, true);
+	/* The instant collection began, for the spread of many nodes' starts. */
+	s->w.opened_real_ns = clock_ns(CLOCK_REALTIME);
 	testpoint("after-gate-open");
 	if (err) {
 		abort_start(s);

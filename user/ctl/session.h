@@ -3,6 +3,7 @@
 #define MSPROF_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "host/kfeatures.h"
@@ -20,7 +21,11 @@ struct session;
 int session_open(struct session **sp, const struct msprof_opts *o,
 		 const struct kfeatures *kf, const int *pids, int npids,
 		 pid_t launched, const char *home);
-int session_start(struct session *s);
+/*
+ * requested_real_ns: the CLOCK_REALTIME instant a "start at" asked for,
+ * recorded in the window beside the instant it opened; 0: a plain start.
+ */
+int session_start(struct session *s, uint64_t requested_real_ns);
 int session_stop(struct session *s);
 /*
  * The result lines msprof's own client prints (scripts written for it

@@ -26,6 +26,8 @@ static void window_summary(const struct window_ctx *w, const struct target *t,
 		.switches = &w->link.params,
 		.window = w->number,
 		.start = w->start,
+		.requested_real_ns = w->requested_real_ns,
+		.opened_real_ns = w->opened_real_ns,
 	};
 }
 

@@ -27,6 +27,8 @@ struct window_ctx {
 	bool collecting;		/* a window runs: from start to stop */
 	unsigned int number;		/* windows started so far */
 	struct clock_pair start;
+	uint64_t requested_real_ns;	/* "start at": the instant asked; 0: none */
+	uint64_t opened_real_ns;	/* the gate opened; 0: not yet */
 };
 
 /* What a window's end knows of all its targets together. */

@@ -284,6 +284,12 @@ static void put_facts(FILE *fp, const struct profdir_summary *s,
 	json_put_str(fp, h->host_uid);
 	fprintf(fp, ",\n  \"window\": %u", s->window);
 	put_pair(fp, "start", &s->start);
+	if (s->requested_real_ns)
+		fprintf(fp, ",\n  \"start_at_requested_real_ns\": %llu",
+			(unsigned long long)s->requested_real_ns);
+	if (s->opened_real_ns)
+		fprintf(fp, ",\n  \"collecting_since_real_ns\": %llu",
+			(unsigned long long)s->opened_real_ns);
 	if (ended) {
 		put_pair(fp, "end", &s->end);
 		fprintf(fp, ",\n"

@@ -37,6 +37,8 @@ struct profdir_summary {
 	const struct params_switches *switches;
 	unsigned int window;
 	struct clock_pair start;
+	uint64_t requested_real_ns;	/* "start at <when>": when; 0: none */
+	uint64_t opened_real_ns;	/* collection began (gate open); 0: unknown */
 	struct clock_pair end;
 	uint64_t api_events;
 	uint64_t ioctl_events;
