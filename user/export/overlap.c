@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Overlap Analysis: a device's time as computing, communicating or free. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "naming.h"
@@ -34,109 +32,120 @@ bool overlap_is_comm(const struct profdata *p, const struct devtask *t)
 	return !strcmp(naming_devtask_type(p, t), "HCCL");
 }
 
-/* A device's intervals of one kind, merged, by start. */
-struct ivals {
-	struct overlap_ival *v;
-	size_t n, cap;
-};
-
-static int ival_add(struct ivals *s, enum overlap_kind kind, uint64_t start,
-		    uint64_t end)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct overlap_ival *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = (struct overlap_ival){ kind, start, end };
-	return 0;
-}
-
-/* The union of the tasks [from, to) that pick takes, which are by start. */
-static int merged(const struct profdata *p, size_t from, size_t to,
-		  bool (*pick)(const struct profdata *, const struct devtask *),
-		  enum overlap_kind kind, struct ivals *out)
-{
-	size_t i;
-
-	for (i = from; i < to; i++) {
-		const struct devtask *t = &p->tasks[i];
-		struct overlap_ival *last = out->n ? &out->v[out->n - 1] : NULL;
-		int err;
-
-		if (t->end_ns <= t->start_ns || !pick(p, t))
-			continue;
-		if (last && t->start_ns <= last->end_ns) {
-			if (t->end_ns > last->end_ns)
-				last->end_ns = t->end_ns;
-			continue;
-		}
-		err = ival_add(out, kind, t->start_ns, t->end_ns);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * What of the merged intervals a leaves uncovered by the merged b, as
- * kind; with a the whole span, the gaps between b's intervals.
- */
-static int minus(const struct ivals *a, const struct ivals *b,
-		 enum overlap_kind kind, struct ivals *out)
-{
-	size_t i, j = 0;
-	int err;
-
-	for (i = 0; i < a->n; i++) {
-		uint64_t at = a->v[i].start_ns, end = a->v[i].end_ns;
-
-		while (j < b->n && b->v[j].end_ns <= at)
-			j++;
-		for (; j < b->n && b->v[j].start_ns < end; j++) {
-			if (b->v[j].start_ns > at) {
-				err = ival_add(out, kind, at, b->v[j].start_ns);
-				if (err)
-					return err;
-			}
-			if (b->v[j].end_ns >= end) {
-				at = end;
-				break;
-			}
-			at = b->v[j].end_ns;
-		}
-		if (at < end) {
-			err = ival_add(out, kind, at, end);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-static int by_start(const void *a, const void *b)
-{
-	const struct overlap_ival *x = a, *y = b;
-
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return (int)x->kind - (int)y->kind;
-}
-
 static bool is_busy(const struct profdata *p, const struct devtask *t)
 {
 	return overlap_is_compute(p, t) || overlap_is_comm(p, t);
 }
 
-/* One device's intervals, [from, to) of p->tasks, by start, into all. */
-static int device_ivals(const struct profdata *p, size_t from, size_t to,
-			struct ivals *all)
+/*
+ * The intervals are made as they are handed on, from cursors over the
+ * device's tasks (by start): a window's worth of them never sits in
+ * memory, once per output thread (the timeline's and the db's).
+ */
+
+/* The union of the tasks a pick takes, one merged interval at a time. */
+struct run {
+	const struct profdata *p;
+	bool (*pick)(const struct profdata *, const struct devtask *);
+	size_t i, to;
+	bool has;		/* [s, e) is the current interval */
+	uint64_t s, e;
+};
+
+static void run_next(struct run *r)
 {
-	struct ivals comp = { 0 }, comm = { 0 }, busy = { 0 }, span = { 0 };
+	const struct devtask *t;
+
+	r->has = false;
+	for (; r->i < r->to; r->i++) {
+		t = &r->p->tasks[r->i];
+		if (t->end_ns <= t->start_ns || !r->pick(r->p, t))
+			continue;
+		if (!r->has) {
+			r->has = true;
+			r->s = t->start_ns;
+			r->e = t->end_ns;
+		} else if (t->start_ns <= r->e) {
+			if (t->end_ns > r->e)
+				r->e = t->end_ns;
+		} else {
+			return;
+		}
+	}
+}
+
+static void run_start(struct run *r, const struct profdata *p, size_t from,
+		      size_t to, bool (*pick)(const struct profdata *,
+					      const struct devtask *))
+{
+	*r = (struct run){ .p = p, .pick = pick, .i = from, .to = to };
+	run_next(r);
+}
+
+/* What of a's intervals b leaves uncovered, one piece at a time. */
+struct gaps {
+	struct run a, b;
+	uint64_t at;		/* a's current interval is uncovered from here */
+	bool has;
+	uint64_t s, e;
+};
+
+static void gaps_next(struct gaps *g)
+{
+	g->has = false;
+	while (!g->has && g->a.has) {
+		uint64_t end = g->a.e;
+
+		while (g->b.has && g->b.e <= g->at)
+			run_next(&g->b);
+		if (!g->b.has || g->b.s >= end) {
+			/* b covers nothing more of a's interval. */
+			g->has = true;
+			g->s = g->at;
+			g->e = end;
+			g->at = end;
+		} else {
+			if (g->b.s > g->at) {
+				g->has = true;
+				g->s = g->at;
+				g->e = g->b.s;
+			}
+			g->at = g->b.e;
+		}
+		if (g->at >= end) {
+			run_next(&g->a);
+			g->at = g->a.s;
+		}
+	}
+}
+
+static void gaps_start(struct gaps *g, const struct run *a, const struct run *b)
+{
+	g->a = *a;
+	g->b = *b;
+	g->at = a->s;
+	gaps_next(g);
+}
+
+/* Any task at all, as one interval: the device's span. */
+static bool any(const struct profdata *p, const struct devtask *t)
+{
+	(void)p;
+	(void)t;
+	return true;
+}
+
+/*
+ * One device's intervals, [from, to) of p->tasks, to fn in ascending
+ * (start, kind) order: Computing, Communication, Not Overlapped (the
+ * collectives' time minus computing) and Free (the span minus both).
+ */
+static int device_each(const struct profdata *p, size_t from, size_t to,
+		       overlap_fn fn, void *ctx)
+{
+	uint32_t dev = p->tasks[from].device;
+	struct run comp, comm, busy, span;
+	struct gaps notov, idle;
 	uint64_t end = 0;
 	size_t i;
 	int err;
@@ -144,61 +153,52 @@ static int device_ivals(const struct profdata *p, size_t from, size_t to,
 	for (i = from; i < to; i++)
 		if (p->tasks[i].end_ns > end)
 			end = p->tasks[i].end_ns;
-	err = merged(p, from, to, overlap_is_compute, OVERLAP_COMPUTE, &comp);
-	if (!err)
-		err = merged(p, from, to, overlap_is_comm, OVERLAP_COMMUNICATION, &comm);
-	if (!err)
-		err = merged(p, from, to, is_busy, OVERLAP_FREE, &busy);
-	if (!err && end > p->tasks[from].start_ns)
-		err = ival_add(&span, OVERLAP_FREE, p->tasks[from].start_ns, end);
-	for (i = 0; !err && i < comp.n; i++)
-		err = ival_add(all, OVERLAP_COMPUTE, comp.v[i].start_ns, comp.v[i].end_ns);
-	for (i = 0; !err && i < comm.n; i++)
-		err = ival_add(all, OVERLAP_COMMUNICATION, comm.v[i].start_ns,
-			       comm.v[i].end_ns);
-	if (!err)
-		err = minus(&comm, &comp, OVERLAP_COMM_NOT_OVERLAPPED, all);
-	if (!err)
-		err = minus(&span, &busy, OVERLAP_FREE, all);
-	free(comp.v);
-	free(comm.v);
-	free(busy.v);
-	free(span.v);
-	return err;
-}
+	run_start(&comp, p, from, to, overlap_is_compute);
+	run_start(&comm, p, from, to, overlap_is_comm);
+	run_start(&busy, p, from, to, is_busy);
+	/* The span is one interval: tasks are by start, none ends after end. */
+	span = (struct run){ .p = p, .pick = any, .i = to, .to = to,
+			     .has = end > p->tasks[from].start_ns,
+			     .s = p->tasks[from].start_ns, .e = end };
+	gaps_start(&notov, &comm, &comp);
+	gaps_start(&idle, &span, &busy);
+	for (;;) {
+		struct { bool *has; uint64_t *s, *e; enum overlap_kind kind; } c[] = {
+			{ &comp.has, &comp.s, &comp.e, OVERLAP_COMPUTE },
+			{ &comm.has, &comm.s, &comm.e, OVERLAP_COMMUNICATION },
+			{ &notov.has, &notov.s, &notov.e, OVERLAP_COMM_NOT_OVERLAPPED },
+			{ &idle.has, &idle.s, &idle.e, OVERLAP_FREE },
+		};
+		int k, best = -1;
 
-int overlap_device(const struct profdata *p, size_t from, size_t to,
-		   struct overlap_ival **v, size_t *n)
-{
-	struct ivals all = { 0 };
-	int err = from < to ? device_ivals(p, from, to, &all) : 0;
-
-	if (err) {
-		free(all.v);
-		return err;
+		/* Kinds in order: at one start, the lower kind goes first. */
+		for (k = 0; k < 4; k++)
+			if (*c[k].has && (best < 0 || *c[k].s < *c[best].s))
+				best = k;
+		if (best < 0)
+			return 0;
+		err = fn(dev, c[best].kind, *c[best].s, *c[best].e, ctx);
+		if (err)
+			return err;
+		switch (best) {
+		case 0: run_next(&comp); break;
+		case 1: run_next(&comm); break;
+		case 2: gaps_next(&notov); break;
+		default: gaps_next(&idle); break;
+		}
 	}
-	if (all.n)
-		qsort(all.v, all.n, sizeof(*all.v), by_start);
-	*v = all.v;
-	*n = all.n;
-	return 0;
 }
 
 int overlap_each(const struct profdata *p, overlap_fn fn, void *ctx)
 {
-	struct overlap_ival *v;
-	size_t from, to, i, n;
+	size_t from, to;
 	int err;
 
 	for (from = 0; from < p->ntasks; from = to) {
 		for (to = from + 1; to < p->ntasks &&
 		     p->tasks[to].device == p->tasks[from].device; to++)
 			;
-		err = overlap_device(p, from, to, &v, &n);
-		for (i = 0; !err && i < n; i++)
-			err = fn(p->tasks[from].device, v[i].kind, v[i].start_ns,
-				 v[i].end_ns, ctx);
-		free(v);
+		err = device_each(p, from, to, fn, ctx);
 		if (err)
 			return err;
 	}

@@ -29,28 +29,15 @@ bool overlap_is_compute(const struct profdata *p, const struct devtask *t);
 /* A collective's task (Task Type HCCL): communication. */
 bool overlap_is_comm(const struct profdata *p, const struct devtask *t);
 
-struct overlap_ival {
-	enum overlap_kind kind;
-	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, start < end */
-};
-
 /*
- * One device's intervals, the tasks [from, to) of p->tasks (one device,
- * by start), in ascending start order, in *v (the caller frees it).
- * Computing is the union of the compute tasks, Communication that of the
- * collectives, Communication(Not Overlapped) what of it no computing
- * hides, Free what of the device's span, from its first task's start to
- * its last task's end, neither computes nor communicates.  Computing,
- * Not Overlapped and Free tile the span: msprof-analyze adds them up
- * for a step's time.
- */
-int overlap_device(const struct profdata *p, size_t from, size_t to,
-		   struct overlap_ival **v, size_t *n);
-
-/*
- * Hands fn each interval of every device, device by device, as
- * overlap_device() finds them.  A non-zero return of fn ends the walk
- * with it.
+ * Hands fn each interval of every device, device by device, each device's
+ * in ascending start order.  Computing is the union of the compute tasks,
+ * Communication that of the collectives, Communication(Not Overlapped)
+ * what of it no computing hides, Free what of the device's span, from its
+ * first task's start to its last task's end, neither computes nor
+ * communicates.  Computing, Not Overlapped and Free tile the span:
+ * msprof-analyze adds them up for a step's time.  A non-zero return of fn
+ * ends the walk with it.
  */
 typedef int (*overlap_fn)(uint32_t device, enum overlap_kind kind,
 			  uint64_t start_ns, uint64_t end_ns, void *ctx);
