@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "export/analyze.h"
+#include "export/comm.h"
 #include "export/profdata.h"
 #include "export/timeline.h"
 #include "msprof/probe_packs.h"
@@ -824,6 +825,70 @@ static void test_comm_events(void)
 	remove_dir(dir);
 }
 
+/*
+ * Five collectives on communicators A B A C B, each call just before its
+ * task: groups numbered by first op, each group's ops counted apart.
+ */
+static void test_comm_groups(void)
+{
+	static const char names[] = "HcclAllReduce\0count\0dtype\0comm";
+	static const uint64_t comms[] = { 0xa, 0xb, 0xa, 0xc, 0xb };
+	static const uint32_t group[] = { 0, 1, 0, 2, 1 }, seq[] = { 0, 0, 1, 0, 1 };
+	struct {
+		struct msprof_name_rec h;
+		char names[sizeof(names)];
+	} nr = { .h = { .layer = MSPROF_LAYER_HCCL,
+			.arg_kinds = { MSPROF_ARG_UINT, MSPROF_ARG_UINT, MSPROF_ARG_HEX } } };
+	struct {
+		struct msprof_devtask_rec h;
+		char name[16];
+	} dt = { .name = "hcom_allReduce_" };
+	char dir[] = "/tmp/msprof-tl-XXXXXX", path[128];
+	struct msprof_api_event api;
+	struct comm_ops c;
+	struct profdata p;
+	struct recfile *f, *d;
+	size_t i, n = sizeof(comms) / sizeof(comms[0]);
+
+	memcpy(nr.names, names, sizeof(names));
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&d, path), 0);
+	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
+	for (i = 0; i < n; i++) {
+		api = (struct msprof_api_event){
+			.kind = MSPROF_EV_API, .tgid = 77, .tid = 7, .ns_tid = 3,
+			.start_ns = 1000 * i + 500, .end_ns = 1000 * i + 900,
+			.args = { 16, 4, comms[i] },
+		};
+		dt.h = (struct msprof_devtask_rec){ .host_tid = 3,
+			.submit_ns = 1000 * i + 600, .start_ns = 10000 + 1000 * i,
+			.end_ns = 10500 + 1000 * i };
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
+		CU_ASSERT_EQUAL(recfile_append(d, MSPROF_REC_DEVTASK, &dt, sizeof(dt), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	CU_ASSERT_EQUAL(recfile_close(d), 0);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, dir), 0);
+	CU_ASSERT_EQUAL_FATAL(comm_ops_load(&c, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n, n);
+	CU_ASSERT_EQUAL_FATAL(c.ngroups, 3);
+	CU_ASSERT_EQUAL(c.groups[0], 0xa);
+	CU_ASSERT_EQUAL(c.groups[1], 0xb);
+	CU_ASSERT_EQUAL(c.groups[2], 0xc);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(c.v[i].comm, comms[i]);
+		CU_ASSERT_EQUAL(c.v[i].group, group[i]);
+		CU_ASSERT_EQUAL(c.v[i].seq, seq[i]);
+	}
+	comm_ops_free(&c);
+	profdata_free(&p);
+	remove_dir(dir);
+}
+
 /* What --analyze=on wrote as name, NUL-ended; NULL if unreadable. */
 static char *analyzed(const char *dir, const char *name)
 {
@@ -888,6 +953,7 @@ int register_timeline_tests(unsigned int *skipped)
 		{ "an empty window is an empty timeline", test_empty_window },
 		{ "a collective: Communication op, its flow, overlap", test_comm_events },
 		{ "--analyze=on escapes an op's name in its JSON", test_comm_analyze_escapes },
+		{ "collectives' groups numbered by first op, ops within each", test_comm_groups },
 		CU_TEST_INFO_NULL,
 	};
 
