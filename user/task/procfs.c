@@ -86,7 +86,7 @@ static int getenv_stream(int fd, const char *name, char *out, size_t len)
  * --list included, for good.  So a child reads, and is killed (the wait is
  * killable) at the deadline.  An environment in memory takes milliseconds.
  */
-#define ENVIRON_READ_MS 1000
+#define ENVIRON_READ_S 1
 
 /* What the child says: its result, then the value if there is one. */
 static void getenv_child(int fd, int reply, const char *name, char *out,
@@ -114,7 +114,7 @@ static int getenv_reply(int reply, char *out, size_t len)
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ENVIRON_READ_MS / 1000;
+	end.tv_sec += ENVIRON_READ_S;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ms = (end.tv_sec - now.tv_sec) * 1000 +
