@@ -80,21 +80,31 @@ static int getenv_stream(int fd, const char *name, char *out, size_t len)
 }
 
 /*
- * Reading environ faults the task's pages in, and the task chooses what
- * backs them: mapped from a FUSE file whose daemon never answers (any user
- * can mount one in a user namespace), the read would hold msprof, root's
- * --list included, for good.  So a child reads, and is killed (the wait is
- * killable) at the deadline.  An environment in memory takes milliseconds.
+ * Opening and reading environ wait on the task's locks (its exec lock, its
+ * memory map's) and fault its pages in: the task can hold those locks
+ * while its own access to a file stalls (on a FUSE mount it made in a user
+ * namespace, whose daemon never answers), and root's msprof, --list
+ * included, would wait with it for good.  So a child opens and reads, and
+ * is killed at the deadline (those waits are killable).  An environment in
+ * memory takes milliseconds.
  */
 #define ENVIRON_READ_S 1
 
-/* What the child says: its result, then the value if there is one. */
-static void getenv_child(int fd, int reply, const char *name, char *out,
-			 size_t len)
+/*
+ * What the child says: its result, then the value if there is one.  path,
+ * if not NULL, is opened for fd.
+ */
+static void getenv_child(const char *path, int fd, int reply,
+			 const char *name, char *out, size_t len)
 {
 	char buf[sizeof(int) + PATH_MAX];
-	int err = getenv_stream(fd, name, out, len);
-	size_t n = err ? 0 : strlen(out);
+	int err;
+	size_t n;
+
+	if (path)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : getenv_stream(fd, name, out, len);
+	n = err ? 0 : strlen(out);
 
 	memcpy(buf, &err, sizeof(err));
 	memcpy(buf + sizeof(err), out, n);
@@ -145,7 +155,8 @@ static int getenv_reply(int reply, char *out, size_t len)
 	return 0;
 }
 
-int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
+static int getenv_timed(const char *path, int fd, const char *name,
+			char *out, size_t len)
 {
 	int p[2], err;
 	pid_t child;
@@ -158,7 +169,7 @@ int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
 	child = fork();
 	if (!child) {
 		close(p[0]);
-		getenv_child(fd, p[1], name, out, len);
+		getenv_child(path, fd, p[1], name, out, len);
 	}
 	err = child < 0 ? -errno : 0;
 	close(p[1]);
@@ -173,18 +184,17 @@ int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
 	return err;
 }
 
+int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
+{
+	return getenv_timed(NULL, fd, name, out, len);
+}
+
 int procfs_getenv(int pid, const char *name, char *out, size_t len)
 {
 	char path[64];
-	int fd, err;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = procfs_getenv_fd(fd, name, out, len);
-	close(fd);
-	return err;
+	return getenv_timed(path, -1, name, out, len);
 }
 
 int procfs_rank_parse(const char *val)
