@@ -85,6 +85,17 @@ run_as mkfifo "$TEST_HOME/dynamic_profiling_socket_$FIFO_PID"
 run_as ln -s "$HOME/dynamic_profiling_socket_$RANK_PID" \
 	"$TEST_HOME/dynamic_profiling_socket_$LINK_PID"
 
+# A process of root's whose HOME the user can write (a daemon with HOME=/tmp,
+# say): a real socket the user binds there under its name is the user's, and
+# attach mode would never connect to it, so it does not make root's process
+# a task to list.
+(HOME="$TEST_HOME" exec sleep 60) &
+ROOTS_PID=$!
+PIDS_TO_KILL+=("$ROOTS_PID")
+run_as python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+	"$TEST_HOME/dynamic_profiling_socket_$ROOTS_PID"
+
 # --- the table -------------------------------------------------------------
 list
 check "--list exits 0" [ $? -eq 0 ]
@@ -105,6 +116,8 @@ fi
 check "a process without a socket is not listed" [ -z "$(row "$PLAIN_PID")" ]
 check "a FIFO under a socket's name does not count" [ -z "$(row "$FIFO_PID")" ]
 check "nor a link to another task's socket" [ -z "$(row "$LINK_PID")" ]
+check "nor a socket of another user's (the user's, in a home root's process took)" \
+	[ -S "$TEST_HOME/dynamic_profiling_socket_$ROOTS_PID" -a -z "$(row "$ROOTS_PID")" ]
 check "the FIFO is still there, unopened" [ -p "$TEST_HOME/dynamic_profiling_socket_$FIFO_PID" ]
 check "listing made no lock file" ! lock_left "$RANK_PID" "$RANK_PID"
 check "  nor one for the user's task" ! lock_left "$USER_PID" "$USER_PID"

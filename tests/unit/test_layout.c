@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/profmeta.h"
@@ -61,6 +62,25 @@ static void test_getenv_fd(void)
 }
 
 /* A block bigger than any execve() takes, with no NUL: bounded, not read whole. */
+/*
+ * A read that never returns (environ pages backed by a FUSE file whose
+ * daemon does not answer; here a pipe nobody writes) ends at the deadline.
+ */
+static void test_getenv_stalled(void)
+{
+	struct timespec a, b;
+	char val[16];
+	int p[2];
+
+	CU_ASSERT_EQUAL_FATAL(pipe2(p, O_CLOEXEC), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CU_ASSERT_EQUAL(procfs_getenv_fd(p[0], "RANK_ID", val, sizeof(val)), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CU_ASSERT(b.tv_sec - a.tv_sec < 10);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_getenv_huge(void)
 {
 	size_t len = (size_t)12 << 20;
@@ -255,6 +275,7 @@ int register_layout_tests(unsigned int *skipped)
 	static const CU_TestInfo tests[] = {
 		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
 		{ "environ: huge and without NULs, read within a bound", test_getenv_huge },
+		{ "environ: a read that stalls ends at a deadline", test_getenv_stalled },
 		{ "rank ids: digits only", test_rank_parse },
 		{ "rank id: RANK_ID, else RANK, else -1", test_rank_id },
 		CU_TEST_INFO_NULL,

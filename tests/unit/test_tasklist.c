@@ -127,18 +127,30 @@ static int keep_row(const struct task_row *r, void *ctx)
 	return 0;
 }
 
-/* The rows taskscan_each() gives for pid; the first in *row. */
-static int rows_for(pid_t pid, struct task_row *row)
+/*
+ * The rows taskscan_each() gives for pid taken as started at start; the
+ * first in *row.
+ */
+static int rows_since(pid_t pid, unsigned long long start, struct task_row *row)
 {
 	struct task_row rows[2] = { 0 };
 
-	CU_ASSERT_EQUAL(taskscan_each(pid, keep_row, rows), 0);
+	CU_ASSERT_EQUAL(taskscan_each(pid, start, keep_row, rows), 0);
 	*row = rows[1];
 	return rows[0].host_pid;
 }
 
+/* The same for pid as it is now (0 if gone). */
+static int rows_for(pid_t pid, struct task_row *row)
+{
+	unsigned long long start;
+
+	return rows_since(pid, procfs_start_time(pid, &start) ? 0 : start, row);
+}
+
 static void test_scan_socket(void)
 {
+	unsigned long long start;
 	struct task_row row;
 	struct fake_task f;
 	char other[PATH_MAX];
@@ -152,6 +164,9 @@ static void test_scan_socket(void)
 	CU_ASSERT_EQUAL(row.uid, geteuid());
 	CU_ASSERT_STRING_EQUAL(row.comm, "sleep");
 	CU_ASSERT_EQUAL(row.rank_id, 5);
+	/* A root that started at another time: its pid names another process. */
+	CU_ASSERT_EQUAL_FATAL(procfs_start_time(f.pid, &start), 0);
+	CU_ASSERT_EQUAL(rows_since(f.pid, start + 1, &row), 0);
 	/* What is planted under the socket's name is not a socket. */
 	unlink(f.sock);
 	CU_ASSERT_EQUAL(mkfifo(f.sock, 0600), 0);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export/analyze.h"
+#include "export/comm.h"
 #include "export/profdata.h"
 #include "export/timeline.h"
 #include "msprof/probe_packs.h"
@@ -335,7 +337,7 @@ static bool json_capture(const char **p, const char *key, struct ev *ev)
 /* Members of an object, or elements of an array: what follows the opener. */
 static bool json_members(const char **p, int depth, bool object, struct ev *ev)
 {
-	char close = object ? '}' : ']', key[32];
+	char close = object ? '}' : ']', key[128];
 	const char *q;
 
 	json_ws(p);
@@ -736,7 +738,7 @@ static void test_small_window_checks(void)
  * 2500..2700; then a second, 4000..4500, whose call came before the
  * window (no call seen).
  */
-static void make_comm_window(char *dir)
+static void make_comm_window(char *dir, const char *op_type)
 {
 	static const char names[] = "HcclAllReduce\0send\0recv\0count\0dtype\0op\0comm";
 	struct {
@@ -765,6 +767,7 @@ static void make_comm_window(char *dir)
 	size_t i;
 
 	memcpy(nr.names, names, sizeof(names));
+	snprintf(dt[0].name, sizeof(dt[0].name), "%s", op_type);
 	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", \"rank_id\": 2, "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
@@ -807,7 +810,7 @@ static void test_comm_events(void)
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	make_comm_window(dir);
+	make_comm_window(dir, "hcom_allReduce_");
 	text = timeline_of(dir, e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -819,6 +822,119 @@ static void test_comm_events(void)
 	CU_ASSERT_EQUAL(count(text, "\"ph\":\"f\""), 1);
 	free(text);
 	free(e);
+	remove_dir(dir);
+}
+
+/*
+ * Five collectives on communicators A B A C B, each call just before its
+ * task: groups numbered by first op, each group's ops counted apart.
+ */
+static void test_comm_groups(void)
+{
+	static const char names[] = "HcclAllReduce\0count\0dtype\0comm";
+	static const uint64_t comms[] = { 0xa, 0xb, 0xa, 0xc, 0xb };
+	static const uint32_t group[] = { 0, 1, 0, 2, 1 }, seq[] = { 0, 0, 1, 0, 1 };
+	struct {
+		struct msprof_name_rec h;
+		char names[sizeof(names)];
+	} nr = { .h = { .layer = MSPROF_LAYER_HCCL,
+			.arg_kinds = { MSPROF_ARG_UINT, MSPROF_ARG_UINT, MSPROF_ARG_HEX } } };
+	struct {
+		struct msprof_devtask_rec h;
+		char name[16];
+	} dt = { .name = "hcom_allReduce_" };
+	char dir[] = "/tmp/msprof-tl-XXXXXX", path[128];
+	struct msprof_api_event api;
+	struct comm_ops c;
+	struct profdata p;
+	struct recfile *f, *d;
+	size_t i, n = sizeof(comms) / sizeof(comms[0]);
+
+	memcpy(nr.names, names, sizeof(names));
+	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
+	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
+	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
+	CU_ASSERT_EQUAL_FATAL(recfile_create(&d, path), 0);
+	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
+	for (i = 0; i < n; i++) {
+		api = (struct msprof_api_event){
+			.kind = MSPROF_EV_API, .tgid = 77, .tid = 7, .ns_tid = 3,
+			.start_ns = 1000 * i + 500, .end_ns = 1000 * i + 900,
+			.args = { 16, 4, comms[i] },
+		};
+		dt.h = (struct msprof_devtask_rec){ .host_tid = 3,
+			.submit_ns = 1000 * i + 600, .start_ns = 10000 + 1000 * i,
+			.end_ns = 10500 + 1000 * i };
+		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
+		CU_ASSERT_EQUAL(recfile_append(d, MSPROF_REC_DEVTASK, &dt, sizeof(dt), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(recfile_close(f), 0);
+	CU_ASSERT_EQUAL(recfile_close(d), 0);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, dir), 0);
+	CU_ASSERT_EQUAL_FATAL(comm_ops_load(&c, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n, n);
+	CU_ASSERT_EQUAL_FATAL(c.ngroups, 3);
+	CU_ASSERT_EQUAL(c.groups[0], 0xa);
+	CU_ASSERT_EQUAL(c.groups[1], 0xb);
+	CU_ASSERT_EQUAL(c.groups[2], 0xc);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(c.v[i].comm, comms[i]);
+		CU_ASSERT_EQUAL(c.v[i].group, group[i]);
+		CU_ASSERT_EQUAL(c.v[i].seq, seq[i]);
+	}
+	comm_ops_free(&c);
+	profdata_free(&p);
+	remove_dir(dir);
+}
+
+/* What --analyze=on wrote as name, NUL-ended; NULL if unreadable. */
+static char *analyzed(const char *dir, const char *name)
+{
+	char path[160], *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/analyze/%s", dir, name);
+	fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	if (getdelim(&text, &len, '\0', fp) < 0) {
+		free(text);
+		text = NULL;
+	}
+	fclose(fp);
+	return text;
+}
+
+/*
+ * The op's type is its task's name, which the task's user writes: quotes
+ * and backslashes in it are escaped, not taken as the files' own JSON.
+ */
+static void test_comm_analyze_escapes(void)
+{
+	static const char *const files[] = {
+		"communication.json", "communication_matrix.json",
+	};
+	char dir[] = "/tmp/msprof-tl-XXXXXX";
+	const char *p;
+	size_t i;
+	char *text;
+
+	make_comm_window(dir, "hcom_\"},\\\n");
+	CU_ASSERT_EQUAL(analyze_run(dir), 0);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		text = analyzed(dir, files[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		p = text;
+		if (!json_value(&p, 0) || (json_ws(&p), *p)) {
+			printf("\n  not JSON:\n%s", text);
+			CU_FAIL("an analysis file is not one JSON value");
+		}
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hcom_\\\"},\\\\\\u000a_oup_0_1@hccl_world_group\""));
+		free(text);
+	}
 	remove_dir(dir);
 }
 
@@ -836,6 +952,8 @@ int register_timeline_tests(unsigned int *skipped)
 		{ "two threads, two devices: every flow a pair", test_busy_window },
 		{ "an empty window is an empty timeline", test_empty_window },
 		{ "a collective: Communication op, its flow, overlap", test_comm_events },
+		{ "--analyze=on escapes an op's name in its JSON", test_comm_analyze_escapes },
+		{ "collectives' groups numbered by first op, ops within each", test_comm_groups },
 		CU_TEST_INFO_NULL,
 	};
 

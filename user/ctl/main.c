@@ -178,7 +178,8 @@ static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
 /* --job: its ranks join the --pid list, and are said. */
 static int take_job(struct msprof_opts *o)
 {
-	int i, from = o->npids, err = tasklist_job(o->job, o->pids, &o->npids);
+	int i, from = o->npids;
+	int err = tasklist_job(o->job, &o->job_start, o->pids, &o->npids);
 
 	if (err)
 		return err;

@@ -27,6 +27,7 @@ struct msprof_opts {
 	int pids[MSPROF_MAX_PIDS];
 	int npids;
 	int job;			/* --job: a launcher whose ranks are taken, 0 if none */
+	unsigned long long job_start;	/* and when it started, as its ranks were taken */
 	char **app_argv;		/* NULL-terminated, launch mode */
 	char *app_storage;		/* --application string, split in place */
 	size_t ringbuf_bytes;		/* --buffer-size */

@@ -121,9 +121,9 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	};
 	s->launched = launched;
 	s->home = home;
+	/* The launcher whose ranks were taken: a pid reused since is not it. */
 	s->job = o->job;
-	if (s->job && procfs_start_time(s->job, &s->job_start))
-		s->job = 0;	/* gone already: no rank of it can join */
+	s->job_start = o->job_start;
 	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
 		err = targets_take(&s->targets, pids[i], !s->w.host_only);
@@ -142,14 +142,6 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	else
 		*sp = s;
 	return err;
-}
-
-/* The --job launcher is still the one named: its pid was not reused. */
-static bool job_runs(const struct session *s)
-{
-	unsigned long long t;
-
-	return !procfs_start_time(s->job, &t) && t == s->job_start;
 }
 
 /*
@@ -192,8 +184,8 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	if (s->launched)
 		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
 	/* As in launch mode, the job's ranks started since. */
-	if (s->job && job_runs(s))
-		tasklist_each_rank(s->job, targets_adopt_rank, ts);
+	if (s->job)
+		tasklist_each_rank(s->job, s->job_start, targets_adopt_rank, ts);
 	s->w.number++;
 	clock_pair_now(&s->w.start);
 	s->w.requested_real_ns = requested_real_ns;

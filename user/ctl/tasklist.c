@@ -37,7 +37,7 @@ int tasklist_print(FILE *fp)
 	int err;
 
 	fputs("PID\tNSPID\tUSER\tCOMMAND\tRANK_ID\tHELD_BY\n", fp);
-	err = taskscan_each(0, print_row, fp);
+	err = taskscan_each(0, 0, print_row, fp);
 	if (err) {
 		ERR("cannot list the tasks in /proc: %s", strerror(-err));
 		return err;
@@ -64,11 +64,12 @@ static int call_rank(const struct task_row *r, void *ctx)
 	return f->fn(r->host_pid, f->ctx);
 }
 
-int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx)
+int tasklist_each_rank(int job, unsigned long long start,
+		       int (*fn)(int pid, void *ctx), void *ctx)
 {
 	struct rank_fn f = { .fn = fn, .ctx = ctx };
 
-	return taskscan_each(job, call_rank, &f);
+	return taskscan_each(job, start, call_rank, &f);
 }
 
 struct job {
@@ -93,16 +94,16 @@ static int add_rank(int pid, void *ctx)
 	return 0;
 }
 
-int tasklist_job(int job, int *pids, int *npids)
+int tasklist_job(int job, unsigned long long *start, int *pids, int *npids)
 {
 	struct job j = { .pids = pids, .npids = npids };
 	int err;
 
-	if (!procfs_alive(job)) {
+	if (!procfs_alive(job) || procfs_start_time(job, start)) {
 		ERR("--job=%d: no process with pid %d", job, job);
 		return -ESRCH;
 	}
-	err = tasklist_each_rank(job, add_rank, &j);
+	err = tasklist_each_rank(job, *start, add_rank, &j);
 	if (err == -ENOSPC)
 		ERR("--job=%d: more than %d processes to attach to", job,
 		    MSPROF_MAX_PIDS);

@@ -13,13 +13,17 @@ int tasklist_print(FILE *fp);
 /*
  * --job=<job>: adds job and each of its descendants that has a socket to
  * pids[*npids] (those already there kept once, MSPROF_MAX_PIDS at most);
- * says why when there is no such process or none of them.
+ * says why when there is no such process or none of them.  *start: when
+ * job started (procfs_start_time), taken before its ranks were.
  */
-int tasklist_job(int job, int *pids, int *npids);
+int tasklist_job(int job, unsigned long long *start, int *pids, int *npids);
 /*
  * Calls fn(pid, ctx) for job and each of its descendants that has a
- * socket; the first non-zero return of fn ends the walk with it.
+ * socket, while job is the process that started at start (none once its
+ * pid names another); the first non-zero return of fn ends the walk with
+ * it.
  */
-int tasklist_each_rank(int job, int (*fn)(int pid, void *ctx), void *ctx);
+int tasklist_each_rank(int job, unsigned long long start,
+		       int (*fn)(int pid, void *ctx), void *ctx);
 
 #endif

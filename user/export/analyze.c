@@ -27,6 +27,7 @@
 #include "analyze_db.h"
 #include "comm.h"
 #include "common/fsutil.h"
+#include "outbuf.h"
 #include "task/profdir.h"
 #include "profdata.h"
 #include "common/testpoint.h"
@@ -60,14 +61,20 @@ static void us(FILE *fp, uint64_t ns)
 		(unsigned long long)(ns % 1000));
 }
 
-static void op_key(FILE *fp, const struct profdata *p, const struct comm_op *op)
+/*
+ * The op's key, through b (whose stream the caller writes too: flushed at
+ * once).  The name is the task's, which its user writes: escaped.
+ */
+static void op_key(struct outbuf *b, const struct profdata *p,
+		   const struct comm_op *op)
 {
-	char name[MSPROF_REC_NAMES_MAX + 64], group[32];
+	char name[MSPROF_REC_NAMES_MAX + 64], group[32], key[sizeof(name) + 32];
 
 	comm_op_name(name, sizeof(name), p, op);
 	comm_group_name(group, sizeof(group), op->group);
-	/* Both are ours or a task's name, which npusim's libhccl gives. */
-	fprintf(fp, "\"%s@%s\"", name, group);
+	snprintf(key, sizeof(key), "%s@%s", name, group);
+	ob_json_str(b, key);
+	ob_flush(b);
 }
 
 /* An op's (or the total's) time and bandwidth info, as msprof's. */
@@ -118,9 +125,10 @@ static uint64_t op_bytes(const struct comm_op *op)
 	return op->count * comm_data_type_size(op->data_type);
 }
 
-static void communication(FILE *fp, const struct profdata *p,
+static void communication(struct outbuf *b, const struct profdata *p,
 			  const struct comm_ops *c)
 {
+	FILE *fp = b->fp;
 	uint64_t dur = 0, bytes = 0, first = 0;
 	size_t i;
 
@@ -139,7 +147,7 @@ static void communication(FILE *fp, const struct profdata *p,
 		bytes += op_bytes(&c->v[i]);
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
-		op_key(fp, p, &c->v[i]);
+		op_key(b, p, &c->v[i]);
 		fputc(':', fp);
 		op_info(fp, start, t->end_ns - t->start_ns, op_bytes(&c->v[i]));
 	}
@@ -152,8 +160,10 @@ static void communication(FILE *fp, const struct profdata *p,
  * Each op's one link: the rank to every rank (msprof's "<src>-<dst>",
  * dst the src when the peer is all of them).
  */
-static void matrix(FILE *fp, const struct profdata *p, const struct comm_ops *c)
+static void matrix(struct outbuf *b, const struct profdata *p,
+		   const struct comm_ops *c)
 {
+	FILE *fp = b->fp;
 	bool any = false;
 	size_t i;
 
@@ -163,7 +173,7 @@ static void matrix(FILE *fp, const struct profdata *p, const struct comm_ops *c)
 			continue;
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
-		op_key(fp, p, &c->v[i]);
+		op_key(b, p, &c->v[i]);
 		fprintf(fp, ":{\"%d-%d\":{\"Transport Type\":\"LOCAL\","
 			"\"Transit Size(MB)\":", p->meta.rank_id, p->meta.rank_id);
 		ms(fp, op_bytes(&c->v[i]));
@@ -184,10 +194,14 @@ static void texts_free(struct texts *x)
 static int render(struct texts *x, const struct profdata *p,
 		  const struct comm_ops *c)
 {
+	/* Large (its buffer): off the stack. */
+	struct outbuf *b = malloc(sizeof(*b));
 	size_t i;
 	int err = 0;
 
 	memset(x, 0, sizeof(*x));
+	if (!b)
+		return -ENOMEM;
 	for (i = 0; i < NJSON && !err; i++) {
 		FILE *fp = open_memstream(&x->buf[i], &x->len[i]);
 
@@ -195,17 +209,19 @@ static int render(struct texts *x, const struct profdata *p,
 			err = -ENOMEM;
 			break;
 		}
+		ob_init(b, fp);
 		if (!nanalyzed(c))
 			fputs("{}", fp);
 		else if (i == 0)
-			communication(fp, p, c);
+			communication(b, p, c);
 		else
-			matrix(fp, p, c);
+			matrix(b, p, c);
 		if (ferror(fp))
 			err = -ENOMEM;
 		if (fclose(fp))
 			err = -ENOMEM;
 	}
+	free(b);
 	if (err)
 		texts_free(x);
 	return err;

@@ -122,39 +122,80 @@ static int note_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	return 0;
 }
 
-/* Numbers the groups by first op and each group's ops in start order. */
+/* A grouped op, by communicator, then by its place in c->v. */
+struct by_comm {
+	uint64_t comm;
+	size_t op;
+};
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct by_comm *x = a, *y = b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A group's number: the place of its first op among the groups' first. */
+static uint32_t group_of(const size_t *first, size_t ngroups, size_t op)
+{
+	const size_t *f = bsearch(&op, first, ngroups, sizeof(*first), cmp_size);
+
+	return (uint32_t)(f - first);
+}
+
+/*
+ * Numbers the groups by first op and each group's ops in start order.
+ * Sorted, not searched op by op: the task's user writes the communicator
+ * handles, and with a new one at each op a search over the groups so far
+ * made the time grow with the square of the ops.
+ */
 static int number_groups(struct comm_ops *c)
 {
-	uint32_t *seq = NULL;
-	size_t i, g;
+	struct by_comm *v = malloc(c->n * sizeof(*v));
+	size_t *first = malloc(c->n * sizeof(*first));
+	size_t i, j, n = 0;
+	uint32_t g;
+	int err = 0;
 
-	for (i = 0; i < c->n; i++) {
-		struct comm_op *op = &c->v[i];
-
-		if (op->group == COMM_UNKNOWN)
-			continue;
-		for (g = 0; g < c->ngroups && c->groups[g] != op->comm; g++)
-			;
-		if (g == c->ngroups) {
-			uint64_t *v = realloc(c->groups, (g + 1) * sizeof(*v));
-			uint32_t *s = realloc(seq, (g + 1) * sizeof(*s));
-
-			if (v)
-				c->groups = v;
-			if (s)
-				seq = s;
-			if (!v || !s) {
-				free(seq);
-				return -ENOMEM;
-			}
-			c->groups[c->ngroups++] = op->comm;
-			seq[g] = 0;
-		}
-		op->group = (uint32_t)g;
-		op->seq = seq[g]++;
+	if (!v || !first) {
+		err = -ENOMEM;
+		goto out;
 	}
-	free(seq);
-	return 0;
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].group != COMM_UNKNOWN)
+			v[n++] = (struct by_comm){ c->v[i].comm, i };
+	qsort(v, n, sizeof(*v), cmp_comm);
+	for (i = 0; i < n; i = j) {
+		first[c->ngroups++] = v[i].op;
+		for (j = i; j < n && v[j].comm == v[i].comm; j++)
+			c->v[v[j].op].seq = (uint32_t)(j - i);
+	}
+	qsort(first, c->ngroups, sizeof(*first), cmp_size);
+	c->groups = malloc((c->ngroups ?: 1) * sizeof(*c->groups));
+	if (!c->groups) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (g = 0; g < c->ngroups; g++)
+		c->groups[g] = c->v[first[g]].comm;
+	for (i = 0; i < n; i = j) {
+		g = group_of(first, c->ngroups, v[i].op);
+		for (j = i; j < n && v[j].comm == v[i].comm; j++)
+			c->v[v[j].op].group = g;
+	}
+out:
+	free(first);
+	free(v);
+	return err;
 }
 
 int comm_ops_load(struct comm_ops *c, const struct profdata *p)

@@ -4,11 +4,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/printable.h"
@@ -29,7 +33,7 @@ static FILE *proc_open(int pid, const char *what)
  */
 #define ENVIRON_MAX (8u << 20)
 
-int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
+static int getenv_stream(int fd, const char *name, char *out, size_t len)
 {
 	size_t nlen = strlen(name), at = 0, n = 0, total = 0;
 	bool match = true;	/* the entry read so far may be name's */
@@ -75,18 +79,122 @@ int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * Opening and reading environ wait on the task's locks (its exec lock, its
+ * memory map's) and fault its pages in: the task can hold those locks
+ * while its own access to a file stalls (on a FUSE mount it made in a user
+ * namespace, whose daemon never answers), and root's msprof, --list
+ * included, would wait with it for good.  So a child opens and reads, and
+ * is killed at the deadline (those waits are killable).  An environment in
+ * memory takes milliseconds.
+ */
+#define ENVIRON_READ_S 1
+
+/*
+ * What the child says: its result, then the value if there is one.  path,
+ * if not NULL, is opened for fd.
+ */
+static void getenv_child(const char *path, int fd, int reply,
+			 const char *name, char *out, size_t len)
+{
+	char buf[sizeof(int) + PATH_MAX];
+	int err;
+	size_t n;
+
+	if (path)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : getenv_stream(fd, name, out, len);
+	n = err ? 0 : strlen(out);
+
+	memcpy(buf, &err, sizeof(err));
+	memcpy(buf + sizeof(err), out, n);
+	/* Far less than a pipe holds: written whole, or not at all. */
+	_exit(write(reply, buf, sizeof(err) + n) < 0);
+}
+
+/* The child's answer, by the deadline; -ETIMEDOUT, -EINTR, -EPROTO. */
+static int getenv_reply(int reply, char *out, size_t len)
+{
+	struct timespec now, end;
+	char buf[sizeof(int) + PATH_MAX];
+	size_t got = 0;
+	struct pollfd pfd = { .fd = reply, .events = POLLIN };
+	long ms;
+	ssize_t n;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ENVIRON_READ_S;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (end.tv_sec - now.tv_sec) * 1000 +
+		     (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (ms <= 0)
+			return -ETIMEDOUT;
+		/* A signal ends the wait, as every wait of msprof's. */
+		if (poll(&pfd, 1, (int)ms) < 0)
+			return -errno;
+		n = read(reply, buf + got, sizeof(buf) - got);
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (!n)
+			break;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	if (got < sizeof(err))
+		return -EPROTO;
+	memcpy(&err, buf, sizeof(err));
+	got -= sizeof(err);
+	if (err)
+		return err;
+	if (got >= len)
+		return -EPROTO;
+	memcpy(out, buf + sizeof(err), got);
+	out[got] = '\0';
+	return 0;
+}
+
+static int getenv_timed(const char *path, int fd, const char *name,
+			char *out, size_t len)
+{
+	int p[2], err;
+	pid_t child;
+
+	/* The child's answer must fit the pipe and our buffer. */
+	if (len > PATH_MAX)
+		return -EINVAL;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	child = fork();
+	if (!child) {
+		close(p[0]);
+		getenv_child(path, fd, p[1], name, out, len);
+	}
+	err = child < 0 ? -errno : 0;
+	close(p[1]);
+	if (!err)
+		err = getenv_reply(p[0], out, len);
+	close(p[0]);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return err;
+}
+
+int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
+{
+	return getenv_timed(NULL, fd, name, out, len);
+}
+
 int procfs_getenv(int pid, const char *name, char *out, size_t len)
 {
 	char path[64];
-	int fd, err;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = procfs_getenv_fd(fd, name, out, len);
-	close(fd);
-	return err;
+	return getenv_timed(path, -1, name, out, len);
 }
 
 int procfs_rank_parse(const char *val)

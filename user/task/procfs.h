@@ -13,8 +13,10 @@
 
 /*
  * Reads name from /proc/<pid>/environ; -ENOENT if it is not set,
- * -ENAMETOOLONG if its value does not fit len, -E2BIG if it is not within
- * the first 8 MiB.  The _fd form reads an environ block from fd.
+ * -ENAMETOOLONG if its value does not fit len (PATH_MAX at most: -EINVAL),
+ * -E2BIG if it is not within the first 8 MiB, -ETIMEDOUT if the read took
+ * more than a second (a forked child reads), -EINTR if a signal came.  The
+ * _fd form reads an environ block from fd.
  */
 int procfs_getenv(int pid, const char *name, char *out, size_t len);
 int procfs_getenv_fd(int fd, const char *name, char *out, size_t len);

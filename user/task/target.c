@@ -101,15 +101,19 @@ static int sock_path_in(struct target *t, const char *home)
 
 /*
  * Whether home, as the task sees it, holds an entry of the socket's name
- * (sock_found) and whether that is a socket itself (has_socket), not a
- * link, FIFO or file someone planted there: looked at through the task's
- * root (its links resolve there, never in msprof's).  Nothing is opened at
- * the name, nor connected to.  Returns sock_found.
+ * (sock_found) and whether that is the task's user's socket itself
+ * (has_socket), not a link, FIFO, file or another user's socket planted
+ * there (in a home the task shares, /tmp say): only such a one is ever
+ * connected to (sock_open).  Looked at through the task's root (its links
+ * resolve there, never in msprof's); nothing is opened at the name, nor
+ * connected to.  Returns sock_found.
  */
 static bool sock_in(struct target *t, const char *home)
 {
-	char name[64];
 	struct stat st;
+	char name[64];
+	uid_t uid;
+	gid_t gid;
 	int dfd;
 
 	t->sock_found = false;
@@ -119,7 +123,8 @@ static bool sock_in(struct target *t, const char *home)
 				O_PATH | O_DIRECTORY, &dfd))
 		return false;
 	t->sock_found = !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
-	t->has_socket = t->sock_found && S_ISSOCK(st.st_mode);
+	t->has_socket = t->sock_found && S_ISSOCK(st.st_mode) &&
+			!procfs_owner(t->host_pid, &uid, &gid) && st.st_uid == uid;
 	close(dfd);
 	return t->sock_found;
 }

@@ -89,7 +89,36 @@ static int probe(int pid, struct target *t, struct task_row *row)
 	return procfs_alive(pid) ? 0 : -ESRCH;
 }
 
-int taskscan_each(int root, taskscan_fn fn, void *ctx)
+/* pid started at start, and root at root_start. */
+static bool same_processes(int pid, unsigned long long start, int root,
+			   unsigned long long root_start)
+{
+	unsigned long long now;
+
+	return !procfs_start_time(pid, &now) && now == start &&
+	       !procfs_start_time(root, &now) && now == root_start;
+}
+
+/*
+ * pid is root's descendant: the same two processes before the parents'
+ * walk and after the probe, so the walk and the row are of one process
+ * each, whatever pids were reused meanwhile.
+ */
+static int probe_descendant(int pid, int root, unsigned long long root_start,
+			    struct target *t, struct task_row *row)
+{
+	unsigned long long start;
+
+	if (procfs_start_time(pid, &start) ||
+	    !same_processes(pid, start, root, root_start) ||
+	    !procfs_is_descendant(pid, root) || probe(pid, t, row) ||
+	    !same_processes(pid, start, root, root_start))
+		return -ESRCH;
+	return 0;
+}
+
+int taskscan_each(int root, unsigned long long root_start, taskscan_fn fn,
+		  void *ctx)
 {
 	struct task_row row;
 	struct target *t;
@@ -102,9 +131,9 @@ int taskscan_each(int root, taskscan_fn fn, void *ctx)
 		return -ENOMEM;
 	ret = list_pids(&pids, &n);
 	for (i = 0; !ret && i < n; i++) {
-		if (root > 0 && !procfs_is_descendant(pids[i], root))
-			continue;
-		if (!probe(pids[i], t, &row))
+		if (root > 0 ?
+		    !probe_descendant(pids[i], root, root_start, t, &row) :
+		    !probe(pids[i], t, &row))
 			ret = fn(&row, ctx);
 	}
 	free(pids);

@@ -18,12 +18,15 @@ struct task_row {
 /*
  * Calls fn for every task /proc shows that has a dynamic profiling socket
  * (target_init: in its home as its own root holds it), in host pid order;
- * with root > 0 only root and its descendants.  A process that is gone,
+ * with root > 0 only root and its descendants, and only while root is the
+ * process that started at root_start (procfs_start_time): a pid reused
+ * meanwhile, root's or a descendant's, brings in no other process.  A process that is gone,
  * unreadable, a kernel thread or the host's init is passed over without a
  * word.  Nothing is created, written, locked or connected to.  The first
  * non-zero return of fn ends the walk with it.
  */
 typedef int (*taskscan_fn)(const struct task_row *row, void *ctx);
-int taskscan_each(int root, taskscan_fn fn, void *ctx);
+int taskscan_each(int root, unsigned long long root_start, taskscan_fn fn,
+		  void *ctx);
 
 #endif
