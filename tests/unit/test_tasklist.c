@@ -134,8 +134,11 @@ static int keep_row(const struct task_row *r, void *ctx)
 static int rows_since(pid_t pid, unsigned long long start, struct task_row *row)
 {
 	struct task_row rows[2] = { 0 };
+	size_t left;
 
-	CU_ASSERT_EQUAL(taskscan_each(pid, start, keep_row, rows), 0);
+	CU_ASSERT_EQUAL(taskscan_each(pid, start, TASKSCAN_BUDGET_MS, keep_row,
+				      rows, &left), 0);
+	CU_ASSERT_EQUAL(left, 0);
 	*row = rows[1];
 	return rows[0].host_pid;
 }
@@ -183,6 +186,18 @@ static void test_scan_socket(void)
 	fake_stop(&f);
 	/* Gone: no row, no error. */
 	CU_ASSERT_EQUAL(rows_for(f.pid, &row), 0);
+}
+
+/* Out of time: the scan ends, saying how many processes it did not see. */
+static void test_scan_budget(void)
+{
+	struct task_row rows[2] = { 0 };
+	size_t left = 0;
+
+	CU_ASSERT_EQUAL(taskscan_each(0, 0, 0, keep_row, rows, &left), -ETIME);
+	CU_ASSERT_EQUAL(rows[0].host_pid, 0);
+	/* At least this process and its parent. */
+	CU_ASSERT(left >= 2);
 }
 
 /* Held, by us: said with our pid, and left held. */
@@ -249,6 +264,7 @@ int register_tasklist_tests(unsigned int *skipped)
 	};
 	static const CU_TestInfo scan_tests[] = {
 		{ "a socket in the task's home, nothing planted in its name", test_scan_socket },
+		{ "a scan out of time says how many it left", test_scan_budget },
 		CU_TEST_INFO_NULL,
 	};
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };

@@ -22,6 +22,7 @@
 #include "tasklist.h"
 #include "window.h"
 #include "task/procfs.h"
+#include "task/taskscan.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
 struct session {
@@ -169,6 +170,7 @@ static void abort_start(struct session *s)
 int session_start(struct session *s, uint64_t requested_real_ns)
 {
 	struct targets *ts = &s->targets;
+	size_t left;
 	int i, err;
 
 	if (s->w.collecting) {
@@ -184,8 +186,10 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	if (s->launched)
 		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
 	/* As in launch mode, the job's ranks started since. */
-	if (s->job)
-		tasklist_each_rank(s->job, s->job_start, targets_adopt_rank, ts);
+	if (s->job && tasklist_each_rank(s->job, s->job_start, targets_adopt_rank,
+					 ts, &left) == -ETIME)
+		ERR("warning: job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
+		    s->job, left, TASKSCAN_BUDGET_MS / 1000);
 	s->w.number++;
 	clock_pair_now(&s->w.start);
 	s->w.requested_real_ns = requested_real_ns;

@@ -36,8 +36,16 @@ int tasklist_print(FILE *fp)
 {
 	int err;
 
+	size_t left;
+
 	fputs("PID\tNSPID\tUSER\tCOMMAND\tRANK_ID\tHELD_BY\n", fp);
-	err = taskscan_each(0, 0, print_row, fp);
+	err = taskscan_each(0, 0, TASKSCAN_BUDGET_MS, print_row, fp, &left);
+	if (err == -ETIME) {
+		fflush(fp);
+		ERR("--list: %zu processes not looked at: the scan took its %d s (reading the others' /proc entries was slow)",
+		    left, TASKSCAN_BUDGET_MS / 1000);
+		return err;
+	}
 	if (err) {
 		ERR("cannot list the tasks in /proc: %s", strerror(-err));
 		return err;
@@ -65,11 +73,11 @@ static int call_rank(const struct task_row *r, void *ctx)
 }
 
 int tasklist_each_rank(int job, unsigned long long start,
-		       int (*fn)(int pid, void *ctx), void *ctx)
+		       int (*fn)(int pid, void *ctx), void *ctx, size_t *left)
 {
 	struct rank_fn f = { .fn = fn, .ctx = ctx };
 
-	return taskscan_each(job, start, call_rank, &f);
+	return taskscan_each(job, start, TASKSCAN_BUDGET_MS, call_rank, &f, left);
 }
 
 struct job {
@@ -97,14 +105,18 @@ static int add_rank(int pid, void *ctx)
 int tasklist_job(int job, unsigned long long *start, int *pids, int *npids)
 {
 	struct job j = { .pids = pids, .npids = npids };
+	size_t left;
 	int err;
 
 	if (!procfs_alive(job) || procfs_start_time(job, start)) {
 		ERR("--job=%d: no process with pid %d", job, job);
 		return -ESRCH;
 	}
-	err = tasklist_each_rank(job, *start, add_rank, &j);
-	if (err == -ENOSPC)
+	err = tasklist_each_rank(job, *start, add_rank, &j, &left);
+	if (err == -ETIME)
+		ERR("--job=%d: %zu processes not looked at: the scan took its %d s, and its ranks may be among them",
+		    job, left, TASKSCAN_BUDGET_MS / 1000);
+	else if (err == -ENOSPC)
 		ERR("--job=%d: more than %d processes to attach to", job,
 		    MSPROF_MAX_PIDS);
 	else if (err)

@@ -2,6 +2,7 @@
 #ifndef MSPROF_TASKLIST_H
 #define MSPROF_TASKLIST_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /*
@@ -21,9 +22,10 @@ int tasklist_job(int job, unsigned long long *start, int *pids, int *npids);
  * Calls fn(pid, ctx) for job and each of its descendants that has a
  * socket, while job is the process that started at start (none once its
  * pid names another); the first non-zero return of fn ends the walk with
- * it.
+ * it, and a scan past TASKSCAN_BUDGET_MS with -ETIME (*left: the processes
+ * not looked at).
  */
 int tasklist_each_rank(int job, unsigned long long start,
-		       int (*fn)(int pid, void *ctx), void *ctx);
+		       int (*fn)(int pid, void *ctx), void *ctx, size_t *left);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/growarr.h"
 #include "ctl_lock.h"
 #include "procfs.h"
@@ -117,20 +118,27 @@ static int probe_descendant(int pid, int root, unsigned long long root_start,
 	return 0;
 }
 
-int taskscan_each(int root, unsigned long long root_start, taskscan_fn fn,
-		  void *ctx)
+int taskscan_each(int root, unsigned long long root_start,
+		  unsigned int budget_ms, taskscan_fn fn, void *ctx, size_t *left)
 {
+	uint64_t until = clock_ns(CLOCK_MONOTONIC) + (uint64_t)budget_ms * 1000000;
 	struct task_row row;
 	struct target *t;
 	int *pids, ret = 0;
 	size_t i, n;
 
+	*left = 0;
 	/* Large (its paths): one for the whole walk, off the stack. */
 	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	ret = list_pids(&pids, &n);
 	for (i = 0; !ret && i < n; i++) {
+		if (clock_ns(CLOCK_MONOTONIC) >= until) {
+			*left = n - i;
+			ret = -ETIME;
+			break;
+		}
 		if (root > 0 ?
 		    !probe_descendant(pids[i], root, root_start, t, &row) :
 		    !probe(pids[i], t, &row))

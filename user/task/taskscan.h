@@ -2,6 +2,7 @@
 #ifndef MSPROF_TASKSCAN_H
 #define MSPROF_TASKSCAN_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* What msprof --list says of a task it could attach to. */
@@ -23,10 +24,13 @@ struct task_row {
  * meanwhile, root's or a descendant's, brings in no other process.  A process that is gone,
  * unreadable, a kernel thread or the host's init is passed over without a
  * word.  Nothing is created, written, locked or connected to.  The first
- * non-zero return of fn ends the walk with it.
+ * non-zero return of fn ends the walk with it.  Each process's reads are
+ * bounded, but a user may run many whose reads all take their bound: past
+ * budget_ms the walk ends with -ETIME, *left the processes not looked at.
  */
+#define TASKSCAN_BUDGET_MS 60000
 typedef int (*taskscan_fn)(const struct task_row *row, void *ctx);
-int taskscan_each(int root, unsigned long long root_start, taskscan_fn fn,
-		  void *ctx);
+int taskscan_each(int root, unsigned long long root_start,
+		  unsigned int budget_ms, taskscan_fn fn, void *ctx, size_t *left);
 
 #endif
