@@ -130,9 +130,8 @@ static void communication(struct outbuf *b, const struct profdata *p,
 {
 	FILE *fp = b->fp;
 	uint64_t dur = 0, bytes = 0, first = 0;
-	size_t i;
-
 	bool any = false;
+	size_t i;
 
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
@@ -248,10 +247,6 @@ static int remove_temp(int afd, const char *entry, void *ctx)
 	return 0;
 }
 
-/*
- * Both under temporary names, then both renamed in over an earlier run's:
- * a failed run leaves none of its files half-written or alone.
- */
 /* The db under a temporary name, filled and synced. */
 static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *p,
 			 const struct comm_ops *c)
@@ -269,6 +264,10 @@ static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *
 	return err;
 }
 
+/*
+ * All under temporary names, then all renamed in over an earlier run's:
+ * a failed run leaves none of its files half-written or alone.
+ */
 static int write_files(int afd, const char *label, const struct texts *x,
 		       const struct profdata *p, const struct comm_ops *c)
 {
