@@ -120,11 +120,6 @@ static size_t nanalyzed(const struct comm_ops *c)
 	return n;
 }
 
-static uint64_t op_bytes(const struct comm_op *op)
-{
-	return op->count * comm_data_type_size(op->data_type);
-}
-
 static void communication(struct outbuf *b, const struct profdata *p,
 			  const struct comm_ops *c)
 {
@@ -143,12 +138,12 @@ static void communication(struct outbuf *b, const struct profdata *p,
 		if (!any || start < first)
 			first = start;
 		dur += t->end_ns - t->start_ns;
-		bytes += op_bytes(&c->v[i]);
+		bytes += comm_op_bytes(&c->v[i]);
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
 		op_key(b, p, &c->v[i]);
 		fputc(':', fp);
-		op_info(fp, start, t->end_ns - t->start_ns, op_bytes(&c->v[i]));
+		op_info(fp, start, t->end_ns - t->start_ns, comm_op_bytes(&c->v[i]));
 	}
 	fputs(",\n\"Total HCCL Operators\":", fp);
 	op_info(fp, first, dur, bytes);
@@ -175,7 +170,7 @@ static void matrix(struct outbuf *b, const struct profdata *p,
 		op_key(b, p, &c->v[i]);
 		fprintf(fp, ":{\"%d-%d\":{\"Transport Type\":\"LOCAL\","
 			"\"Transit Size(MB)\":", p->meta.rank_id, p->meta.rank_id);
-		ms(fp, op_bytes(&c->v[i]));
+		ms(fp, comm_op_bytes(&c->v[i]));
 		fputs(",\"Transit Time(ms)\":0,\"Bandwidth(GB/s)\":0}}", fp);
 	}
 	fputs("\n}\n", fp);

@@ -32,6 +32,11 @@ unsigned int comm_data_type_size(uint32_t data_type)
 	return data_type < NTYPES ? data_types[data_type].size : 0;
 }
 
+uint64_t comm_op_bytes(const struct comm_op *op)
+{
+	return op->count * comm_data_type_size(op->data_type);
+}
+
 void comm_group_name(char *buf, size_t len, uint32_t group)
 {
 	if (group == COMM_UNKNOWN)

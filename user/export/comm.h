@@ -68,5 +68,7 @@ void comm_op_name(char *buf, size_t len, const struct profdata *p,
 const char *comm_data_type_name(uint32_t data_type);
 /* Its size in bytes; 0 if unknown. */
 unsigned int comm_data_type_size(uint32_t data_type);
+/* The bytes an op moves: its count of its data type; 0 if unknown. */
+uint64_t comm_op_bytes(const struct comm_op *op);
 
 #endif

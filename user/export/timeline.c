@@ -719,7 +719,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 	const struct devtask *d = &p->tasks[op->task];
 	const struct profcall *c = profdata_call(p, op->conn);
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, d->device);
-	uint64_t bytes = op->count * comm_data_type_size(op->data_type);
+	uint64_t bytes = comm_op_bytes(op);
 	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
 	uint32_t tid = comm_tid(t, op->group);
 	char name[MSPROF_REC_NAMES_MAX + 64];
