@@ -533,9 +533,14 @@ static void write_osrt_names(struct tl *t)
  * simulated collective is one task, on one plane); ops whose call went
  * unseen on "Communication" after the groups.
  */
+static uint32_t comm_slot(const struct tl *t, uint32_t group)
+{
+	return group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : group;
+}
+
 static uint32_t comm_tid(const struct tl *t, uint32_t group)
 {
-	return 2 * (group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : group);
+	return 2 * comm_slot(t, group);
 }
 
 static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
@@ -556,7 +561,7 @@ static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
 
 		if (t->p->tasks[op->task].device != dev)
 			continue;
-		g = op->group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : op->group;
+		g = comm_slot(t, op->group);
 		if (!any)
 			process(t, "Communication", label, SORT_COMMUNICATION, dev);
 		any = true;
