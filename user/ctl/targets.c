@@ -191,7 +191,7 @@ static void forget(struct targets *ts, int i, bool unfilter)
 	if (*t->dir)
 		window_end(ts->w, t, &(struct window_losses){ 0 });
 	if (unfilter)
-		tracer_remove_target(ts->w->tracer, t->host_pid, NULL);
+		tracer_remove_target(ts->w->tracer, t->host_pid);
 	agent_link_disconnect(t);
 	ctl_unlock(&t->lock);
 	*t = ts->v[--ts->n];
@@ -228,12 +228,12 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 	}
 	/* A helper that is already gone: nothing to say, nothing to keep. */
 	if (!need_agent && !procfs_alive(pid)) {
-		tracer_remove_target(w->tracer, pid, NULL);
+		tracer_remove_target(w->tracer, pid);
 		return -ESRCH;
 	}
 	err = targets_take(ts, pid, need_agent);
 	if (err) {
-		tracer_remove_target(w->tracer, pid, NULL);
+		tracer_remove_target(w->tracer, pid);
 		return err;
 	}
 	t = &ts->v[ts->n - 1];
@@ -301,8 +301,9 @@ bool targets_notice_exits(struct targets *ts)
 				i--;
 				continue;
 			}
-			tracer_remove_target(ts->w->tracer, t->host_pid,
-					     &t->lost_at_exit);
+			tracer_target_lost(ts->w->tracer, t->host_pid,
+					   &t->lost_at_exit);
+			tracer_remove_target(ts->w->tracer, t->host_pid);
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
 			/* An agent flushes a running window as its task exits. */

@@ -34,9 +34,8 @@ static int print_row(const struct task_row *r, void *fp)
 
 int tasklist_print(FILE *fp)
 {
-	int err;
-
 	size_t left;
+	int err;
 
 	fputs("PID\tNSPID\tUSER\tCOMMAND\tRANK_ID\tHELD_BY\n", fp);
 	err = taskscan_each(0, 0, TASKSCAN_BUDGET_MS, print_row, fp, &left);

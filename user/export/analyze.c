@@ -120,19 +120,13 @@ static size_t nanalyzed(const struct comm_ops *c)
 	return n;
 }
 
-static uint64_t op_bytes(const struct comm_op *op)
-{
-	return op->count * comm_data_type_size(op->data_type);
-}
-
 static void communication(struct outbuf *b, const struct profdata *p,
 			  const struct comm_ops *c)
 {
 	FILE *fp = b->fp;
 	uint64_t dur = 0, bytes = 0, first = 0;
-	size_t i;
-
 	bool any = false;
+	size_t i;
 
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
@@ -144,12 +138,12 @@ static void communication(struct outbuf *b, const struct profdata *p,
 		if (!any || start < first)
 			first = start;
 		dur += t->end_ns - t->start_ns;
-		bytes += op_bytes(&c->v[i]);
+		bytes += comm_op_bytes(&c->v[i]);
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
 		op_key(b, p, &c->v[i]);
 		fputc(':', fp);
-		op_info(fp, start, t->end_ns - t->start_ns, op_bytes(&c->v[i]));
+		op_info(fp, start, t->end_ns - t->start_ns, comm_op_bytes(&c->v[i]));
 	}
 	fputs(",\n\"Total HCCL Operators\":", fp);
 	op_info(fp, first, dur, bytes);
@@ -176,7 +170,7 @@ static void matrix(struct outbuf *b, const struct profdata *p,
 		op_key(b, p, &c->v[i]);
 		fprintf(fp, ":{\"%d-%d\":{\"Transport Type\":\"LOCAL\","
 			"\"Transit Size(MB)\":", p->meta.rank_id, p->meta.rank_id);
-		ms(fp, op_bytes(&c->v[i]));
+		ms(fp, comm_op_bytes(&c->v[i]));
 		fputs(",\"Transit Time(ms)\":0,\"Bandwidth(GB/s)\":0}}", fp);
 	}
 	fputs("\n}\n", fp);
@@ -248,10 +242,6 @@ static int remove_temp(int afd, const char *entry, void *ctx)
 	return 0;
 }
 
-/*
- * Both under temporary names, then both renamed in over an earlier run's:
- * a failed run leaves none of its files half-written or alone.
- */
 /* The db under a temporary name, filled and synced. */
 static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *p,
 			 const struct comm_ops *c)
@@ -269,6 +259,10 @@ static int write_db_temp(int afd, char *tmp, size_t len, const struct profdata *
 	return err;
 }
 
+/*
+ * All under temporary names, then all renamed in over an earlier run's:
+ * a failed run leaves none of its files half-written or alone.
+ */
 static int write_files(int afd, const char *label, const struct texts *x,
 		       const struct profdata *p, const struct comm_ops *c)
 {

@@ -49,7 +49,7 @@ static int op_rows(sqlite3_stmt **st, const struct profdata *p,
 {
 	const struct devtask *t = &p->tasks[op->task];
 	double ms = (double)(t->end_ns - t->start_ns) / 1e6;
-	double mb = (double)(op->count * comm_data_type_size(op->data_type)) / 1e6;
+	double mb = (double)comm_op_bytes(op) / 1e6;
 	char name[MSPROF_REC_NAMES_MAX + 64], group[32], rank[16];
 	int i, err = 0;
 

@@ -32,6 +32,11 @@ unsigned int comm_data_type_size(uint32_t data_type)
 	return data_type < NTYPES ? data_types[data_type].size : 0;
 }
 
+uint64_t comm_op_bytes(const struct comm_op *op)
+{
+	return op->count * comm_data_type_size(op->data_type);
+}
+
 void comm_group_name(char *buf, size_t len, uint32_t group)
 {
 	if (group == COMM_UNKNOWN)
@@ -180,13 +185,6 @@ static int number_groups(struct comm_ops *c)
 			c->v[v[j].op].seq = (uint32_t)(j - i);
 	}
 	qsort(first, c->ngroups, sizeof(*first), cmp_size);
-	c->groups = malloc((c->ngroups ?: 1) * sizeof(*c->groups));
-	if (!c->groups) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (g = 0; g < c->ngroups; g++)
-		c->groups[g] = c->v[first[g]].comm;
 	for (i = 0; i < n; i = j) {
 		g = group_of(first, c->ngroups, v[i].op);
 		for (j = i; j < n && v[j].comm == v[i].comm; j++)
@@ -240,6 +238,5 @@ int comm_ops_load(struct comm_ops *c, const struct profdata *p)
 void comm_ops_free(struct comm_ops *c)
 {
 	free(c->v);
-	free(c->groups);
 	memset(c, 0, sizeof(*c));
 }

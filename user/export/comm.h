@@ -21,7 +21,7 @@ struct comm_op {
 	uint64_t conn;		/* the launching call; 0: none seen */
 	uint64_t count;		/* elements, as the call gave them; 0: unknown */
 	uint32_t data_type;	/* HcclDataType, ENUM_HCCL_DATA_TYPE's id */
-	uint32_t group;		/* in comm_ops.groups; COMM_UNKNOWN: no call seen */
+	uint32_t group;		/* below comm_ops.ngroups; COMM_UNKNOWN: no call seen */
 	uint32_t seq;		/* the op's place in its group, from 0 */
 	uint64_t comm;		/* the communicator handle */
 };
@@ -29,8 +29,7 @@ struct comm_op {
 struct comm_ops {
 	struct comm_op *v;	/* by device, then start */
 	size_t n;
-	uint64_t *groups;	/* communicator handles, in order of first op */
-	size_t ngroups;
+	size_t ngroups;		/* numbered in order of their first op */
 };
 
 /* The ops of p (none: n 0); -ENOMEM.  comm_ops_free() either way. */
@@ -69,5 +68,7 @@ void comm_op_name(char *buf, size_t len, const struct profdata *p,
 const char *comm_data_type_name(uint32_t data_type);
 /* Its size in bytes; 0 if unknown. */
 unsigned int comm_data_type_size(uint32_t data_type);
+/* The bytes an op moves: its count of its data type; 0 if unknown. */
+uint64_t comm_op_bytes(const struct comm_op *op);
 
 #endif

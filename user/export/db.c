@@ -476,7 +476,7 @@ static int write_tasks(struct dbw *w)
 static int write_comm_op(struct dbw *w, const struct comm_op *op, size_t id)
 {
 	const struct devtask *t = &w->p->tasks[op->task];
-	uint64_t bytes = op->count * comm_data_type_size(op->data_type);
+	uint64_t bytes = comm_op_bytes(op);
 	uint64_t dur = t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
 	int64_t dtype = op->data_type == COMM_UNKNOWN ? HCCL_NA : op->data_type;
 	char name[MSPROF_REC_NAMES_MAX + 64], group[32];

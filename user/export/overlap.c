@@ -17,14 +17,18 @@ const char *overlap_name(enum overlap_kind kind)
 	return kind <= OVERLAP_FREE ? names[kind] : "Free";
 }
 
+/* Copies and fills move data: msprof counts neither as an op. */
+static bool moves_data(const char *type)
+{
+	return !strcmp(type, "MEMCPY_ASYNC") || !strcmp(type, "MEMSET");
+}
+
 bool overlap_is_compute(const struct profdata *p, const struct devtask *t)
 {
 	const char *type = naming_devtask_type(p, t);
 
-	/* Copies and fills move data: msprof counts neither as an op; a
-	 * collective is communication, not computing. */
-	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") &&
-	       strcmp(type, "HCCL");
+	/* A collective is communication, not computing. */
+	return !moves_data(type) && strcmp(type, "HCCL");
 }
 
 bool overlap_is_comm(const struct profdata *p, const struct devtask *t)
@@ -32,9 +36,10 @@ bool overlap_is_comm(const struct profdata *p, const struct devtask *t)
 	return !strcmp(naming_devtask_type(p, t), "HCCL");
 }
 
+/* Computing or communicating: one look at the type, not one per kind. */
 static bool is_busy(const struct profdata *p, const struct devtask *t)
 {
-	return overlap_is_compute(p, t) || overlap_is_comm(p, t);
+	return !moves_data(naming_devtask_type(p, t));
 }
 
 /*

@@ -533,9 +533,14 @@ static void write_osrt_names(struct tl *t)
  * simulated collective is one task, on one plane); ops whose call went
  * unseen on "Communication" after the groups.
  */
+static uint32_t comm_slot(const struct tl *t, uint32_t group)
+{
+	return group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : group;
+}
+
 static uint32_t comm_tid(const struct tl *t, uint32_t group)
 {
-	return 2 * (group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : group);
+	return 2 * comm_slot(t, group);
 }
 
 static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
@@ -556,7 +561,7 @@ static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
 
 		if (t->p->tasks[op->task].device != dev)
 			continue;
-		g = op->group == COMM_UNKNOWN ? (uint32_t)t->comm.ngroups : op->group;
+		g = comm_slot(t, op->group);
 		if (!any)
 			process(t, "Communication", label, SORT_COMMUNICATION, dev);
 		any = true;
@@ -719,7 +724,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 	const struct devtask *d = &p->tasks[op->task];
 	const struct profcall *c = profdata_call(p, op->conn);
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, d->device);
-	uint64_t bytes = op->count * comm_data_type_size(op->data_type);
+	uint64_t bytes = comm_op_bytes(op);
 	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
 	uint32_t tid = comm_tid(t, op->group);
 	char name[MSPROF_REC_NAMES_MAX + 64];

@@ -250,12 +250,10 @@ int tracer_target_lost(struct tracer *t, int host_pid, uint64_t *lost)
 	return 0;
 }
 
-int tracer_remove_target(struct tracer *t, int host_pid, uint64_t *lost)
+int tracer_remove_target(struct tracer *t, int host_pid)
 {
 	__u32 key = (__u32)host_pid;
-	uint64_t none;
 
-	tracer_target_lost(t, host_pid, lost ?: &none);
 	if (bpf_map__delete_elem(t->skel->maps.targets, &key, sizeof(key), 0) &&
 	    errno != ENOENT)
 		return -errno;

@@ -32,8 +32,8 @@ void tracer_close(struct tracer *t);
  * which driver device nodes.
  */
 int tracer_add_target(struct tracer *t, int pid);
-/* lost, unless NULL: the target's records lost in this window (below). */
-int tracer_remove_target(struct tracer *t, int host_pid, uint64_t *lost);
+/* Its losses go with it: tracer_target_lost() first to keep them. */
+int tracer_remove_target(struct tracer *t, int host_pid);
 int tracer_add_device(struct tracer *t, dev_t rdev);
 
 /*

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/printable.h"
 #include "procfs.h"
 
@@ -115,21 +115,18 @@ static void getenv_child(const char *path, int fd, int reply,
 /* The child's answer, by the deadline; -ETIMEDOUT, -EINTR, -EPROTO. */
 static int getenv_reply(int reply, char *out, size_t len)
 {
-	struct timespec now, end;
+	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ENVIRON_READ_S * 1000000000ull;
 	char buf[sizeof(int) + PATH_MAX];
 	size_t got = 0;
 	struct pollfd pfd = { .fd = reply, .events = POLLIN };
-	long ms;
+	uint64_t now, ms;
 	ssize_t n;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ENVIRON_READ_S;
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (end.tv_sec - now.tv_sec) * 1000 +
-		     (end.tv_nsec - now.tv_nsec) / 1000000;
-		if (ms <= 0)
+		now = clock_ns(CLOCK_MONOTONIC);
+		ms = now < end ? (end - now) / 1000000 : 0;
+		if (!ms)
 			return -ETIMEDOUT;
 		/* A signal ends the wait, as every wait of msprof's. */
 		if (poll(&pfd, 1, (int)ms) < 0)
