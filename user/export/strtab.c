@@ -4,26 +4,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/keyhash.h"
 #include "strtab.h"
 
-static uint32_t hash(const char *s, size_t len)
+/*
+ * The names come from the task's device data: keyed, so that the task
+ * cannot pick names that all land in one run of slots.
+ */
+static uint32_t hash(const struct strtab *t, const char *s, size_t len)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
+	return (uint32_t)keyhash(&t->key, s, len);
 }
 
 static int grow_slots(struct strtab *t)
 {
 	uint32_t i, n = t->nslots ? t->nslots * 2 : 64;
-	uint32_t *slots = calloc(n, sizeof(*slots));
+	uint32_t *slots;
+	int err;
 
+	if (!t->nslots) {
+		err = keyhash_key_new(&t->key);
+		if (err)
+			return err;
+	}
+	slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		uint32_t at = hash(t->strs[i], strlen(t->strs[i])) & (n - 1);
+		uint32_t at = hash(t, t->strs[i], strlen(t->strs[i])) & (n - 1);
 
 		while (slots[at])
 			at = (at + 1) & (n - 1);
@@ -41,11 +49,18 @@ int strtab_intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 	char *copy;
 
 	/* Half full at most, so that probes stay short. */
-	if ((t->n + 1) * 2 > t->nslots && grow_slots(t))
-		return -ENOMEM;
-	for (at = hash(s, len) & (t->nslots - 1); t->slots[at];
+	int err;
+
+	if ((t->n + 1) * 2 > t->nslots) {
+		err = grow_slots(t);
+		if (err)
+			return err;
+	}
+	for (at = hash(t, s, len) & (t->nslots - 1); t->slots[at];
 	     at = (at + 1) & (t->nslots - 1)) {
 		const char *have = t->strs[t->slots[at] - 1];
+
+		t->probes++;
 
 		if (!strncmp(have, s, len) && !have[len]) {
 			*id = t->slots[at] - 1;
