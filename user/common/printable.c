@@ -1,30 +1,78 @@
 // SPDX-License-Identifier: MIT
+#include <langinfo.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
 #include "printable.h"
+
+/*
+ * The length of the character at p if it is well-formed UTF-8 and no
+ * control, else 0: an overlong form, a lead byte without its continuation
+ * bytes or a lone continuation byte is what lets a C1 control (0x9b, CSI)
+ * through to a terminal that does not decode it.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	static const uint32_t least[] = { 0, 0, 0xa0, 0x800, 0x10000 };
+	uint32_t cp;
+	size_t n, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2, cp = *p & 0x1f;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3, cp = *p & 0x0f;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4, cp = *p & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* U+0080..U+009F are the C1 controls; surrogates are no characters. */
+	if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+char *printable_as(char *s, bool utf8)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		n = utf8 ? utf8_len(p) : 0;
+		if (n)
+			p += n;
+		else
+			*p++ = '?';
+	}
+	return s;
+}
+
+static bool terminal_utf8;
+
+static void read_locale(void)
+{
+	locale_t loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+
+	if (loc == (locale_t)0)
+		return;
+	terminal_utf8 = !strcmp(nl_langinfo_l(CODESET, loc), "UTF-8");
+	freelocale(loc);
+}
 
 char *printable(char *s)
 {
-	unsigned char *p = (unsigned char *)s;
-	int follow = 0;	/* continuation bytes the character still needs */
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	for (; *p; p++) {
-		if (*p >= 0x80 && *p < 0xc0) {
-			/* Alone, an 8-bit terminal reads it as a C1 control. */
-			if (follow)
-				follow--;
-			else
-				*p = '?';
-			continue;
-		}
-		follow = 0;
-		if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
-			/* U+0080..U+009F: the C1 controls, CSI among them. */
-			p[0] = p[1] = '?';
-			p++;
-		} else if (*p >= 0xc0) {
-			follow = *p >= 0xf0 ? 3 : *p >= 0xe0 ? 2 : 1;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			*p = '?';
-		}
-	}
-	return s;
+	pthread_once(&once, read_locale);
+	return printable_as(s, terminal_utf8);
 }

@@ -2,14 +2,21 @@
 #ifndef MSPROF_PRINTABLE_H
 #define MSPROF_PRINTABLE_H
 
+#include <stdbool.h>
+
 /*
- * Replaces each control character of s by '?', in place: bytes below
- * 0x20 and 0x7f, the C1 controls (UTF-8 U+0080..U+009F, and bytes
- * 0x80..0xbf that continue no character):
- * names and texts other users wrote (a PROF_ entry's name, a reason in its
- * metadata) reach root's terminal, where an escape sequence would act.
- * Returns s.
+ * Replaces, in place, each byte of s that a terminal could act on by '?':
+ * names and texts other users wrote (a PROF_ entry's name, a source path,
+ * a reason in its metadata) reach root's terminal, where an escape
+ * sequence would set its title, colours or worse.  Bytes below 0x20 and
+ * 0x7f go; so does every byte of 0x80 and above that is not part of a
+ * well-formed UTF-8 character other than a C1 control (U+0080..U+009F).
+ * Those characters are kept only where the user's locale (LC_ALL,
+ * LC_CTYPE, LANG) is UTF-8: an 8-bit terminal reads any byte 0x80..0x9f,
+ * even inside a character, as a C1 control.  Returns s.
  */
 char *printable(char *s);
+/* The same for a terminal that decodes UTF-8 or not. */
+char *printable_as(char *s, bool utf8);
 
 #endif
