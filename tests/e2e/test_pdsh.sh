@@ -209,3 +209,43 @@ check "  a time without a zone: refused" grep -q "ISO 8601 time with its zone" "
 check "  anything after the time: refused" grep -q "start at takes one time" "$WORK/at.log"
 check "  stop cancels a start not yet come" grep -q "cancelled the start at" "$WORK/at.log"
 check "  and no window was made" [ -z "$(prof_dirs "$WORK/r")" ]
+
+# --- msprofctl.sh writes only to a FIFO msprof would have made ------------
+# (add_user above made the test's user.)  Another user's FIFO, one open to
+# others, one in a directory others may write to, one reached through
+# another user's link: each refused on that node in one line, exit 1, and
+# not a byte written to it.
+ctl_refused() {	# ctl_refused WHAT PATH NEEDLE
+	local got=$WORK/ctl.got
+	: >"$got"
+	timeout 5 cat "$2" >"$got" 2>/dev/null &
+	local reader=$!
+	$CTL -R exec -w node1 -c "$2" stop >/dev/null 2>"$WORK/ctl.err"
+	check "msprofctl, $1: refused, exit non-zero" [ $? -ne 0 ]
+	check "  said naming it" grep -q -- "control FIFO $2 refused: $3" "$WORK/ctl.err" ||
+		cat "$WORK/ctl.err"
+	# Open the FIFO for writing ourselves, so the reader ends now (its
+	# timeout, should it have passed, is this open's too).
+	timeout 5 sh -c ': >"$1"' sh "$2"
+	wait "$reader"
+	check "  nothing written to it" [ ! -s "$got" ]
+}
+if command -v pdsh >/dev/null; then
+	chmod 711 "$WORK"
+	mkdir -m 1777 "$WORK/pub"
+	run_as mkfifo -m 600 "$WORK/pub/theirs.ctl"
+	ctl_refused "another user's FIFO" "$WORK/pub/theirs.ctl" "it belongs to $TEST_USER"
+	mkfifo -m 622 "$WORK/open.ctl"
+	ctl_refused "a FIFO others may write" "$WORK/open.ctl" "its group or others have access"
+	mkdir -m 777 "$WORK/open"
+	mkfifo -m 600 "$WORK/open/c.ctl"
+	ctl_refused "a FIFO in a directory others may write" "$WORK/open/c.ctl" \
+		"$WORK/open above it is writable by others"
+	mkdir -m 700 "$WORK/mine"
+	mkfifo -m 600 "$WORK/mine/c.ctl"
+	run_as ln -s "$WORK/mine" "$WORK/pub/link"
+	ctl_refused "a FIFO reached through another user's link" "$WORK/pub/link/c.ctl" \
+		"$WORK/pub/link on its path is a link of another user"
+else
+	skip "msprofctl.sh's refusals" "no pdsh: tools/install-deps.sh installs it"
+fi
