@@ -34,3 +34,21 @@ apt_private_download() {
 	fi
 	(cd "$2" && apt_private "$1" apt-get download "$3")
 }
+
+# apt_host_mirror ARCHIVE: the first URI in the host's own apt sources
+# (/etc/apt/sources.list, sources.list.d/*.list and *.sources) whose path
+# ends in /ARCHIVE ("debian", "debian-security"), without a trailing slash,
+# so that no mirror's name is written in the tree; fails, printing
+# nothing, when none is configured.
+apt_host_mirror() {
+	{
+		for _am_f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -f "$_am_f" ] || continue
+			sed -n 's/^[[:space:]]*deb[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]\{1,\}\).*/\2/p' "$_am_f"
+		done
+		for _am_f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$_am_f" ] || continue
+			sed -n 's/^URIs:[[:space:]]*//p' "$_am_f" | tr -s ' \t' '\n\n'
+		done
+	} | sed 's#/*$##' | grep -m1 "^[a-z+]*://[^/]*\(/.*\)\{0,1\}/$1\$"
+}

@@ -8,8 +8,8 @@
 # Usage: tools/gen-vmlinux-h.sh <x86|arm64>
 #   DEB=<file.deb>  use this copy of the package instead of downloading it
 #                   (it must still match the pinned checksum); once the
-#                   version below leaves the archive, snapshot.debian.org
-#                   keeps it under pool/main/l/linux-signed-<debarch>/.
+#                   version below leaves the archive, Debian's snapshot
+#                   archive keeps it under pool/main/l/linux-signed-<debarch>/.
 set -eu
 
 # Debian 12 (bookworm) 6.1 kernel, the same version for both architectures.
@@ -39,8 +39,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 if [ -z "${DEB:-}" ]; then
 	. "$here/tools/apt-private.sh"
-	apt_private_init "$tmp/apt" \
-		"deb [arch=$debarch] http://deb.debian.org/debian $SUITE main"
+	# The archive as this machine's apt sources name it: no mirror here.
+	mirror=$(apt_host_mirror debian) || {
+		echo "gen-vmlinux-h: no Debian archive (a URI ending in /debian) in this machine's apt sources; pass DEB=<its .deb>" >&2
+		exit 1
+	}
+	echo "gen-vmlinux-h: Debian archive from this machine's apt sources: $mirror" >&2
+	apt_private_init "$tmp/apt" "deb [arch=$debarch] $mirror $SUITE main"
 	mkdir "$tmp/dl"
 	# _apt, which downloads, must get through to dl/.
 	[ "$(id -u)" -ne 0 ] || chmod 711 "$tmp"

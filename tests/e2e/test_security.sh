@@ -13,11 +13,13 @@
 #                       agent, sparse files
 #   security/env.sh     the task's environment, comm and library names:
 #                       a glob for its device node, control characters
+#   security/tools.sh   the developer tools' paths: links and other users'
+#                       directories on the way to the kernel cache
 # Each part is a script of its own (its own user, task and work directory);
 # this one fails if any part does.
 cd "$(dirname "$0")/../.." || exit 1
 rc=0
-for part in output lock socket ns env; do
+for part in output lock socket ns env tools; do
 	echo "-- security/$part.sh"
 	bash "tests/e2e/security/$part.sh" || rc=1
 done

@@ -1,24 +1,85 @@
 #!/bin/bash
 # fetch.sh CACHE: downloads the Debian kernels of the matrix into CACHE with a
-# private apt configuration (the host's own sources and package state are not
-# touched) and extracts each one's /boot; a kernel already extracted is not
+# private apt configuration (the host's own sources name the archive, but
+# neither they nor the host's package state are touched) and extracts each one's /boot; a kernel already extracted is not
 # fetched again.
 # Prints one line per kernel, "kernel <arch> <release> <extracted dir>", and
 # "busybox arm64 <path>" for the arm64 initramfs (the host's busybox-static
 # serves x86_64).
 set -euo pipefail
 cache=$1
+
+# Root unpacks kernels here and boots them: a cache someone else could write
+# to (say under /tmp) is refused, not used.  Every directory above it counts
+# too: whoever can rename one could swap the cache for their own while root
+# works in it.  Each component is checked before it is made or entered, so
+# that a link or a directory another user put on the way (a link at
+# /tmp/msprof-kernels to a directory of root's, say) is refused before root
+# writes anything through it.
+refuse() {
+	echo "fetch: $1" >&2
+	exit 1
+}
+# check_dir DIR LAST: DIR is a directory, no link, root's or ours, and
+# writable by no one else (one above the cache: unless sticky).
+check_dir() {
+	[ ! -L "$1" ] || refuse "$1, on the way to the kernel cache, is a symbolic link"
+	[ -d "$1" ] || refuse "$1, on the way to the kernel cache, is not a directory"
+	case $(stat -c %u "$1") in 0 | "$(id -u)") ;; *)
+		refuse "$1, on the way to the kernel cache, belongs to another user" ;;
+	esac
+	if [ "$2" = last ]; then
+		[ -z "$(find "$1" -maxdepth 0 -perm /022)" ] ||
+			refuse "$1 must be writable by no one but $(id -un)"
+	elif [ -n "$(find "$1" -maxdepth 0 -perm /022 ! -perm -1000)" ]; then
+		refuse "$1, above the kernel cache, is writable by others"
+	fi
+}
+case $cache in /*) ;; *) cache=$(pwd -P)/$cache ;; esac
+IFS=/ read -ra parts <<<"$cache"
+names=()
+for p in "${parts[@]}"; do
+	case $p in "" | .) ;; ..) refuse "$cache: a path with .. is not taken" ;; *) names+=("$p") ;; esac
+done
+[ ${#names[@]} -gt 0 ] || refuse "the kernel cache cannot be /"
+d=
+check_dir / above
+for i in "${!names[@]}"; do
+	d=$d/${names[$i]}
+	# mkdir, not -p: something made there meanwhile fails it, is not used.
+	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 755 "$d" || exit 1
+	if [ "$i" -eq $((${#names[@]} - 1)) ]; then
+		check_dir "$d" last
+	else
+		check_dir "$d" above
+	fi
+done
+cache=$d
 # release:suite list:meta package:architecture
 kernels="bullseye:cloud-amd64:amd64 bullseye:arm64:arm64 bookworm:cloud-amd64:amd64 bookworm:arm64:arm64"
 
-declare -A sources=(
-	[bullseye]="deb [arch=amd64,arm64] http://deb.debian.org/debian bullseye main
-deb [arch=amd64,arm64] http://deb.debian.org/debian-security bullseye-security main"
-	[bookworm]="deb [arch=amd64,arm64] http://deb.debian.org/debian bookworm main"
-)
-
 # shellcheck source=tools/apt-private.sh
 . "$(dirname "$0")/../apt-private.sh"
+
+# The Debian archive and its security archive as this machine's own apt
+# sources name them: no mirror is written here.
+debian=$(apt_host_mirror debian) || {
+	echo "fetch: no Debian archive (a URI ending in /debian) in /etc/apt/sources.list or sources.list.d/" >&2
+	exit 1
+}
+echo "fetch: Debian archive from this machine's apt sources: $debian" >&2
+security=
+if security=$(apt_host_mirror debian-security); then
+	echo "fetch: security archive from this machine's apt sources: $security" >&2
+	security="
+deb [arch=amd64,arm64] $security bullseye-security main"
+else
+	echo "fetch: no security archive (a URI ending in /debian-security) in this machine's apt sources: bullseye's kernels from $debian only" >&2
+fi
+declare -A sources=(
+	[bullseye]="deb [arch=amd64,arm64] $debian bullseye main$security"
+	[bookworm]="deb [arch=amd64,arm64] $debian bookworm main"
+)
 
 # apt_in RELEASE TOOL ARGS...: apt-get/apt-cache on RELEASE's private state.
 apt_in() {
@@ -59,28 +120,6 @@ download() {
 	return 1
 }
 
-# Root unpacks kernels here and boots them: a cache someone else could write
-# to (say under /tmp) is refused, not used.
-# Every directory above it counts too: whoever can rename one could swap
-# the cache for their own while root works in it.
-mkdir -p "$cache"
-cache=$(cd -P "$cache" && pwd) || exit 1
-if [ "$(stat -c %u "$cache")" != "$(id -u)" ] || [ -n "$(find "$cache" -maxdepth 0 -perm /022)" ]; then
-	echo "fetch: $cache must belong to $(id -un) and be writable by no one else" >&2
-	exit 1
-fi
-d=$cache
-while [ "$d" != / ]; do
-	d=$(dirname "$d")
-	case $(stat -c %u "$d") in 0 | "$(id -u)") ;; *)
-		echo "fetch: $d, above the kernel cache, belongs to another user" >&2
-		exit 1 ;;
-	esac
-	if [ -n "$(find "$d" -maxdepth 0 -perm /022 ! -perm -1000)" ]; then
-		echo "fetch: $d, above the kernel cache, is writable by others" >&2
-		exit 1
-	fi
-done
 mkdir -p "$cache/debs"
 for k in $kernels; do
 	IFS=: read -r rel flavour arch <<<"$k"
