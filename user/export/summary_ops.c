@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/keyhash.h"
 #include "naming.h"
 #include "overlap.h"
 #include "summary.h"
@@ -185,13 +186,18 @@ struct op_table {
 	size_t n, cap;
 	uint32_t *slots;	/* row index + 1; 0 empty */
 	size_t nslots;		/* a power of 2, kept over twice n */
+	/*
+	 * The device numbers and names come from the task's device data:
+	 * keyed, so that no choice of them puts every row in one run.
+	 */
+	struct keyhash_key key;
 };
 
 static size_t slot_of(const struct op_table *tb, uint32_t device,
 		      uint32_t name, const char *type)
 {
-	size_t h = ((size_t)device * 0x9e3779b1u) ^ ((size_t)name * 0x85ebca6bu) ^
-		   (size_t)type[0] * 0xc2b2ae35u;
+	uint32_t words[2] = { device, name };
+	size_t h = (size_t)keyhash(&tb->key, words, sizeof(words));
 	size_t mask = tb->nslots - 1, i;
 
 	for (i = h & mask;; i = (i + 1) & mask) {
@@ -209,7 +215,13 @@ static int grow(struct op_table *tb)
 {
 	struct op_table bigger = *tb;
 	size_t i;
+	int err;
 
+	if (!tb->nslots) {
+		err = keyhash_key_new(&bigger.key);
+		if (err)
+			return err;
+	}
 	bigger.nslots = tb->nslots ? tb->nslots * 2 : 64;
 	bigger.cap = bigger.nslots / 2;
 	bigger.slots = calloc(bigger.nslots, sizeof(*bigger.slots));
