@@ -104,6 +104,10 @@ static void check_loaded(const struct profdata *p)
 		(void)strlen(strtab_str(&p->names, p->tasks[i].name));
 		if (p->tasks[i].conn > p->ncalls)
 			abort();
+		/* The load's sweep and the lookup agree. */
+		if (p->tasks[i].conn != profdata_conn_at(p, p->tasks[i].host_tid,
+							 p->tasks[i].submit_ns))
+			abort();
 	}
 	for (i = 0; i < p->ncalls; i++) {
 		const struct profcall *c = &p->calls[i], *at;

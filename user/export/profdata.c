@@ -202,13 +202,77 @@ size_t profdata_sort_unique(uint32_t *v, size_t n)
 	return kept;
 }
 
-static void link_tasks(struct profdata *p)
+static int by_tid_submit(const void *a, const void *b, void *arg)
 {
-	size_t i;
+	const struct devtask *tasks = arg;
+	const struct devtask *x = &tasks[*(const uint32_t *)a];
+	const struct devtask *y = &tasks[*(const uint32_t *)b];
 
+	if (x->host_tid != y->host_tid)
+		return x->host_tid < y->host_tid ? -1 : 1;
+	return x->submit_ns < y->submit_ns ? -1 : x->submit_ns > y->submit_ns;
+}
+
+/* The calls still open, innermost last: an outermost call starts anew. */
+struct open_calls {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int open_call(struct open_calls *o, const struct profcall *c,
+		     uint32_t i)
+{
+	uint32_t *top;
+
+	if (!c->depth)
+		o->n = 0;
+	top = growarr_push((void **)&o->v, &o->n, &o->cap, sizeof(*o->v));
+	if (!top)
+		return -ENOMEM;
+	*top = i;
+	return 0;
+}
+
+/*
+ * Each task's conn as profdata_conn_at() finds it, in one sweep over the
+ * tasks in (thread, submit time) order beside the calls: looking back from
+ * each task through the calls nested before it cost the square of the
+ * nested calls of one outer call (the task chooses its device tasks'
+ * threads and times, and how its calls nest).
+ */
+static int link_tasks(struct profdata *p)
+{
+	struct open_calls o = { 0 };
+	uint32_t *order, tid = 0;
+	size_t i, at = 0;
+	int err = 0;
+
+	if (!p->ntasks)
+		return 0;
+	order = malloc(p->ntasks * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
 	for (i = 0; i < p->ntasks; i++)
-		p->tasks[i].conn = profdata_conn_at(p, p->tasks[i].host_tid,
-						    p->tasks[i].submit_ns);
+		order[i] = (uint32_t)i;
+	qsort_r(order, p->ntasks, sizeof(*order), by_tid_submit, p->tasks);
+	for (i = 0; i < p->ntasks && !err; i++) {
+		struct devtask *t = &p->tasks[order[i]];
+
+		if (!i || t->host_tid != tid)
+			o.n = 0;
+		tid = t->host_tid;
+		for (; at < p->ncalls && (p->calls[at].ns_tid < tid ||
+		       (p->calls[at].ns_tid == tid &&
+			p->calls[at].start_ns <= t->submit_ns)); at++)
+			if (p->calls[at].ns_tid == tid)
+				err = err ?: open_call(&o, &p->calls[at], (uint32_t)at);
+		while (o.n && p->calls[o.v[o.n - 1]].end_ns < t->submit_ns)
+			o.n--;
+		t->conn = o.n ? o.v[o.n - 1] + 1 : 0;
+	}
+	free(o.v);
+	free(order);
+	return err;
 }
 
 int profdata_load_at(struct profdata *p, int dirfd)
@@ -239,8 +303,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), by_device_start);
 	/* Threads repeat across runs: sorted, once each. */
 	p->ntids = profdata_sort_unique(p->tids, p->ntids);
-	link_tasks(p);
-	return 0;
+	return link_tasks(p);
 }
 
 int profdata_load(struct profdata *p, const char *dir)
