@@ -5,6 +5,7 @@
 #include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -159,7 +160,8 @@ static void keep_only(int sock)
 /* Serves requests until msprof closes its end (or dies). */
 static void reader_main(int sock)
 {
-	static char arg[PROCREAD_ARG_MAX];
+	/* Aligned as the caller's argument struct was. */
+	static _Alignas(max_align_t) char arg[PROCREAD_ARG_MAX];
 	struct answer a;
 	struct request rq;
 	int in_fd, out_fd;
