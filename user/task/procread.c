@@ -328,6 +328,6 @@ bool procread_stalled(int err)
 const char *procread_strerror(int err)
 {
 	if (err == -ETIMEDOUT)
-		return "its /proc entries or files did not answer within 1 s (it may be stuck in an exec, or a file system it uses does not answer)";
+		return "its /proc entries or files did not answer in time (it may be stuck in an exec, or a file system it uses does not answer)";
 	return strerror(-err);
 }

@@ -67,8 +67,8 @@ int procread_run(struct procread_call *c);
  */
 bool procread_stalled(int err);
 /*
- * What -ETIMEDOUT from the reads of a process means, to follow "pid N: ";
- * strerror() of any other error.
+ * What -ETIMEDOUT from the reads of a process means, to follow "pid N: "
+ * or "cannot ...: "; strerror() of any other error.
  */
 const char *procread_strerror(int err);
 
