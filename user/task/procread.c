@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -137,6 +138,20 @@ static void drop_privileges(void)
 		_exit(1);
 }
 
+/* Closes lo..hi; one at a time where close_range() is missing (qemu-user). */
+static void close_from(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	unsigned int fd;
+
+	if (!syscall(SYS_close_range, lo, hi, 0))
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	for (fd = lo; fd <= hi && fd < rl.rlim_cur; fd++)
+		close((int)fd);
+}
+
 /*
  * Only its socket: a reader stuck for good must not keep a lock, a BPF
  * object or the output open, nor the write end of a pipe someone reads
@@ -147,8 +162,8 @@ static void keep_only(int sock)
 	int null;
 
 	if (sock > 3)
-		syscall(SYS_close_range, 3, sock - 1, 0);
-	syscall(SYS_close_range, sock + 1, ~0u, 0);
+		close_from(3, (unsigned int)sock - 1);
+	close_from((unsigned int)sock + 1, ~0u);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 	    dup2(null, 2) < 0)
