@@ -448,7 +448,7 @@ int procfs_ns(int pid, const char *kind, struct stat *st)
 	c.arg_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid,
 				     kind) + 1;
 	err = procread_run(&c);
-	return err ?: c.len == sizeof(*st) ? 0 : -EPROTO;
+	return err ?: (c.len == sizeof(*st) ? 0 : -EPROTO);
 }
 
 int procfs_same_ns(int pid, const char *kind, bool *same)

@@ -63,7 +63,7 @@ static int user_process(int pid)
 
 	if (!err)
 		err = procfs_is_host_init(pid, &init);
-	return err ?: kthread || init ? -EPERM : 0;
+	return err ?: (kthread || init ? -EPERM : 0);
 }
 
 /* 0 and row filled if pid has a socket; else why not. */
@@ -103,7 +103,7 @@ static int same_processes(int pid, unsigned long long start, int root,
 		err = -ESRCH;
 	if (!err)
 		err = procfs_start_time(root, &now);
-	return err ?: now == root_start ? 0 : -ESRCH;
+	return err ?: (now == root_start ? 0 : -ESRCH);
 }
 
 /*
