@@ -67,6 +67,12 @@ const char *msprof_msg_status_name(int32_t status);
 /* Milliseconds on CLOCK_MONOTONIC: every socket deadline is one of these. */
 uint64_t msprof_now_ms(void);
 /*
+ * *fd: a descriptor that turns readable when a signal the calling thread
+ * blocks is pending (msprof reads them from a signalfd in its event loop),
+ * the wake_fd that ends msprof's waits below with the signal left pending.
+ */
+int msprof_signal_fd(int *fd);
+/*
  * Waits in poll() until fd has one of events (or an error or hangup) or the
  * deadline (msprof_now_ms() time) passes: 0 or -ETIMEDOUT.  A readable
  * wake_fd (-1: none) ends the wait with -EINTR; fd -1 just sleeps.

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +117,16 @@ uint64_t msprof_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int msprof_signal_fd(int *fd)
+{
+	sigset_t blocked;
+
+	if (sigprocmask(SIG_BLOCK, NULL, &blocked))
+		return -errno;
+	*fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+	return *fd < 0 ? -errno : 0;
 }
 
 int msprof_wait_by(int fd, short events, uint64_t deadline, int wake_fd)

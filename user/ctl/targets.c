@@ -15,6 +15,7 @@
 #include "targets.h"
 #include "task/ctl_lock.h"
 #include "task/procfs.h"
+#include "task/procread.h"
 
 int targets_init(struct targets *ts, struct window_ctx *w)
 {
@@ -41,7 +42,7 @@ static int say_gone(int pid, int err)
 		ERR("no process with pid %d", pid);
 		return err;
 	}
-	ERR("pid %d: %s", pid, strerror(-err));
+	ERR("pid %d: %s", pid, procread_strerror(err));
 	return err;
 }
 
@@ -91,6 +92,9 @@ int targets_take(struct targets *ts, int pid, bool need_agent)
 		return err;
 	err = target_init(t, pid);
 	t->lock.fd = -1;
+	/* --host-only needs no socket, nor the home it would be in. */
+	if (!err && need_agent)
+		err = t->sock_err;
 	if (err)
 		return say_gone(pid, err);
 	if (need_agent && !t->sock_found) {

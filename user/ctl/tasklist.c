@@ -8,13 +8,31 @@
 #include "common/err.h"
 #include "options.h"
 #include "task/procfs.h"
+#include "task/procread.h"
 #include "task/taskscan.h"
 #include "tasklist.h"
 
-static int print_row(const struct task_row *r, void *fp)
+struct listing {
+	FILE *fp;
+	unsigned int skipped;	/* processes whose reads did not answer */
+};
+
+static int print_row(const struct task_row *r, void *ctx)
 {
-	struct passwd *pw = getpwuid(r->uid);
+	struct listing *l = ctx;
 	char rank[16] = "-", held[16] = "-";
+	FILE *fp = l->fp;
+	struct passwd *pw;
+
+	if (r->err) {
+		/* Said where it happens: the rows so far come first. */
+		fflush(fp);
+		ERR("--list: pid %d skipped: %s", r->host_pid,
+		    procread_strerror(r->err));
+		l->skipped++;
+		return 0;
+	}
+	pw = getpwuid(r->uid);
 
 	if (r->rank_id >= 0)
 		snprintf(rank, sizeof(rank), "%d", r->rank_id);
@@ -34,11 +52,12 @@ static int print_row(const struct task_row *r, void *fp)
 
 int tasklist_print(FILE *fp)
 {
+	struct listing l = { .fp = fp };
 	size_t left;
 	int err;
 
 	fputs("PID\tNSPID\tUSER\tCOMMAND\tRANK_ID\tHELD_BY\n", fp);
-	err = taskscan_each(0, 0, TASKSCAN_BUDGET_MS, print_row, fp, &left);
+	err = taskscan_each(0, 0, TASKSCAN_BUDGET_MS, print_row, &l, &left);
 	if (err == -ETIME) {
 		fflush(fp);
 		ERR("--list: %zu processes not looked at: the scan took its %d s (reading the others' /proc entries was slow)",
@@ -56,10 +75,12 @@ int tasklist_print(FILE *fp)
 		err = -EIO;
 	if (err)
 		ERR("cannot write the list: %s", strerror(-err));
-	return err;
+	/* Each said above: the list is not all there is. */
+	return err ?: l.skipped ? -ETIMEDOUT : 0;
 }
 
 struct rank_fn {
+	int job;
 	int (*fn)(int pid, void *ctx);
 	void *ctx;
 };
@@ -68,13 +89,19 @@ static int call_rank(const struct task_row *r, void *ctx)
 {
 	struct rank_fn *f = ctx;
 
+	/* Not a rank anyone could reach: said, and the others taken. */
+	if (r->err) {
+		ERR("--job=%d: pid %d skipped: %s", f->job, r->host_pid,
+		    procread_strerror(r->err));
+		return 0;
+	}
 	return f->fn(r->host_pid, f->ctx);
 }
 
 int tasklist_each_rank(int job, unsigned long long start,
 		       int (*fn)(int pid, void *ctx), void *ctx, size_t *left)
 {
-	struct rank_fn f = { .fn = fn, .ctx = ctx };
+	struct rank_fn f = { .job = job, .fn = fn, .ctx = ctx };
 
 	return taskscan_each(job, start, TASKSCAN_BUDGET_MS, call_rank, &f, left);
 }
@@ -107,9 +134,14 @@ int tasklist_job(int job, unsigned long long *start, int *pids, int *npids)
 	size_t left;
 	int err;
 
-	if (!procfs_alive(job) || procfs_start_time(job, start)) {
+	err = procfs_alive(job) ? procfs_start_time(job, start) : -ESRCH;
+	if (err == -ESRCH) {
 		ERR("--job=%d: no process with pid %d", job, job);
-		return -ESRCH;
+		return err;
+	}
+	if (err) {
+		ERR("--job=%d: pid %d: %s", job, job, procread_strerror(err));
+		return err;
 	}
 	err = tasklist_each_rank(job, *start, add_rank, &j, &left);
 	if (err == -ETIME)

@@ -11,6 +11,7 @@
 #include "common/testpoint.h"
 #include "msprof/protocol.h"
 #include "task/procfs.h"
+#include "task/procread.h"
 #include "task/profdir.h"
 #include "window.h"
 
@@ -135,7 +136,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 	if (err) {
 		if (procfs_alive(t->host_pid))
 			ERR("pid %d: cannot filter its device nodes: %s",
-			    t->host_pid, strerror(-err));
+			    t->host_pid, procread_strerror(err));
 		return err;
 	}
 	t->stage_ignored = 0;
@@ -152,7 +153,8 @@ int window_begin(struct window_ctx *w, struct target *t)
 		/* One that exited meanwhile is no failure: the caller forgets it. */
 		if (procfs_alive(t->host_pid))
 			ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
-			    *lib ? " in " : "", printable(lib), strerror(-err));
+			    *lib ? " in " : "", printable(lib),
+			    procread_strerror(err));
 		window_abort(w, t);
 		return err;
 	}

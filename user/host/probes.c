@@ -15,6 +15,7 @@
 #include "common/input_error.h"
 #include "probes.h"
 #include "task/procfs.h"
+#include "task/procread.h"
 
 /* A function the user names has no known signature: show raw registers. */
 static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {
@@ -156,53 +157,93 @@ struct node_walk {
 
 /*
  * path, as the task sees it: resolved inside its root (never a glob: the
- * task writes the environment that may name it), taken if a character
+ * task writes the environment that may name it), in msprof's reader (its
+ * root may hold a file system that never answers), taken if a character
  * device.
  */
 static int take_node(struct node_walk *nw, const char *path)
 {
 	struct stat st;
-	int fd, err;
+	int err;
 
-	if (procfs_open_in_root(nw->host_pid, path, O_PATH, &fd))
-		return 0;	/* no such node: not that runtime's host */
-	err = fstat(fd, &st) ? -errno : 0;
-	close(fd);
-	if (err || !S_ISCHR(st.st_mode))
+	err = procfs_stat_in_root(nw->host_pid, path, NULL, O_PATH, &st, NULL);
+	if (procread_stalled(err))
 		return err;
+	/* No such node: not that runtime's host. */
+	if (err || !S_ISCHR(st.st_mode))
+		return 0;
 	if (nw->n++ == PROBE_MAX_NODES)
 		return -E2BIG;
 	return nw->fn(st.st_rdev, nw->ctx);
 }
 
-/* A pack's pattern: a literal directory, then a name pattern in it. */
-static int take_nodes(struct node_walk *nw, const char *pattern)
+struct nodes_arg {
+	int pid;
+	char dir[PATH_MAX];	/* a literal directory, ending in '/' */
+	char name[NAME_MAX + 1];	/* a name pattern in it */
+};
+
+/*
+ * In the reader: the device numbers of the character devices in dir whose
+ * names match, one more than PROBE_MAX_NODES at most.
+ */
+static int nodes_in_reader(const void *arg, int in_fd, char *out,
+			   size_t cap, size_t *len, int *out_fd)
 {
-	const char *name = strrchr(pattern, '/') + 1;
-	char dir[PATH_MAX], path[PATH_MAX];
+	const struct nodes_arg *a = arg;
+	char path[PATH_MAX];
 	unsigned int seen = 0;
 	struct dirent *de;
-	int fd, err = 0;
+	struct stat st;
+	int fd, nfd;
 	DIR *d;
 
-	if (!strpbrk(name, "*?["))
-		return take_node(nw, pattern);
-	snprintf(dir, sizeof(dir), "%.*s", (int)(name - pattern), pattern);
-	if (procfs_open_in_root(nw->host_pid, dir, O_RDONLY | O_DIRECTORY, &fd))
+	(void)in_fd;
+	(void)out_fd;
+	if (procfs_open_in_root(a->pid, a->dir, O_RDONLY | O_DIRECTORY, &fd))
 		return 0;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
 		return -errno;
 	}
-	while (!err && seen++ < PROBE_MAX_DIRENTS && (de = readdir(d))) {
-		if (fnmatch(name, de->d_name, FNM_PERIOD) ||
-		    snprintf(path, sizeof(path), "%s%s", dir, de->d_name) >=
-		    (int)sizeof(path))
+	while (*len + sizeof(dev_t) <= cap && seen++ < PROBE_MAX_DIRENTS &&
+	       (de = readdir(d))) {
+		if (fnmatch(a->name, de->d_name, FNM_PERIOD) ||
+		    snprintf(path, sizeof(path), "%s%s", a->dir, de->d_name) >=
+		    (int)sizeof(path) ||
+		    procfs_open_in_root(a->pid, path, O_PATH, &nfd))
 			continue;
-		err = take_node(nw, path);
+		if (!fstat(nfd, &st) && S_ISCHR(st.st_mode)) {
+			memcpy(out + *len, &st.st_rdev, sizeof(dev_t));
+			*len += sizeof(dev_t);
+		}
+		close(nfd);
 	}
 	closedir(d);
+	return 0;
+}
+
+/* A pack's pattern: a literal directory, then a name pattern in it. */
+static int take_nodes(struct node_walk *nw, const char *pattern)
+{
+	const char *name = strrchr(pattern, '/') + 1;
+	dev_t devs[PROBE_MAX_NODES + 1];
+	struct nodes_arg a = { .pid = nw->host_pid };
+	struct procread_call c = {
+		.fn = nodes_in_reader, .arg = &a, .arg_len = sizeof(a),
+		.in_fd = -1, .out = devs, .cap = sizeof(devs),
+	};
+	size_t i;
+	int err;
+
+	if (!strpbrk(name, "*?["))
+		return take_node(nw, pattern);
+	snprintf(a.dir, sizeof(a.dir), "%.*s", (int)(name - pattern), pattern);
+	snprintf(a.name, sizeof(a.name), "%s", name);
+	err = procread_run(&c);
+	for (i = 0; !err && i < c.len / sizeof(dev_t); i++)
+		err = nw->n++ == PROBE_MAX_NODES ? -E2BIG : nw->fn(devs[i], nw->ctx);
 	return err;
 }
 
@@ -233,12 +274,23 @@ int probe_devices(int host_pid, probe_device_fn fn, void *ctx)
 
 		pack = m.pack;
 		/* Only a runtime the task maps speaks to its driver. */
-		if (procfs_exec_maps(host_pid, maps_pack_library, &m) < 0 ||
-		    !m.found)
+		err = procfs_exec_maps(host_pid, maps_pack_library, &m);
+		if (procread_stalled(err))
+			break;
+		err = 0;
+		if (!m.found)
 			continue;
-		if (pack->device_env &&
-		    !procfs_getenv(host_pid, pack->device_env, node, sizeof(node)) &&
-		    *node) {
+		*node = '\0';
+		if (pack->device_env)
+			err = procfs_getenv(host_pid, pack->device_env, node,
+					    sizeof(node));
+		if (procread_stalled(err))
+			break;
+		if (err) {
+			*node = '\0';
+			err = 0;
+		}
+		if (*node) {
 			err = take_node(&nw, node);
 			continue;
 		}

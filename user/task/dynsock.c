@@ -8,9 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -37,17 +35,6 @@ unsigned int dynsock_reply_timeout_s(int type)
 	default:
 		return 10;
 	}
-}
-
-/* A descriptor that turns readable when a signal msprof blocks is pending. */
-static int watch_signals(int *fd)
-{
-	sigset_t blocked;
-
-	if (sigprocmask(SIG_BLOCK, NULL, &blocked))
-		return -errno;
-	*fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
-	return *fd < 0 ? -errno : 0;
 }
 
 /*
@@ -81,7 +68,7 @@ int dynsock_connect(const char *path, int *fd)
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(addr.sun_path, path);
-	err = watch_signals(&sig);
+	err = msprof_signal_fd(&sig);
 	if (err)
 		return err;
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -154,7 +141,7 @@ static int exchange(int fd, const void *msg, size_t len, int want,
 			    dynsock_reply_timeout_s(want) * 1000ull;
 	int sig, err;
 
-	err = watch_signals(&sig);
+	err = msprof_signal_fd(&sig);
 	if (err)
 		return err;
 	err = msprof_write_by(fd, msg, len, deadline, sig);
@@ -212,7 +199,7 @@ void dynsock_request_all(const int *fds, size_t n, int type, int *status,
 			err[i] = -E2BIG;
 		return;
 	}
-	end = watch_signals(&sig);
+	end = msprof_signal_fd(&sig);
 	for (i = 0; i < n; i++) {
 		err[i] = end ?: msprof_write_by(fds[i], &msg, sizeof(msg),
 						deadline, sig);
@@ -257,7 +244,7 @@ int dynsock_check_ended(int fd, int *status)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	if (!n)
 		return -ECONNRESET;
-	err = watch_signals(&sig);
+	err = msprof_signal_fd(&sig);
 	if (err)
 		return err;
 	err = msprof_read_by(fd, &rsp, sizeof(rsp),

@@ -4,19 +4,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/clock.h"
 #include "common/printable.h"
 #include "procfs.h"
+#include "procread.h"
 
 static FILE *proc_open(int pid, const char *what)
 {
@@ -82,102 +79,56 @@ static int getenv_stream(int fd, const char *name, char *out, size_t len)
 /*
  * Opening and reading environ wait on the task's locks (its exec lock, its
  * memory map's) and fault its pages in: the task can hold those locks
- * while its own access to a file stalls (on a FUSE mount it made in a user
- * namespace, whose daemon never answers), and root's msprof, --list
- * included, would wait with it for good.  So a child opens and reads, and
- * is killed at the deadline (those waits are killable).  An environment in
- * memory takes milliseconds.
+ * while its own access to a file stalls (an exec flushing a file on a FUSE
+ * mount whose daemon never answers), and root's msprof, --list included,
+ * would wait with it for good.  So msprof's reader opens and reads
+ * (procread.h), by its deadline.  An environment in memory takes
+ * milliseconds.
  */
-#define ENVIRON_READ_S 1
+struct getenv_arg {
+	char path[64];		/* "": the descriptor handed over */
+	char name[256];
+	size_t len;
+};
 
-/*
- * What the child says: its result, then the value if there is one.  path,
- * if not NULL, is opened for fd.
- */
-static void getenv_child(const char *path, int fd, int reply,
-			 const char *name, char *out, size_t len)
+static int getenv_in_reader(const void *arg, int in_fd, char *out, size_t cap,
+			    size_t *len, int *fd)
 {
-	char buf[sizeof(int) + PATH_MAX];
-	int err;
-	size_t n;
+	const struct getenv_arg *a = arg;
+	int efd = in_fd, err;
 
-	if (path)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : getenv_stream(fd, name, out, len);
-	n = err ? 0 : strlen(out);
-
-	memcpy(buf, &err, sizeof(err));
-	memcpy(buf + sizeof(err), out, n);
-	/* Far less than a pipe holds: written whole, or not at all. */
-	_exit(write(reply, buf, sizeof(err) + n) < 0);
-}
-
-/* The child's answer, by the deadline; -ETIMEDOUT, -EINTR, -EPROTO. */
-static int getenv_reply(int reply, char *out, size_t len)
-{
-	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ENVIRON_READ_S * 1000000000ull;
-	char buf[sizeof(int) + PATH_MAX];
-	size_t got = 0;
-	struct pollfd pfd = { .fd = reply, .events = POLLIN };
-	uint64_t now, ms;
-	ssize_t n;
-	int err;
-
-	for (;;) {
-		now = clock_ns(CLOCK_MONOTONIC);
-		ms = now < end ? (end - now) / 1000000 : 0;
-		if (!ms)
-			return -ETIMEDOUT;
-		/* A signal ends the wait, as every wait of msprof's. */
-		if (poll(&pfd, 1, (int)ms) < 0)
-			return -errno;
-		n = read(reply, buf + got, sizeof(buf) - got);
-		if (n < 0 && errno != EAGAIN)
-			return -errno;
-		if (!n)
-			break;
-		if (n > 0)
-			got += (size_t)n;
-	}
-	if (got < sizeof(err))
-		return -EPROTO;
-	memcpy(&err, buf, sizeof(err));
-	got -= sizeof(err);
-	if (err)
-		return err;
-	if (got >= len)
-		return -EPROTO;
-	memcpy(out, buf + sizeof(err), got);
-	out[got] = '\0';
-	return 0;
+	(void)fd;
+	if (a->len > cap)
+		return -EINVAL;
+	if (*a->path)
+		efd = open(a->path, O_RDONLY | O_CLOEXEC);
+	err = efd < 0 ? -errno : getenv_stream(efd, a->name, out, a->len);
+	if (*a->path && efd >= 0)
+		close(efd);
+	*len = err ? 0 : strlen(out);
+	return err;
 }
 
 static int getenv_timed(const char *path, int fd, const char *name,
 			char *out, size_t len)
 {
-	int p[2], err;
-	pid_t child;
+	struct getenv_arg a = { .len = len };
+	struct procread_call c = {
+		.fn = getenv_in_reader, .arg = &a, .arg_len = sizeof(a),
+		.in_fd = fd, .out = out, .cap = len,
+	};
+	int err;
 
-	/* The child's answer must fit the pipe and our buffer. */
-	if (len > PATH_MAX)
+	/* The answer must fit the reader's message and our buffer. */
+	if (len > PATH_MAX || !len ||
+	    snprintf(a.name, sizeof(a.name), "%s", name) >= (int)sizeof(a.name))
 		return -EINVAL;
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	child = fork();
-	if (!child) {
-		close(p[0]);
-		getenv_child(path, fd, p[1], name, out, len);
-	}
-	err = child < 0 ? -errno : 0;
-	close(p[1]);
+	snprintf(a.path, sizeof(a.path), "%s", path ? path : "");
+	err = procread_run(&c);
+	if (!err && c.len >= len)
+		err = -EPROTO;
 	if (!err)
-		err = getenv_reply(p[0], out, len);
-	close(p[0]);
-	if (child > 0) {
-		kill(child, SIGKILL);
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+		out[c.len] = '\0';
 	return err;
 }
 
@@ -192,6 +143,53 @@ int procfs_getenv(int pid, const char *name, char *out, size_t len)
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
 	return getenv_timed(path, -1, name, out, len);
+}
+
+/* A whole /proc file, read in the reader; -E2BIG if it holds more than cap. */
+static int read_in_reader(const void *arg, int in_fd, char *out, size_t cap,
+			  size_t *len, int *fd)
+{
+	ssize_t n = 1;
+	int rfd, err = 0;
+	char more;
+
+	(void)in_fd;
+	(void)fd;
+	rfd = open(arg, O_RDONLY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	while (*len < cap) {
+		n = read(rfd, out + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	if (n < 0)
+		err = -errno;
+	else if (n > 0 && read(rfd, &more, 1) > 0)
+		err = -E2BIG;
+	close(rfd);
+	return err;
+}
+
+/* /proc/<pid>/<what>, at most cap bytes, within timeout_ms (0: the reader's). */
+static int proc_read(int pid, const char *what, char *out, size_t cap,
+		     size_t *len, unsigned int timeout_ms)
+{
+	char path[64];
+	struct procread_call c = {
+		.fn = read_in_reader, .arg = path, .in_fd = -1, .out = out,
+		.cap = cap, .timeout_ms = timeout_ms,
+	};
+	int err;
+
+	c.arg_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/%s", pid,
+				     what) + 1;
+	err = procread_run(&c);
+	*len = c.len;
+	return err;
 }
 
 int procfs_rank_parse(const char *val)
@@ -209,10 +207,14 @@ int procfs_rank_id(int pid)
 	static const char *const names[] = { "RANK_ID", "RANK" };
 	char val[16];
 	size_t i;
-	int rank;
+	int rank, err;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (procfs_getenv(pid, names[i], val, sizeof(val)))
+		err = procfs_getenv(pid, names[i], val, sizeof(val));
+		/* One that did not answer: the next would not either. */
+		if (procread_stalled(err))
+			break;
+		if (err)
 			continue;
 		rank = procfs_rank_parse(val);
 		if (rank >= 0)
@@ -308,20 +310,20 @@ int procfs_tgid(int pid, int *tgid)
 
 /*
  * The fields of /proc/<pid>/stat after comm: *fields points into
- * line[len].  -errno if it cannot be read, -EPROTO if it makes no sense.
+ * line[len].  Read in the reader: it waits on the task's exec lock.
+ * -errno if it cannot be read, -EPROTO if it makes no sense.
  */
-static int stat_fields(int pid, char *line, int len, char **fields)
+static int stat_fields(int pid, char *line, size_t len, char **fields)
 {
-	FILE *fp;
-	char *p;
+	size_t n;
+	int err = proc_read(pid, "stat", line, len - 1, &n, 0);
 
-	fp = proc_open(pid, "stat");
-	if (!fp)
-		return -errno;
-	p = fgets(line, len, fp);
-	fclose(fp);
+	/* One line, far shorter than len: a longer one is no stat line. */
+	if (err)
+		return err == -E2BIG ? -EPROTO : err;
+	line[n] = '\0';
 	/* comm may hold anything, ')' too: the fields follow the last one. */
-	*fields = p ? strrchr(line, ')') : NULL;
+	*fields = strrchr(line, ')');
 	return *fields ? 0 : -EPROTO;
 }
 
@@ -342,9 +344,13 @@ int procfs_is_kthread(int pid, bool *kthread)
 int procfs_start_time(int pid, unsigned long long *ticks)
 {
 	char line[1024], *p;
+	int err = stat_fields(pid, line, sizeof(line), &p);
 
+	/* A read that did not answer is said; anything else is a process gone. */
+	if (procread_stalled(err))
+		return err;
 	/* Field 22: clock ticks after boot. */
-	if (stat_fields(pid, line, sizeof(line), &p) ||
+	if (err ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
 		   " %*d %*d %*d %*d %*d %*d %llu", ticks) != 1)
 		return -ESRCH;
@@ -408,15 +414,41 @@ bool procfs_alive(int pid)
 	return !strchr(state, 'Z');
 }
 
+static int stat_in_reader(const void *arg, int in_fd, char *out, size_t cap,
+			  size_t *len, int *fd)
+{
+	struct stat st;
+
+	(void)in_fd;
+	(void)fd;
+	if (cap < sizeof(st))
+		return -EINVAL;
+	if (stat(arg, &st))
+		return -errno;
+	memcpy(out, &st, sizeof(st));
+	*len = sizeof(st);
+	return 0;
+}
+
 int procfs_ns(int pid, const char *kind, struct stat *st)
 {
 	char path[64];
+	struct procread_call c = {
+		.fn = stat_in_reader, .arg = path, .in_fd = -1, .out = st,
+		.cap = sizeof(*st),
+	};
+	int err;
 
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
-	else
+	/* msprof's own: nothing else can hold it. */
+	if (!pid) {
 		snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
-	return stat(path, st) ? -errno : 0;
+		return stat(path, st) ? -errno : 0;
+	}
+	/* Another's waits on its exec lock (ptrace_may_access). */
+	c.arg_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid,
+				     kind) + 1;
+	err = procread_run(&c);
+	return err ?: (c.len == sizeof(*st) ? 0 : -EPROTO);
 }
 
 int procfs_same_ns(int pid, const char *kind, bool *same)
@@ -460,6 +492,67 @@ int procfs_open_in_root(int pid, const char *path, int flags, int *fd)
 	return err;
 }
 
+struct in_root_arg {
+	int pid;
+	int flags;
+	bool want_fd;
+	char path[PATH_MAX];
+	char name[NAME_MAX + 1];	/* "": the path itself */
+};
+
+static int in_root_in_reader(const void *arg, int in_fd, char *out,
+			     size_t cap, size_t *len, int *fd)
+{
+	const struct in_root_arg *a = arg;
+	struct stat st;
+	int dfd, err;
+
+	(void)in_fd;
+	if (cap < sizeof(st))
+		return -EINVAL;
+	err = procfs_open_in_root(a->pid, a->path, a->flags, &dfd);
+	if (err)
+		return err;
+	if (*a->name ? fstatat(dfd, a->name, &st, AT_SYMLINK_NOFOLLOW) :
+		       fstat(dfd, &st))
+		err = -errno;
+	if (!err && a->want_fd)
+		*fd = dfd;	/* the reader closes its copy */
+	else
+		close(dfd);
+	if (!err) {
+		memcpy(out, &st, sizeof(st));
+		*len = sizeof(st);
+	}
+	return err;
+}
+
+int procfs_stat_in_root(int pid, const char *path, const char *name,
+			int flags, struct stat *st, int *fd)
+{
+	struct in_root_arg a = { .pid = pid, .flags = flags, .want_fd = fd };
+	struct procread_call c = {
+		.fn = in_root_in_reader, .arg = &a, .arg_len = sizeof(a),
+		.in_fd = -1, .out = st, .cap = sizeof(*st),
+	};
+	int err;
+
+	if (snprintf(a.path, sizeof(a.path), "%s", path) >= (int)sizeof(a.path) ||
+	    snprintf(a.name, sizeof(a.name), "%s", name ? name : "") >=
+	    (int)sizeof(a.name))
+		return -ENAMETOOLONG;
+	err = procread_run(&c);
+	if (!err && (c.len != sizeof(*st) || (fd && c.fd < 0)))
+		err = -EPROTO;
+	if (!err && fd) {
+		*fd = c.fd;
+		return 0;
+	}
+	if (c.fd >= 0)
+		close(c.fd);
+	return err;
+}
+
 bool procfs_is_descendant(int pid, int ancestor)
 {
 	int depth;
@@ -473,48 +566,54 @@ bool procfs_is_descendant(int pid, int ancestor)
 	return false;
 }
 
+/*
+ * The whole of maps is read first (in the reader: opening it waits on the
+ * task's exec lock), then walked: a process has at most 65530 mappings
+ * (vm.max_map_count), of a line each, a few MiB even with long paths.
+ */
+#define MAPS_MAX PROCREAD_OUT_MAX
+#define MAPS_TIMEOUT_MS 5000
+/* A longer line (a path past PATH_MAX, which the task chose) is skipped. */
+#define MAPS_LINE_MAX (4096 + 128)
+
+/* One line of maps (NUL-ended): fn's return, 0 if it is not one for fn. */
+static int exec_map(int pid, char *line, char *last, size_t last_len,
+		    procfs_map_fn fn, void *ctx)
+{
+	unsigned long long lo, hi, pgoff;
+	char perms[8], *path, file[96];
+	struct procfs_map m;
+
+	if (sscanf(line, "%llx-%llx %7s %llx", &lo, &hi, perms, &pgoff) != 4 ||
+	    perms[2] != 'x')
+		return 0;
+	path = strchr(line, '/');
+	/* Segments of one file are adjacent: skip repeats cheaply. */
+	if (!path || !strcmp(path, last))
+		return 0;
+	snprintf(last, last_len, "%s", path);
+	snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", pid, lo, hi);
+	m = (struct procfs_map){ .path = path, .file = file, .start = lo,
+				 .end = hi, .pgoff = pgoff };
+	return fn(&m, ctx);
+}
+
 int procfs_exec_maps(int pid, procfs_map_fn fn, void *ctx)
 {
-	char line[4096 + 128], last[4096] = "", file[96];
-	unsigned long long lo, hi, pgoff;
-	struct procfs_map m;
-	int err = 0;
-	FILE *fp;
+	char *buf = malloc(MAPS_MAX + 1), *line, *nl, last[4096] = "";
+	size_t len;
+	int err;
 
-	fp = proc_open(pid, "maps");
-	if (!fp)
-		return -errno;
-	while (!err && fgets(line, sizeof(line), fp)) {
-		char perms[8], *path;
-		int c;
-
-		/*
-		 * A longer line (a path past PATH_MAX, which the task chose)
-		 * is skipped whole: its tail must not pass for a line.
-		 */
-		if (!strchr(line, '\n')) {
-			while ((c = getc(fp)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (sscanf(line, "%llx-%llx %7s %llx", &lo, &hi, perms,
-			   &pgoff) != 4 ||
-		    perms[2] != 'x')
-			continue;
-		path = strchr(line, '/');
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		/* Segments of one file are adjacent: skip repeats cheaply. */
-		if (!strcmp(path, last))
-			continue;
-		snprintf(last, sizeof(last), "%s", path);
-		snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", pid,
-			 lo, hi);
-		m = (struct procfs_map){ .path = path, .file = file,
-					 .start = lo, .end = hi, .pgoff = pgoff };
-		err = fn(&m, ctx);
+	if (!buf)
+		return -ENOMEM;
+	err = proc_read(pid, "maps", buf, MAPS_MAX, &len, MAPS_TIMEOUT_MS);
+	buf[err ? 0 : len] = '\0';
+	/* The last line without its newline is one cut short: not taken. */
+	for (line = buf; !err && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		if ((size_t)(nl - line) < MAPS_LINE_MAX)
+			err = exec_map(pid, line, last, sizeof(last), fn, ctx);
 	}
-	fclose(fp);
+	free(buf);
 	return err;
 }

@@ -12,11 +12,18 @@
 #define PROC_PID_INIT_INO 0xEFFFFFFCu
 
 /*
+ * What another process's /proc entries say.  Those that wait on its exec
+ * lock (stat, environ, maps, ns/<kind>, root and everything under it) are read
+ * in msprof's reader (procread.h): -ETIMEDOUT past its deadline, -EINTR if
+ * a signal came.  status, comm and the /proc/<pid> directory itself are
+ * read here: the kernel fills them in under spinlocks only.
+ */
+
+/*
  * Reads name from /proc/<pid>/environ; -ENOENT if it is not set,
  * -ENAMETOOLONG if its value does not fit len (PATH_MAX at most: -EINVAL),
- * -E2BIG if it is not within the first 8 MiB, -ETIMEDOUT if the read took
- * more than a second (a forked child reads), -EINTR if a signal came.  The
- * _fd form reads an environ block from fd.
+ * -E2BIG if it is not within the first 8 MiB.  The _fd form reads an
+ * environ block from fd (in the reader too).
  */
 int procfs_getenv(int pid, const char *name, char *out, size_t len);
 int procfs_getenv_fd(int fd, const char *name, char *out, size_t len);
@@ -35,7 +42,8 @@ int procfs_tgid(int pid, int *tgid);
 int procfs_is_kthread(int pid, bool *kthread);
 /*
  * When the process started (clock ticks after boot): with the pid, names
- * one process even after the pid is reused.  -ESRCH if it is gone.
+ * one process even after the pid is reused.  -ESRCH if it is gone (or its
+ * stat makes no sense), -ETIMEDOUT or -EINTR as above.
  */
 int procfs_start_time(int pid, unsigned long long *ticks);
 /* Whether pid is the init of the initial (host) pid namespace. */
@@ -52,9 +60,20 @@ int procfs_ns(int pid, const char *kind, struct stat *st);
 int procfs_same_ns(int pid, const char *kind, bool *same);
 /*
  * Opens path (as the task sees it) inside the task's root directory: its
- * symbolic links resolve there too, never into msprof's own root.
+ * symbolic links resolve there too, never into msprof's own root.  It can
+ * wait for good (the task's exec, a FUSE daemon under its root): only for
+ * what runs in the reader (procread_run).
  */
 int procfs_open_in_root(int pid, const char *path, int flags, int *fd);
+/*
+ * In the reader: opens path inside the task's root as procfs_open_in_root
+ * does, and *st is what fstat() says of it, or, with name, what
+ * fstatat(AT_SYMLINK_NOFOLLOW) says of name in it (path a directory).
+ * With fd, the opened path is handed back there.  -ETIMEDOUT past the
+ * reader's deadline.
+ */
+int procfs_stat_in_root(int pid, const char *path, const char *name,
+			int flags, struct stat *st, int *fd);
 bool procfs_is_descendant(int pid, int ancestor);
 
 /*

@@ -17,6 +17,7 @@
 #include "msprof/protocol.h"
 #include "params.h"
 #include "procfs.h"
+#include "procread.h"
 #include "common/safe_open.h"
 #include "target.h"
 #include "common/testpoint.h"
@@ -35,16 +36,28 @@ static int copy_home(const struct passwd *pw, char *home, size_t len)
 /* Far more than any real user database. */
 #define PASSWD_MAX (16 << 20)
 
-/* uid's home in the user database of the task's own root. */
-static int passwd_home(int pid, uid_t uid, char *home, size_t len)
+struct passwd_arg {
+	int pid;
+	uid_t uid;
+};
+
+/*
+ * In the reader: uid's home in the user database of the task's own root,
+ * which may lie on a file system whose daemon never answers.
+ */
+static int passwd_in_reader(const void *arg, int in_fd, char *home,
+			    size_t len, size_t *out_len, int *out_fd)
 {
+	const struct passwd_arg *a = arg;
 	struct passwd *pw;
 	struct stat st;
 	int fd, err;
 	FILE *fp;
 
+	(void)in_fd;
+	(void)out_fd;
 	/* The task's file: a FIFO must not hang us, nor a huge file hold us. */
-	err = procfs_open_in_root(pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
+	err = procfs_open_in_root(a->pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
 	if (err)
 		return err;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PASSWD_MAX) {
@@ -57,10 +70,26 @@ static int passwd_home(int pid, uid_t uid, char *home, size_t len)
 		close(fd);
 		return err;
 	}
-	while ((pw = fgetpwent(fp)) && pw->pw_uid != uid)
+	while ((pw = fgetpwent(fp)) && pw->pw_uid != a->uid)
 		;
 	err = copy_home(pw, home, len);
 	fclose(fp);
+	*out_len = err ? 0 : strlen(home) + 1;
+	return err;
+}
+
+static int passwd_home(int pid, uid_t uid, char *home, size_t len)
+{
+	struct passwd_arg a = { .pid = pid, .uid = uid };
+	struct procread_call c = {
+		.fn = passwd_in_reader, .arg = &a, .arg_len = sizeof(a),
+		.in_fd = -1, .out = home, .cap = len,
+	};
+	int err = procread_run(&c);
+
+	/* What the reader says is bytes: a string only if it ends as one. */
+	if (!err && (!c.len || home[c.len - 1]))
+		err = -EPROTO;
 	return err;
 }
 
@@ -104,29 +133,31 @@ static int sock_path_in(struct target *t, const char *home)
  * (sock_found) and whether that is the task's user's socket itself
  * (has_socket), not a link, FIFO, file or another user's socket planted
  * there (in a home the task shares, /tmp say): only such a one is ever
- * connected to (sock_open).  Looked at through the task's root (its links
- * resolve there, never in msprof's); nothing is opened at the name, nor
- * connected to.  Returns sock_found.
+ * connected to (connect_in_reader).  Looked at through the task's root (its links
+ * resolve there, never in msprof's), in the reader (a FUSE mount there may
+ * never answer); nothing is opened at the name, nor connected to.
+ * -ETIMEDOUT if the reader did not answer; any other failure is no entry.
  */
-static bool sock_in(struct target *t, const char *home)
+static int sock_in(struct target *t, const char *home)
 {
 	struct stat st;
 	char name[64];
 	uid_t uid;
 	gid_t gid;
-	int dfd;
+	int err;
 
 	t->sock_found = false;
 	t->has_socket = false;
-	if (msprof_socket_path(name, sizeof(name), ".", t->ns_pid) ||
-	    procfs_open_in_root(t->host_pid, home,
-				O_PATH | O_DIRECTORY, &dfd))
-		return false;
-	t->sock_found = !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (msprof_socket_path(name, sizeof(name), ".", t->ns_pid))
+		return 0;
+	err = procfs_stat_in_root(t->host_pid, home, name, O_PATH | O_DIRECTORY,
+				  &st, NULL);
+	if (procread_stalled(err))
+		return err;
+	t->sock_found = !err;
 	t->has_socket = t->sock_found && S_ISSOCK(st.st_mode) &&
 			!procfs_owner(t->host_pid, &uid, &gid) && st.st_uid == uid;
-	close(dfd);
-	return t->sock_found;
+	return 0;
 }
 
 /*
@@ -142,8 +173,8 @@ static int find_socket(struct target *t)
 
 	err = procfs_getenv(t->host_pid, "HOME", home, sizeof(home));
 	if (!err) {
-		err = sock_path_in(t, home);
-		if (err || sock_in(t, home))
+		err = sock_path_in(t, home) ?: sock_in(t, home);
+		if (err || t->sock_found)
 			return err;
 		strcpy(first, t->sock_path);
 	} else if (err != -ENOENT) {
@@ -151,8 +182,10 @@ static int find_socket(struct target *t)
 	}
 	err = user_home(t, home, sizeof(home));
 	if (!err)
-		err = sock_path_in(t, home);
-	if ((err || !sock_in(t, home)) && *first)
+		err = sock_path_in(t, home) ?: sock_in(t, home);
+	if (procread_stalled(err))
+		return err;
+	if ((err || !t->sock_found) && *first)
 		strcpy(t->sock_path, first);
 	return *first ? 0 : err;
 }
@@ -177,7 +210,9 @@ int target_init(struct target *t, int host_pid)
 	if (!err)
 		err = procfs_same_ns(host_pid, "mnt", &same_mnt_ns);
 	t->own_mnt_ns = !same_mnt_ns;
-	return err ?: find_socket(t);
+	if (!err)
+		t->sock_err = find_socket(t);
+	return err;
 }
 
 /* Any entry at all: the directory is not the one just made. */
@@ -195,18 +230,14 @@ static int refuse_entry(int dir, const char *name, void *ctx)
  * a sticky world-writable one or one of the task's user's own may take a
  * directory of root's making (a checked --output is root's already).
  */
-static int stage_parent_ok(const struct target *t)
+static int stage_parent_ok(const struct target *t, const struct stat *st)
 {
-	struct stat st;
-
 	if (!t->own_mnt_ns)
 		return 0;
-	if (fstat(t->stage_parent_fd, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(st->st_mode))
 		return -ENOTDIR;
-	if (st.st_uid == t->uid ||
-	    (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
+	if (st->st_uid == t->uid ||
+	    (st->st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
 		return 0;
 	return -EPERM;
 }
@@ -238,8 +269,12 @@ static int stage_create(struct target *t, const char *output, int out)
 		     t->stage_name) >= (int)sizeof(t->task_stage))
 		return -ENAMETOOLONG;
 	if (t->own_mnt_ns) {
-		err = procfs_open_in_root(t->host_pid, parent,
-					  O_PATH | O_DIRECTORY,
+		/*
+		 * Looked up in the reader, the walk through the task's root
+		 * bounded; what is made in it later is not (docs/security.md).
+		 */
+		err = procfs_stat_in_root(t->host_pid, parent, NULL,
+					  O_PATH | O_DIRECTORY, &st,
 					  &t->stage_parent_fd);
 	} else {
 		t->stage_parent_fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
@@ -247,7 +282,7 @@ static int stage_create(struct target *t, const char *output, int out)
 			err = -errno;
 	}
 	if (!err) {
-		err = stage_parent_ok(t);
+		err = stage_parent_ok(t, &st);
 		t->stage_parent_refused = err == -EPERM;
 	}
 	if (err)
@@ -304,40 +339,65 @@ static int send_params(struct target *t, const struct params_switches *sw)
 	return err ?: dynsock_send_params(t->fd, json);
 }
 
-/*
- * The task's socket itself, found inside its root: a link there (to a
- * socket of root's, say) or a socket of another user's is never connected
- * to.  -ENOTSOCK if it is not its user's socket.
- */
-static int sock_open(const struct target *t, int *fd)
-{
-	int n = snprintf(NULL, 0, "/proc/%d/root", t->host_pid);
-	struct stat st;
-	int err;
+struct connect_arg {
+	int pid;
+	uid_t uid;
+	char path[PATH_MAX];	/* the socket, as the task sees it */
+};
 
-	err = procfs_open_in_root(t->host_pid, t->sock_path + n,
-				  O_PATH | O_NOFOLLOW, fd);
+/*
+ * In the reader, which holds no more than the capabilities connecting to
+ * the task's socket needs: the socket itself, found inside the task's
+ * root (a link there, to a socket of root's say, or a socket of another
+ * user's is never connected to), connected through its descriptor, and
+ * handed back.  The walk there and the connect's permission check may ask
+ * a FUSE daemon that never answers.  -ENOTSOCK if it is not its user's
+ * socket.
+ */
+static int connect_in_reader(const void *arg, int in_fd, char *out,
+			     size_t cap, size_t *len, int *fd)
+{
+	const struct connect_arg *a = arg;
+	char path[64];
+	struct stat st;
+	int sfd, err;
+
+	(void)in_fd;
+	(void)out;
+	(void)cap;
+	(void)len;
+	err = procfs_open_in_root(a->pid, a->path, O_PATH | O_NOFOLLOW, &sfd);
 	if (err)
 		return err;
-	if (fstat(*fd, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != t->uid) {
-		close(*fd);
+	if (fstat(sfd, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != a->uid) {
+		close(sfd);
 		return -ENOTSOCK;
 	}
-	return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", sfd);
+	err = dynsock_connect(path, fd);
+	close(sfd);
+	return err;
 }
 
-/* Connects to the socket sock_open() checked, by its descriptor. */
+/* A full accept queue is tried for DYNSOCK_CONNECT_S: the reader's bound. */
+#define CONNECT_TIMEOUT_MS ((DYNSOCK_CONNECT_S + 1) * 1000)
+
 static int sock_connect(struct target *t)
 {
-	char path[64];
-	int fd, err;
+	int n = snprintf(NULL, 0, "/proc/%d/root", t->host_pid);
+	struct connect_arg a = { .pid = t->host_pid, .uid = t->uid };
+	struct procread_call c = {
+		.fn = connect_in_reader, .arg = &a, .arg_len = sizeof(a),
+		.in_fd = -1, .timeout_ms = CONNECT_TIMEOUT_MS,
+	};
+	int err;
 
-	err = sock_open(t, &fd);
-	if (err)
-		return err;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	err = dynsock_connect(path, &t->fd);
-	close(fd);
+	snprintf(a.path, sizeof(a.path), "%s", t->sock_path + n);
+	err = procread_run(&c);
+	if (!err && c.fd < 0)
+		err = -EPROTO;
+	if (!err)
+		t->fd = c.fd;
 	return err;
 }
 

@@ -30,6 +30,7 @@ struct target {
 	char sock_path[PATH_MAX];	/* as msprof reaches it */
 	bool sock_found;	/* an entry of its name there */
 	bool has_socket;	/* and a socket, not a link or anything else */
+	int sock_err;		/* why it could not be looked for; 0 if it was */
 	/*
 	 * The staging directory for device data, owned by the task's user:
 	 * msprof holds it open, the agent writes to it by path.
@@ -72,8 +73,10 @@ struct target {
 
 /*
  * Looks the task up in /proc and finds its socket (sock_found,
- * has_socket); -ESRCH if
- * it does not exist.  Opens nothing it keeps, writes nothing.
+ * has_socket; sock_err why it could not be looked for: -ETIMEDOUT when
+ * its home did not answer); -ESRCH if it does not exist, -ETIMEDOUT if
+ * its /proc entries did not answer (procread.h).  Opens nothing it keeps,
+ * writes nothing.
  */
 int target_init(struct target *t, int host_pid);
 /*

@@ -55,24 +55,26 @@ static int list_pids(int **pids, size_t *n)
 	return err;
 }
 
-/* A user process other than the host's init. */
-static bool user_process(int pid)
+/* A user process other than the host's init: 0, else -EPERM or -errno. */
+static int user_process(int pid)
 {
 	bool kthread, init;
+	int err = procfs_is_kthread(pid, &kthread);
 
-	return !procfs_is_kthread(pid, &kthread) && !kthread &&
-	       !procfs_is_host_init(pid, &init) && !init;
+	if (!err)
+		err = procfs_is_host_init(pid, &init);
+	return err ?: (kthread || init ? -EPERM : 0);
 }
 
-/* 0 and row filled if pid has a socket; else why not, said by no one. */
+/* 0 and row filled if pid has a socket; else why not. */
 static int probe(int pid, struct target *t, struct task_row *row)
 {
 	gid_t gid;
 	int err;
 
-	if (!user_process(pid))
-		return -EPERM;
-	err = target_init(t, pid);
+	err = user_process(pid);
+	if (!err)
+		err = target_init(t, pid) ?: t->sock_err;
 	if (err)
 		return err;
 	if (!t->has_socket)
@@ -90,39 +92,71 @@ static int probe(int pid, struct target *t, struct task_row *row)
 	return procfs_alive(pid) ? 0 : -ESRCH;
 }
 
-/* pid started at start, and root at root_start. */
-static bool same_processes(int pid, unsigned long long start, int root,
-			   unsigned long long root_start)
+/* pid started at start, and root at root_start: 0, else -ESRCH or -errno. */
+static int same_processes(int pid, unsigned long long start, int root,
+			  unsigned long long root_start)
 {
 	unsigned long long now;
+	int err = procfs_start_time(pid, &now);
 
-	return !procfs_start_time(pid, &now) && now == start &&
-	       !procfs_start_time(root, &now) && now == root_start;
+	if (!err && now != start)
+		err = -ESRCH;
+	if (!err)
+		err = procfs_start_time(root, &now);
+	return err ?: (now == root_start ? 0 : -ESRCH);
 }
 
 /*
  * pid is root's descendant: the same two processes before the parents'
  * walk and after the probe, so the walk and the row are of one process
- * each, whatever pids were reused meanwhile.
+ * each, whatever pids were reused meanwhile.  The walk (status, which
+ * never waits on the process) goes first too: a process outside the job
+ * whose stat does not answer is none of the job's business.
  */
 static int probe_descendant(int pid, int root, unsigned long long root_start,
 			    struct target *t, struct task_row *row)
 {
 	unsigned long long start;
+	int err;
 
-	if (procfs_start_time(pid, &start) ||
-	    !same_processes(pid, start, root, root_start) ||
-	    !procfs_is_descendant(pid, root) || probe(pid, t, row) ||
-	    !same_processes(pid, start, root, root_start))
+	if (!procfs_is_descendant(pid, root))
 		return -ESRCH;
-	return 0;
+	err = procfs_start_time(pid, &start) ?:
+	      same_processes(pid, start, root, root_start);
+	if (!err && !procfs_is_descendant(pid, root))
+		err = -ESRCH;
+	return err ?: probe(pid, t, row) ?:
+	       same_processes(pid, start, root, root_start);
+}
+
+/*
+ * A process whose reads did not answer is passed to fn as a row of its
+ * own (err set), to be said; any other failure is none of fn's business.
+ */
+static int visit(int pid, int root, unsigned long long root_start,
+		 struct target *t, taskscan_fn fn, void *ctx)
+{
+	struct task_row row;
+	int err = root > 0 ? probe_descendant(pid, root, root_start, t, &row) :
+		  probe(pid, t, &row);
+
+	/* A signal msprof takes ends the walk: every read would end at once. */
+	if (err == -EINTR)
+		return err;
+	if (err == -ETIMEDOUT) {
+		memset(&row, 0, sizeof(row));
+		row.host_pid = pid;
+		row.err = err;
+	} else if (err) {
+		return 0;
+	}
+	return fn(&row, ctx);
 }
 
 int taskscan_each(int root, unsigned long long root_start,
 		  unsigned int budget_ms, taskscan_fn fn, void *ctx, size_t *left)
 {
 	uint64_t until = clock_ns(CLOCK_MONOTONIC) + (uint64_t)budget_ms * 1000000;
-	struct task_row row;
 	struct target *t;
 	int *pids, ret = 0;
 	size_t i, n;
@@ -139,10 +173,7 @@ int taskscan_each(int root, unsigned long long root_start,
 			ret = -ETIME;
 			break;
 		}
-		if (root > 0 ?
-		    !probe_descendant(pids[i], root, root_start, t, &row) :
-		    !probe(pids[i], t, &row))
-			ret = fn(&row, ctx);
+		ret = visit(pids[i], root, root_start, t, fn, ctx);
 	}
 	free(pids);
 	free(t);

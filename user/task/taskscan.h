@@ -14,6 +14,11 @@ struct task_row {
 	int rank_id;		/* RANK_ID, else RANK; -1 if neither */
 	int held;		/* 1 if a controller holds it, 0 if none, -errno */
 	int holder;		/* that controller's pid here, 0 if not visible */
+	/*
+	 * 0; -ETIMEDOUT for a process passed over because its /proc entries
+	 * or its home did not answer (procread.h): only host_pid is set.
+	 */
+	int err;
 };
 
 /*
@@ -23,7 +28,10 @@ struct task_row {
  * process that started at root_start (procfs_start_time): a pid reused
  * meanwhile, root's or a descendant's, brings in no other process.  A process that is gone,
  * unreadable, a kernel thread or the host's init is passed over without a
- * word.  Nothing is created, written, locked or connected to.  The first
+ * word; one whose reads did not answer (stuck in an exec, its home on a
+ * FUSE mount whose daemon never answers) is passed to fn with row->err
+ * -ETIMEDOUT, once its first read passed the deadline (the others are not
+ * tried).  Nothing is created, written, locked or connected to.  The first
  * non-zero return of fn ends the walk with it.  Each process's reads are
  * bounded, but a user may run many whose reads all take their bound: past
  * budget_ms the walk ends with -ETIME, *left the processes not looked at.
