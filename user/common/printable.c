@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "printable.h"
@@ -75,4 +76,12 @@ char *printable(char *s)
 
 	pthread_once(&once, read_locale);
 	return printable_as(s, terminal_utf8);
+}
+
+const char *printable_copy(char *buf, size_t len, const char *s)
+{
+	if (!len)
+		return "";
+	snprintf(buf, len, "%s", s);
+	return printable(buf);
 }

@@ -3,6 +3,7 @@
 #define MSPROF_PRINTABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Replaces, in place, each byte of s that a terminal could act on by '?':
@@ -16,7 +17,13 @@
  * even inside a character, as a C1 control.  Returns s.
  */
 char *printable(char *s);
-/* The same for a terminal that decodes UTF-8 or not. */
+/*
+ * The same for a terminal that decodes UTF-8 or not; with utf8 true, for
+ * text msprof keeps (metadata, a path it uses), which must not depend on
+ * the locale it ran in.
+ */
 char *printable_as(char *s, bool utf8);
+/* s, cut to fit len, made printable in buf, for a line: returns buf. */
+const char *printable_copy(char *buf, size_t len, const char *s);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/printable.h"
 #include "common/fsutil.h"
 #include "common/testpoint.h"
 #include "launch.h"
@@ -400,8 +401,10 @@ void session_status(struct session *s)
 		       s->w.number == 1 ? "" : "s");
 	for (i = 0; i < ts->n; i++) {
 		struct target *t = &ts->v[i];
+		char comm[sizeof(t->comm)];
 
-		printf("pid %d (%s):", t->host_pid, t->comm);
+		printf("pid %d (%s):", t->host_pid,
+		       printable_copy(comm, sizeof(comm), t->comm));
 		sink = collector_find(&s->w.collector, t->host_pid);
 		if (sink)
 			printf(" %llu API calls, %llu ioctls so far;",

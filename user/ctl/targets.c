@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/printable.h"
 #include "msprof/protocol.h"
 #include "options.h"
 #include "targets.h"
@@ -98,8 +99,10 @@ int targets_take(struct targets *ts, int pid, bool need_agent)
 	if (err)
 		return say_gone(pid, err);
 	if (need_agent && !t->sock_found) {
+		char shown[PATH_MAX];
+
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
-		    pid, t->sock_path);
+		    pid, printable_copy(shown, sizeof(shown), t->sock_path));
 		return -ENOENT;
 	}
 	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);
@@ -147,11 +150,14 @@ static int connect_target(struct targets *ts, struct target *t)
 
 static void announce(const struct target *t)
 {
+	char comm[sizeof(t->comm)];
+
+	printable_copy(comm, sizeof(comm), t->comm);
 	if (t->ns_pid != t->host_pid)
 		printf("msprof: attached to pid %d (pid %d in its namespace, %s)\n",
-		       t->host_pid, t->ns_pid, t->comm);
+		       t->host_pid, t->ns_pid, comm);
 	else
-		printf("msprof: attached to pid %d (%s)\n", t->host_pid, t->comm);
+		printf("msprof: attached to pid %d (%s)\n", t->host_pid, comm);
 }
 
 int targets_connect_all(struct targets *ts)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/printable.h"
 #include "options.h"
 #include "task/procfs.h"
 #include "task/procread.h"
@@ -20,7 +21,7 @@ struct listing {
 static int print_row(const struct task_row *r, void *ctx)
 {
 	struct listing *l = ctx;
-	char rank[16] = "-", held[16] = "-";
+	char rank[16] = "-", held[16] = "-", comm[sizeof(r->comm)];
 	FILE *fp = l->fp;
 	struct passwd *pw;
 
@@ -33,6 +34,7 @@ static int print_row(const struct task_row *r, void *ctx)
 		return 0;
 	}
 	pw = getpwuid(r->uid);
+	printable_copy(comm, sizeof(comm), r->comm);
 
 	if (r->rank_id >= 0)
 		snprintf(rank, sizeof(rank), "%d", r->rank_id);
@@ -43,10 +45,10 @@ static int print_row(const struct task_row *r, void *ctx)
 		strcpy(held, "?");
 	if (pw)
 		fprintf(fp, "%d\t%d\t%s\t%s\t%s\t%s\n", r->host_pid, r->ns_pid,
-			pw->pw_name, r->comm, rank, held);
+			pw->pw_name, comm, rank, held);
 	else
 		fprintf(fp, "%d\t%d\t%u\t%s\t%s\t%s\n", r->host_pid, r->ns_pid,
-			(unsigned int)r->uid, r->comm, rank, held);
+			(unsigned int)r->uid, comm, rank, held);
 	return 0;
 }
 

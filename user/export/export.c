@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "export.h"
+#include "common/printable.h"
 #include "common/fsutil.h"
 #include "profdata.h"
 #include "task/profdir.h"
@@ -268,14 +269,16 @@ static int export_files(int dirfd, const char *label, const struct profdata *p)
 /* Lost data is never silent: one line per data file read in part. */
 static void report_losses(const char *label, const struct profdata *p)
 {
-	char why[256];
+	char why[256], shown[sizeof(p->meta.incomplete_reason) +
+			     sizeof(p->problems[0].file)];
 	unsigned int i;
 
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
 
 		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
-		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label, pb->file, why,
+		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label,
+			printable_copy(shown, sizeof(shown), pb->file), why,
 			pb->err == -EBADMSG || pb->err == -EILSEQ ?
 			"exported up to there" : "its data is not exported");
 	}
@@ -287,7 +290,8 @@ static void report_losses(const char *label, const struct profdata *p)
 			label, p->meta.lost_events);
 	if (p->meta.incomplete)
 		fprintf(stderr, "msprof: %s: incomplete window (%s): exported what was recorded\n",
-			label, p->meta.incomplete_reason);
+			label, printable_copy(shown, sizeof(shown),
+					      p->meta.incomplete_reason));
 }
 
 /* The db, written by a thread of its own beside the text outputs. */

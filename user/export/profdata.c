@@ -171,7 +171,8 @@ static int load_file(struct profdata *p, const char *name)
 		return 0;
 	pb = &p->problems[p->nproblems - 1];
 	snprintf(pb->file, sizeof(pb->file), "%s", name);
-	printable(pb->file);	/* a device_ name is whatever was made there */
+	/* A device_ name is whatever was made there; also in the timeline. */
+	printable_as(pb->file, true);
 	pb->err = err;
 	pb->stop = stop;
 	return 0;

@@ -186,11 +186,14 @@ int profmeta_read(struct profmeta *m, int dirfd)
 	if (err)
 		return err;
 	profmeta_set_rate(m);
-	/* Whoever could write the directory wrote these: they reach terminals. */
-	printable(m->comm);
-	printable(m->hostname);
-	printable(m->host_uid);
-	printable(m->incomplete_reason);
+	/*
+	 * Whoever could write the directory wrote these: they reach exported
+	 * files, the same in any locale, and terminals (through printable()).
+	 */
+	printable_as(m->comm, true);
+	printable_as(m->hostname, true);
+	printable_as(m->host_uid, true);
+	printable_as(m->incomplete_reason, true);
 	return 0;
 }
 

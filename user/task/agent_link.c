@@ -7,6 +7,7 @@
 
 #include "agent_link.h"
 #include "common/err.h"
+#include "common/printable.h"
 #include "common/testpoint.h"
 #include "dynsock.h"
 #include "msprof/protocol.h"
@@ -16,47 +17,53 @@
 
 int agent_link_connect(struct target *t, const struct agent_link_conf *c)
 {
+	char sock[PATH_MAX], stage[PATH_MAX];	/* as the lines below show them */
 	int err;
 
 	if (access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, c->output, c->out_fd, &c->params);
+	printable_copy(sock, sizeof(sock), t->sock_path);
+	printable_copy(stage, sizeof(stage), t->task_stage);
 	/* The reason a window's info.json gives for no device data. */
 	if (err)
 		t->device_status = err;
 	if (err == -EAGAIN)
 		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
-		    t->host_pid, t->sock_path, DYNSOCK_CONNECT_S);
+		    t->host_pid, sock, DYNSOCK_CONNECT_S);
 	else if (err == -ETIMEDOUT)
 		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
-		    t->host_pid, t->sock_path,
+		    t->host_pid, sock,
 		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
 	else if (t->stage_parent_refused)
 		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
 		    t->host_pid);
 	else if (err == -EILSEQ)
 		ERR("pid %d: the staging directory %s holds '\"', '\\' or a control character, which a runtime's parameters cannot carry: not connected (choose another --output)",
-		    t->host_pid, t->task_stage);
+		    t->host_pid, stage);
 	else if (err == -EINVAL)
 		ERR("pid %d: its profiling server at %s refused msprof's parameters: not connected",
-		    t->host_pid, t->sock_path);
+		    t->host_pid, sock);
 	else if (err == -ENOTSOCK)
 		ERR("pid %d: %s is not a socket of the task's user (a link, or another user's): not connected",
-		    t->host_pid, t->sock_path);
+		    t->host_pid, sock);
 	else if (err)
 		ERR("pid %d: cannot connect to its profiling agent at %s: %s",
-		    t->host_pid, t->sock_path, strerror(-err));
+		    t->host_pid, sock, strerror(-err));
 	t->requests = 0;
 	return err;
 }
 
 void agent_link_disconnect(struct target *t)
 {
+	char stage[PATH_MAX];
 	int err = target_disconnect(t);
 
 	if (err)
 		ERR("pid %d: the staging directory %s is left in place: %s",
-		    t->host_pid, t->task_stage, strerror(-err));
+		    t->host_pid,
+		    printable_copy(stage, sizeof(stage), t->task_stage),
+		    strerror(-err));
 }
 
 /*

@@ -386,8 +386,11 @@ int procfs_comm(int pid, char *out, size_t len)
 		*out = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	fclose(fp);
-	/* The task names itself, and msprof prints the name. */
-	printable(out);
+	/*
+	 * The task names itself, and msprof keeps the name in metadata and
+	 * prints it (through printable() again, for the locale).
+	 */
+	printable_as(out, true);
 	return 0;
 }
 

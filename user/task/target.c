@@ -120,9 +120,11 @@ static int sock_path_in(struct target *t, const char *home)
 		return -ENAMETOOLONG;
 	/*
 	 * The task writes its home, and msprof prints the path: a home with
-	 * control characters is named with '?'s, and so never connected to.
+	 * control characters is named with '?'s, and so never connected to;
+	 * well-formed UTF-8 is kept whatever msprof's locale (the lines that
+	 * print it make their own copy printable).
 	 */
-	printable(t->sock_path);
+	printable_as(t->sock_path, true);
 	n = strlen(t->sock_path);
 	return msprof_socket_path(t->sock_path + n, sizeof(t->sock_path) - n,
 				  "", t->ns_pid);
