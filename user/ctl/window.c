@@ -60,13 +60,21 @@ static int open_window(struct window_ctx *w, struct target *t)
 			     &t->dir_fd);
 	if (err) {
 		ERR("pid %d: cannot create a PROF_ directory in %s: %s",
-		    t->host_pid, w->link.output, strerror(-err));
+		    t->host_pid, printable_copy(t->dir, sizeof(t->dir),
+						w->link.output),
+		    strerror(-err));
+		*t->dir = '\0';
 		return err;
 	}
 	/* Too long for messages only: output itself fits a path. */
 	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", w->link.output, name) >=
 	    (int)sizeof(t->dir))
 		t->dir[sizeof(t->dir) - 1] = '\0';
+	/*
+	 * For messages: the output's path is read back from its fd, and the
+	 * owner of a directory above it may have renamed a part since.
+	 */
+	printable(t->dir);
 	testpoint("after-profdir");
 	err = profdir_open_host_file(t->dir_fd, &fd);
 	if (!err)
