@@ -318,6 +318,7 @@ struct attach_walk {
 	uint64_t *batch_ids;
 	char *lib;		/* the library that failed, for the caller */
 	size_t lib_len;
+	struct tracer_refused *refused;
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
@@ -386,12 +387,25 @@ static int name_entries(struct tracer *t, int pid, const struct procfs_map *m,
 	return 0;
 }
 
+static void note_refused(struct attach_walk *w, const char *path,
+			 const char *why)
+{
+	struct tracer_refused *r = w->refused;
+
+	if (*r->path) {
+		r->others++;
+		return;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
 static int attach_library(const struct procfs_map *m, void *ctx)
 {
 	struct attach_walk *w = ctx;
 	const char *file = m->file;
 	const uint64_t *offsets;
-	char full[PATH_MAX];
+	char full[PATH_MAX], why[sizeof(w->refused->why)];
 	size_t i, n = 0;
 	int err;
 
@@ -405,7 +419,9 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 			return 0;
 		file = full;
 	}
-	offsets = symcache_lookup(w->t->syms, file);
+	err = symcache_lookup(w->t->syms, file, &offsets, why, sizeof(why));
+	if (err)
+		note_refused(w, m->path, why);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
@@ -449,22 +465,24 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, bool *attached, char *lib,
-			 size_t len)
+			 size_t len, struct tracer_refused *refused)
 {
 	struct attach_walk w = {
 		.t = t, .pid = host_pid, .ps = ps, .done = attached,
-		.lib = lib, .lib_len = len,
+		.lib = lib, .lib_len = len, .refused = refused,
 	};
 	int err;
 
 	if (len)
 		*lib = '\0';
+	memset(refused, 0, sizeof(*refused));
 	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;
 	err = ensure_symcache(t, ps);
 	if (err)
 		return err;
+	symcache_walk_begin(t->syms);
 	err = -ENOMEM;
 	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
 	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));
