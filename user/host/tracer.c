@@ -318,6 +318,7 @@ struct attach_walk {
 	uint64_t *batch_ids;
 	char *lib;		/* the library that failed, for the caller */
 	size_t lib_len;
+	struct stat exe;	/* the main program's file (st_ino 0: unknown) */
 	struct tracer_refused *refused;
 };
 
@@ -387,6 +388,36 @@ static int name_entries(struct tracer *t, int pid, const struct procfs_map *m,
 	return 0;
 }
 
+/* Whether the file is the task's main program. */
+static bool is_main_program(const struct attach_walk *w, const char *file)
+{
+	struct stat st;
+
+	return w->exe.st_ino && !stat(file, &st) &&
+	       st.st_dev == w->exe.st_dev && st.st_ino == w->exe.st_ino;
+}
+
+/* Whether function i is still to be found, and may be in this file. */
+static bool wanted(const struct attach_walk *w, size_t i, const char *path,
+		   bool main_program)
+{
+	const struct probe *p = &w->ps->v[i];
+
+	return !w->done[i] &&
+	       (probe_in_library(p, path) || (main_program && !p->lib));
+}
+
+static bool file_wanted(const struct attach_walk *w, const char *path,
+			bool main_program)
+{
+	size_t i;
+
+	for (i = 0; i < w->ps->n; i++)
+		if (wanted(w, i, path, main_program))
+			return true;
+	return false;
+}
+
 static void note_refused(struct attach_walk *w, const char *path,
 			 const char *why)
 {
@@ -406,6 +437,7 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 	const char *file = m->file;
 	const uint64_t *offsets;
 	char full[PATH_MAX], why[sizeof(w->refused->why)];
+	bool main_program;
 	size_t i, n = 0;
 	int err;
 
@@ -419,14 +451,17 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 			return 0;
 		file = full;
 	}
+	/* Only a file a probe may be in is read: the task chose them all. */
+	main_program = is_main_program(w, file);
+	if (!file_wanted(w, m->path, main_program))
+		return 0;
 	err = symcache_lookup(w->t->syms, file, &offsets, why, sizeof(why));
 	if (err)
 		note_refused(w, m->path, why);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
-		if (!offsets[i] || w->done[i] ||
-		    !probe_in_library(&w->ps->v[i], m->path))
+		if (!offsets[i] || !wanted(w, i, m->path, main_program))
 			continue;
 		w->batch_offsets[n] = offsets[i];
 		w->batch_ids[n++] = i;
@@ -471,6 +506,7 @@ int tracer_attach_target(struct tracer *t, int host_pid,
 		.t = t, .pid = host_pid, .ps = ps, .done = attached,
 		.lib = lib, .lib_len = len, .refused = refused,
 	};
+	char exe[64];
 	int err;
 
 	if (len)
@@ -483,6 +519,9 @@ int tracer_attach_target(struct tracer *t, int host_pid,
 	if (err)
 		return err;
 	symcache_walk_begin(t->syms);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", host_pid);
+	if (stat(exe, &w.exe))
+		w.exe.st_ino = 0;	/* then no file is taken for it */
 	err = -ENOMEM;
 	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
 	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));

@@ -45,15 +45,17 @@ struct tracer_refused {
 };
 
 /*
- * Attaches entry/return probes on every function of the set that a library
- * mapped by host_pid exports (the first library wins); the cookie (or,
- * without cookies, the entry address's key) names the function's index.
- * attached[i] (ps->n of them) says whether function i was found.  The set
- * must be the same at every call (files are looked up once).  On failure
- * lib[len] names the library the kernel refused probes in ("" if none
- * did), for the caller's one line.  A file whose symbol tables are past
- * elfsym's or symcache's bounds is left out, which is no failure:
- * *refused says which.
+ * Attaches entry/return probes on every function of the set that host_pid
+ * maps (the first file wins): a pack's in the libraries of its packs and
+ * in the task's main program (a runtime linked in statically), a
+ * --uprobe one in the files its <lib> names (probe_in_library).  No other
+ * file is read.  The cookie (or, without cookies, the entry address's
+ * key) names the function's index.  attached[i] (ps->n of them) says
+ * whether function i was found.  The set must be the same at every call
+ * (files are looked up once).  On failure lib[len] names the library the
+ * kernel refused probes in ("" if none did), for the caller's one line.
+ * A file whose symbol tables are past elfsym's or symcache's bounds is
+ * left out, which is no failure: *refused says which.
  */
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, bool *attached, char *lib,
