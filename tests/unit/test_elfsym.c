@@ -131,36 +131,6 @@ static int craft_file(const struct craft *c)
 	return fd;
 }
 
-/* VmHWM, the peak RSS, in KiB. */
-static long peak_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *fp = fopen("/proc/self/status", "re");
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	fclose(fp);
-	CU_ASSERT(kib > 0);
-	return kib;
-}
-
-/*
- * The peak RSS from now on (clear_refs 5, Linux 4.0): an earlier test's
- * peak would hide a rise in this one's.
- */
-static long peak_reset(void)
-{
-	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(write(fd, "5", 1), 1);
-	close(fd);
-	return peak_kib();
-}
-
 /* What msprof may take beyond its own buffers (about 300 KiB) for one file. */
 #define ELF_RSS_SLACK_KIB 4096
 
@@ -170,10 +140,10 @@ static int craft_lookup(const struct craft *c, uint64_t *budget, char *why,
 {
 	const char *names[] = { "f" };
 	int fd = craft_file(c), ret;
-	long before = peak_reset();
+	long before = unit_peak_reset();
 
 	ret = elfsym_find_funcs(fd, names, 1, off, budget, why, len);
-	*rss_kib = peak_kib() - before;
+	*rss_kib = unit_peak_kib() - before;
 	close(fd);
 	return ret;
 }

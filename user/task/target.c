@@ -2,7 +2,9 @@
 /* Finding a task's agent, connecting to it, and taking its device data. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,19 +36,45 @@ static int copy_home(const struct passwd *pw, char *home, size_t len)
 
 /* Far more than any real user database. */
 #define PASSWD_MAX (16 << 20)
+/* A line holding a home longer than PATH_MAX holds none we could use. */
+#define PASSWD_LINE (PATH_MAX + 256)
 
-/* uid's home in the user database of the task's own root. */
-static int passwd_home(int pid, uid_t uid, char *home, size_t len)
+/*
+ * uid's home in one "name:password:uid:gid:gecos:home:shell" line, as
+ * fgetpwent() reads it (blank and '#' lines are none), or -ENOENT.
+ */
+static int passwd_line_home(char *line, uid_t uid, char *home, size_t len)
 {
-	struct passwd *pw;
+	char *field[6], *end;
+	unsigned long id;
+	int i;
+
+	line += strspn(line, " \t");
+	if (*line == '#')
+		return -ENOENT;
+	line[strcspn(line, "\n")] = '\0';
+	for (i = 0; i < 6; i++) {
+		field[i] = line;
+		line = strchr(line, ':');
+		if (!line)
+			return -ENOENT;
+		*line++ = '\0';
+	}
+	errno = 0;
+	id = strtoul(field[2], &end, 10);
+	if (*field[2] < '0' || *field[2] > '9' || *end || errno || id != uid)
+		return -ENOENT;
+	return snprintf(home, len, "%s", field[5]) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int target_passwd_home_fd(int fd, uid_t uid, char *home, size_t len)
+{
+	char line[PASSWD_LINE];
+	bool skip = false, ended;
 	struct stat st;
-	int fd, err;
+	int err;
 	FILE *fp;
 
-	/* The task's file: a FIFO must not hang us, nor a huge file hold us. */
-	err = procfs_open_in_root(pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
-	if (err)
-		return err;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PASSWD_MAX) {
 		close(fd);
 		return -EINVAL;
@@ -57,11 +85,28 @@ static int passwd_home(int pid, uid_t uid, char *home, size_t len)
 		close(fd);
 		return err;
 	}
-	while ((pw = fgetpwent(fp)) && pw->pw_uid != uid)
-		;
-	err = copy_home(pw, home, len);
+	/* Up to its size at open: it may grow after the fstat. */
+	err = -ENOENT;
+	while (err == -ENOENT && ftello(fp) < st.st_size &&
+	       fgets(line, sizeof(line), fp)) {
+		/* A longer line is skipped whole: its tail is no line. */
+		ended = strchr(line, '\n') || feof(fp);
+		if (!skip && ended)
+			err = passwd_line_home(line, uid, home, len);
+		skip = !ended;
+	}
 	fclose(fp);
 	return err;
+}
+
+/* uid's home in the user database of the task's own root. */
+static int passwd_home(int pid, uid_t uid, char *home, size_t len)
+{
+	int fd, err;
+
+	/* The task's file: a FIFO must not hang us, nor a huge file hold us. */
+	err = procfs_open_in_root(pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
+	return err ? err : target_passwd_home_fd(fd, uid, home, len);
 }
 
 /* The task's user's home directory, in the user database it sees. */
