@@ -13,11 +13,13 @@
 #                       agent, sparse files
 #   security/env.sh     the task's environment, comm and library names:
 #                       a glob for its device node, control characters
+#   security/elf.sh     crafted ELF files mapped PROT_EXEC, whose symbol
+#                       tables claim gigabytes: root's memory stays put
 # Each part is a script of its own (its own user, task and work directory);
 # this one fails if any part does.
 cd "$(dirname "$0")/../.." || exit 1
 rc=0
-for part in output lock socket ns env; do
+for part in output lock socket ns env elf; do
 	echo "-- security/$part.sh"
 	bash "tests/e2e/security/$part.sh" || rc=1
 done
