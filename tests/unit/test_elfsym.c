@@ -70,6 +70,7 @@ struct craft {
 	uint64_t entsize;	/* 0: sizeof(Elf64_Sym) */
 	uint64_t ext_shnum;	/* not 0: e_shnum 0, this count in section 0 */
 	uint64_t file_bytes;	/* not 0: the file ends there, before its claims */
+	uint64_t code_offset;	/* not 0: where the code segment says it is */
 };
 
 #define CRAFT_TABLES 0x2000ull
@@ -89,7 +90,8 @@ static void craft_headers(int fd, const struct craft *c)
 		.e_shnum = (uint16_t)(c->ext_shnum ? 0 : 2 + c->ntables),
 	};
 	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
-			  .p_offset = 0x1000, .p_vaddr = 0x1000,
+			  .p_offset = c->code_offset ? c->code_offset : 0x1000,
+			  .p_vaddr = 0x1000,
 			  .p_filesz = 0x1000, .p_memsz = 0x1000 };
 	Elf64_Shdr sh[8] = { { .sh_size = c->ext_shnum } };
 	unsigned int i;
@@ -200,6 +202,22 @@ static void test_first_tables_only(void)
 
 	CU_ASSERT_EQUAL(craft_lookup(&c, &budget, why, sizeof(why), &rss, &off), 1);
 	CU_ASSERT_EQUAL(UINT64_MAX - budget, 2 * ((8ull << 20) / 24 * 24));
+}
+
+/*
+ * A function whose code the file does not hold is not found: the kernel
+ * would refuse its uprobe, and with it the task's whole start.
+ */
+static void test_code_outside_file(void)
+{
+	const struct craft c = { .ntables = 1, .table_bytes = 4096,
+				 .code_offset = 1ull << 40 };
+	uint64_t budget = UINT64_MAX, off = 1;
+	char why[160] = "";
+	long rss;
+
+	CU_ASSERT_EQUAL(craft_lookup(&c, &budget, why, sizeof(why), &rss, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
 }
 
 /* Claims past the other bounds, or malformed: refused, each said. */
@@ -314,6 +332,7 @@ int register_elfsym_tests(void)
 		{ "symbol tables claiming 1 GiB: refused, memory unmoved", test_huge_tables },
 		{ "tables under the bound read in chunks, a 1 GiB string table by the name", test_big_tables_chunked },
 		{ "one .dynsym and one .symtab read, no more", test_first_tables_only },
+		{ "a function whose code is not in the file is not found", test_code_outside_file },
 		{ "too many sections, odd symbols, tables past the end: refused, said", test_refusals },
 		{ "a start's share of reading: -ENOSPC past it", test_budget },
 		{ "the per-session cache gives the same answers", test_symcache },

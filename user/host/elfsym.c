@@ -35,7 +35,7 @@
 #define STR_NAME 4096
 
 struct segment {
-	uint64_t vaddr, memsz, offset;
+	uint64_t vaddr, filesz, offset;
 };
 
 struct section {
@@ -141,12 +141,12 @@ static int read_segment(struct elf_file *ef, uint64_t off)
 	if (err)
 		return err;
 	if (ef->is64 && h.h64.p_type == PT_LOAD && (h.h64.p_flags & PF_X)) {
-		*s = (struct segment){ h.h64.p_vaddr, h.h64.p_memsz,
+		*s = (struct segment){ h.h64.p_vaddr, h.h64.p_filesz,
 				       h.h64.p_offset };
 		ef->nxseg++;
 	} else if (!ef->is64 && h.h32.p_type == PT_LOAD &&
 		   (h.h32.p_flags & PF_X)) {
-		*s = (struct segment){ h.h32.p_vaddr, h.h32.p_memsz,
+		*s = (struct segment){ h.h32.p_vaddr, h.h32.p_filesz,
 				       h.h32.p_offset };
 		ef->nxseg++;
 	}
@@ -339,16 +339,23 @@ static const char *sym_name(struct elf_file *ef, const struct table *t,
 	return p;
 }
 
-/* Converts a symbol's address into the file offset of its code. */
+/*
+ * Converts a symbol's address into the file offset of its code, or 0: the
+ * kernel takes a uprobe only on bytes the file has, and a function
+ * offset past them would fail the whole start of the task.
+ */
 static uint64_t vaddr_to_offset(const struct elf_file *ef, uint64_t addr)
 {
 	const struct segment *s;
+	uint64_t off;
 	size_t i;
 
 	for (i = 0; i < ef->nxseg; i++) {
 		s = &ef->xseg[i];
-		if (addr >= s->vaddr && addr - s->vaddr < s->memsz)
-			return addr - s->vaddr + s->offset;
+		if (addr < s->vaddr || addr - s->vaddr >= s->filesz)
+			continue;
+		off = addr - s->vaddr + s->offset;
+		return off >= s->offset && off < ef->size ? off : 0;
 	}
 	return 0;
 }
