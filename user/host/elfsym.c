@@ -55,7 +55,8 @@ struct elf_file {
 	bool is64;
 	uint64_t shoff;
 	uint32_t shnum;
-	struct segment xseg[ELFSYM_MAX_SEGMENTS];	/* executable PT_LOADs */
+	/* The executable PT_LOADs, where functions are. */
+	struct segment xseg[ELFSYM_MAX_SEGMENTS];
 	size_t nxseg;
 	char *why;
 	size_t why_len;
@@ -136,7 +137,8 @@ static int read_segment(struct elf_file *ef, uint64_t off)
 		Elf64_Phdr h64;
 	} h;
 	struct segment *s = &ef->xseg[ef->nxseg];
-	int err = read_at(ef, &h, ef->is64 ? sizeof(h.h64) : sizeof(h.h32), off);
+	size_t len = ef->is64 ? sizeof(h.h64) : sizeof(h.h32);
+	int err = read_at(ef, &h, len, off);
 
 	if (err)
 		return err;
@@ -272,6 +274,7 @@ static int find_tables(struct elf_file *ef, struct table t[2], size_t *n,
 {
 	size_t symlen = ef->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	bool seen_dyn = false, seen_sym = false;
+	unsigned long long mib;
 	uint64_t bytes = 0;
 	struct section s;
 	uint32_t i;
@@ -293,14 +296,13 @@ static int find_tables(struct elf_file *ef, struct table t[2], size_t *n,
 		bytes += t[(*n)++].count * symlen;
 	}
 	/* Sizes said rounded up, what may still be read rounded down. */
+	mib = (unsigned long long)((bytes + (1u << 20) - 1) >> 20);
 	if (bytes > ELFSYM_MAX_TABLE_BYTES)
 		return refuse(ef, -EFBIG, "symbol tables of %llu MiB, more than the %llu MiB read",
-			      (unsigned long long)((bytes + (1u << 20) - 1) >> 20),
-			      ELFSYM_MAX_TABLE_BYTES >> 20);
+			      mib, ELFSYM_MAX_TABLE_BYTES >> 20);
 	if (bytes > budget)
 		return refuse(ef, -ENOSPC, "symbol tables of %llu MiB, more than the %llu MiB this start may still read",
-			      (unsigned long long)((bytes + (1u << 20) - 1) >> 20),
-			      (unsigned long long)(budget >> 20));
+			      mib, (unsigned long long)(budget >> 20));
 	return 0;
 }
 
@@ -389,7 +391,8 @@ static int match_sym(struct elf_file *ef, const struct table *t,
 	if (!s)
 		return 0;
 	for (j = 0; j < n; j++) {
-		if (offsets[j] || ef->lens[j] != len || memcmp(names[j], s, len))
+		if (offsets[j] || ef->lens[j] != len ||
+		    memcmp(names[j], s, len))
 			continue;
 		offsets[j] = vaddr_to_offset(ef, value);
 		found += offsets[j] != 0;
@@ -464,7 +467,7 @@ int elfsym_find_funcs(int fd, const char *const *names, size_t n,
 		free(ef);
 		return -ENOMEM;
 	}
-	/* Field by field: the struct, buffers and all, is too big for a stack. */
+	/* Field by field: with its buffers it is too big for a stack. */
 	ef->fd = fd;
 	ef->size = (uint64_t)st.st_size;
 	ef->why = why;

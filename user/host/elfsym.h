@@ -15,7 +15,8 @@
  */
 #define ELFSYM_MAX_SECTIONS 4096		/* section headers looked at */
 #define ELFSYM_MAX_SEGMENTS 256			/* program headers */
-#define ELFSYM_MAX_TABLE_BYTES (64ull << 20)	/* .dynsym and .symtab together */
+/* .dynsym and .symtab together */
+#define ELFSYM_MAX_TABLE_BYTES (64ull << 20)
 
 /*
  * For each of the n names, sets offsets[i] to the file offset of the

@@ -41,7 +41,7 @@ static int add(struct probe_set *ps, const struct probe *p, char *err,
 {
 	struct probe *had = in_set(ps, p->name, p->lib);
 
-	/* Packs share tables (npusim mimics CANN's acl): one probe, both libraries. */
+	/* Packs share tables (npusim mimics CANN's acl): both libraries. */
 	if (had) {
 		had->packs |= p->packs;
 		return 0;

@@ -13,7 +13,8 @@ struct probe {
 	enum msprof_api_layer layer;
 	const struct msprof_probe_arg *args;	/* MSPROF_PROBE_ARGS entries */
 	const char *lib;	/* --uprobe: only in files whose name has this */
-	unsigned int packs;	/* else bit i: msprof_probe_packs[i]'s libraries */
+	/* A pack's (lib NULL): bit i, in msprof_probe_packs[i]'s libraries. */
+	unsigned int packs;
 };
 
 /* The functions of the enabled layers, plus the user's own. */

@@ -318,7 +318,7 @@ struct attach_walk {
 	uint64_t *batch_ids;
 	char *lib;		/* the library that failed, for the caller */
 	size_t lib_len;
-	struct stat exe;	/* the main program's file (st_ino 0: unknown) */
+	struct stat exe;	/* the main program (st_ino 0: unknown) */
 	struct tracer_refused *refused;
 };
 

@@ -64,7 +64,9 @@ static int passwd_line_home(char *line, uid_t uid, char *home, size_t len)
 	id = strtoul(field[2], &end, 10);
 	if (*field[2] < '0' || *field[2] > '9' || *end || errno || id != uid)
 		return -ENOENT;
-	return snprintf(home, len, "%s", field[5]) >= (int)len ? -ENAMETOOLONG : 0;
+	if (snprintf(home, len, "%s", field[5]) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 int target_passwd_home_fd(int fd, uid_t uid, char *home, size_t len)
