@@ -3,9 +3,10 @@
  * Probe packs: per accelerator runtime, which functions msprof probes, which
  * of their arguments it keeps and how to show them, the API layer each
  * belongs to, and the device nodes that carry the runtime's driver ioctls.
- * Libraries are not named: a function is probed in whatever library a
- * target maps that exports it, so renamed copies (libcudart-<hash>.so) and
- * conda environments work.
+ * A function is probed in a library of its pack that a target maps, found
+ * by the file's name as the pack's libraries start (so renamed copies,
+ * libcudart-<hash>.so, and conda environments work), or in the target's
+ * main program (a runtime linked in statically).
  */
 #ifndef MSPROF_PROBE_PACKS_H
 #define MSPROF_PROBE_PACKS_H
@@ -48,9 +49,11 @@ struct msprof_probe_func {
 struct msprof_probe_pack {
 	const char *name;		/* "npusim", "cann-acl", "cudart", ... */
 	/*
-	 * The runtime's library: a task that maps a file whose name starts
-	 * like it ("libcudart" for libcudart-<hash>.so too) gets the pack's
-	 * device nodes filtered in, and a preloaded agent serves it.
+	 * The runtime's libraries, separated by blanks: a task that maps a
+	 * file whose name starts like one ("libcudart" for
+	 * libcudart-<hash>.so too) has the pack's functions looked up in that
+	 * file, gets the pack's device nodes filtered in, and a preloaded
+	 * agent serves it.
 	 */
 	const char *libraries;
 	enum msprof_api_layer layer;
@@ -69,8 +72,9 @@ extern const size_t msprof_nr_probe_packs;
 
 const char *msprof_layer_name(enum msprof_api_layer layer);
 /*
- * Whether path (a mapped file, a loaded library) is the pack's library:
- * its last component starts like pack->libraries up to the first '.'.
+ * Whether path (a mapped file, a loaded library) is one of the pack's
+ * libraries: its last component starts like one of pack->libraries up to
+ * that one's first '.'.
  */
 bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path);

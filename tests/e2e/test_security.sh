@@ -13,13 +13,15 @@
 #                       agent, sparse files
 #   security/env.sh     the task's environment, comm and library names:
 #                       a glob for its device node, control characters
+#   security/elf.sh     crafted ELF files mapped PROT_EXEC, whose symbol
+#                       tables claim gigabytes: root's memory stays put
 #   security/tools.sh   the developer tools' paths: links and other users'
 #                       directories on the way to the kernel cache
 # Each part is a script of its own (its own user, task and work directory);
 # this one fails if any part does.
 cd "$(dirname "$0")/../.." || exit 1
 rc=0
-for part in output lock socket ns env tools; do
+for part in output lock socket ns env elf tools; do
 	echo "-- security/$part.sh"
 	bash "tests/e2e/security/$part.sh" || rc=1
 done

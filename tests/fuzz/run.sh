@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Inputs longer than any the target's code reads gain nothing.
 max_len() {
 	case $1 in
-	fuzz_recfile|fuzz_profdata) echo 16384 ;;
+	fuzz_recfile|fuzz_profdata|fuzz_elfsym) echo 16384 ;;
 	fuzz_agent_proto) echo 8192 ;;	# a 4100-byte params message, then requests
 	*) echo 4096 ;;
 	esac

@@ -48,6 +48,31 @@ int add_suite(const char *name, const CU_TestInfo *tests)
 	return add_suite_needing(name, tests, NULL, NULL, NULL);
 }
 
+long unit_peak_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *fp = fopen("/proc/self/status", "re");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(fp);
+	CU_ASSERT(kib > 0);
+	return kib;
+}
+
+long unit_peak_reset(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "5", 1), 1);
+	close(fd);
+	return unit_peak_kib();
+}
+
 const char *unit_no_openat2(void)
 {
 	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };

@@ -435,6 +435,8 @@ static void test_runtime_libraries(void)
 {
 	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
 	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
+	/* A pack's second library (CANN's op compiler, beside libascendcl). */
+	CU_ASSERT(is_runtime("/opt/lib/libacl_op_compiler.so"));
 	CU_ASSERT(is_runtime("libnpusim.so"));
 	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
 	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));

@@ -299,8 +299,22 @@ static void test_uprobes(void)
 	CU_ASSERT_STRING_EQUAL(ps.v[packed + 1].name, "malloc");
 	CU_ASSERT(probe_in_library(&ps.v[packed], "/usr/lib/x86_64-linux-gnu/libc.so.6"));
 	CU_ASSERT_FALSE(probe_in_library(&ps.v[packed], "/usr/lib/libm.so.6"));
-	/* A pack's function is probed in any library. */
-	CU_ASSERT(probe_in_library(&ps.v[0], "/opt/anything.so"));
+	/*
+	 * A pack's function only in its packs' libraries: npusim's and CANN's
+	 * share the ACL table, so both; renamed copies by the name's start.
+	 */
+	CU_ASSERT_FALSE(probe_in_library(&ps.v[0], "/opt/anything.so"));
+	CU_ASSERT(probe_in_library(&ps.v[0], "/opt/lib/libnpusim.so"));
+	CU_ASSERT(probe_in_library(&ps.v[0], "/usr/local/Ascend/lib64/libascendcl.so"));
+	CU_ASSERT(probe_in_library(&ps.v[0], "/usr/local/Ascend/lib64/libacl_op_compiler.so"));
+	CU_ASSERT_FALSE(probe_in_library(&ps.v[0], "/usr/local/Ascend/lib64/libhccl.so"));
+	CU_ASSERT_FALSE(probe_in_library(&ps.v[0], "/opt/libascendcl/libfoo.so"));
+	probe_set_free(&ps);
+	/* Off, a pack's library is no reason: CUDA's functions are not ACL's. */
+	CU_ASSERT_EQUAL_FATAL(probe_set_build(&ps, 1u << MSPROF_LAYER_CUDA_RUNTIME,
+					      NULL, err, sizeof(err)), 0);
+	CU_ASSERT(probe_in_library(&ps.v[0], "/site-packages/nvidia/libcudart-d0da41ae.so.12"));
+	CU_ASSERT_FALSE(probe_in_library(&ps.v[0], "/opt/lib/libnpusim.so"));
 	probe_set_free(&ps);
 
 	/* A function a pack probes already is not probed twice. */

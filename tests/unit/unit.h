@@ -56,4 +56,12 @@ const char *unit_no_openat2(void);
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,
 	       const char *why);
 
+/*
+ * The process's peak RSS (VmHWM) in KiB; _reset starts it afresh from the
+ * RSS now (clear_refs 5, Linux 4.0), so that an earlier test's peak cannot
+ * hide a rise in this one's.
+ */
+long unit_peak_kib(void);
+long unit_peak_reset(void);
+
 #endif

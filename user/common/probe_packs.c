@@ -113,7 +113,9 @@ static const char *const nvidia_devices[] = {
 const struct msprof_probe_pack msprof_probe_packs[] = {
 	{ "npusim", "libnpusim.so", MSPROF_LAYER_ACL, PACK_FUNCS(acl_funcs),
 	  npusim_devices, "NPUSIM_DEVICE" },
-	{ "cann-acl", "libascendcl.so", MSPROF_LAYER_ACL, PACK_FUNCS(acl_funcs),
+	/* aclopCompileAndExecute lives in libacl_op_compiler. */
+	{ "cann-acl", "libascendcl.so libacl_op_compiler.so", MSPROF_LAYER_ACL,
+	  PACK_FUNCS(acl_funcs),
 	  davinci_devices, NULL },
 	{ "cann-runtime", "libruntime.so", MSPROF_LAYER_RUNTIME,
 	  PACK_FUNCS(rt_funcs), davinci_devices, NULL },
@@ -145,9 +147,14 @@ const char *msprof_layer_name(enum msprof_api_layer layer)
 bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/'), *lib;
+	size_t len;
 
 	base = base ? base + 1 : path;
-	return !strncmp(base, pack->libraries,
-			strcspn(pack->libraries, "."));
+	for (lib = pack->libraries; *lib; lib += len + strspn(lib + len, " ")) {
+		len = strcspn(lib, " ");
+		if (!strncmp(base, lib, strcspn(lib, ". ")))
+			return true;
+	}
+	return false;
 }

@@ -129,9 +129,25 @@ static void report_unprobed(const struct window_ctx *w, const struct target *t,
 	}
 }
 
+/* A file the task maps that was not read for its symbols: its one line. */
+static void report_refused(const struct target *t,
+			   struct tracer_refused *r)
+{
+	if (!*r->path)
+		return;
+	if (r->others)
+		ERR("pid %d: not reading the symbols of %s (%s), nor of %u other file%s",
+		    t->host_pid, printable(r->path), r->why, r->others,
+		    r->others == 1 ? "" : "s");
+	else
+		ERR("pid %d: not reading the symbols of %s (%s)", t->host_pid,
+		    printable(r->path), r->why);
+}
+
 int window_begin(struct window_ctx *w, struct target *t)
 {
 	bool attached[MSPROF_MAX_APIS];
+	struct tracer_refused refused;
 	char lib[PATH_MAX];
 	int err;
 
@@ -156,7 +172,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 	if (err)
 		return err;
 	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached,
-				   lib, sizeof(lib));
+				   lib, sizeof(lib), &refused);
 	if (err) {
 		/* One that exited meanwhile is no failure: the caller forgets it. */
 		if (procfs_alive(t->host_pid))
@@ -166,8 +182,11 @@ int window_begin(struct window_ctx *w, struct target *t)
 		window_abort(w, t);
 		return err;
 	}
-	if (!t->followed)
+	/* A followed child's files are its parent's: said for the parent. */
+	if (!t->followed) {
+		report_refused(t, &refused);
 		report_unprobed(w, t, attached);
+	}
 	return 0;
 }
 

@@ -24,23 +24,29 @@ static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {
 	{ "arg4", MSPROF_ARG_HEX }, { "arg5", MSPROF_ARG_HEX },
 };
 
-static bool in_set(const struct probe_set *ps, const char *name,
-		   const char *lib)
+/* The probe of that name (and --uprobe library), or NULL. */
+static struct probe *in_set(const struct probe_set *ps, const char *name,
+			    const char *lib)
 {
 	size_t i;
 
 	for (i = 0; i < ps->n; i++)
 		if (!strcmp(ps->v[i].name, name) &&
 		    (!lib || (ps->v[i].lib && !strcmp(ps->v[i].lib, lib))))
-			return true;
-	return false;
+			return &ps->v[i];
+	return NULL;
 }
 
 static int add(struct probe_set *ps, const struct probe *p, char *err,
 	       size_t len)
 {
-	if (in_set(ps, p->name, p->lib))
-		return 0;	/* packs share tables: npusim mimics CANN's acl */
+	struct probe *had = in_set(ps, p->name, p->lib);
+
+	/* Packs share tables (npusim mimics CANN's acl): both libraries. */
+	if (had) {
+		had->packs |= p->packs;
+		return 0;
+	}
 	if (ps->n == MSPROF_MAX_APIS)
 		return input_error(err, len, "more than %d functions to probe", MSPROF_MAX_APIS);
 	ps->v[ps->n++] = *p;
@@ -78,6 +84,9 @@ int probe_set_build(struct probe_set *ps, unsigned int layers,
 	int ret = 0;
 
 	memset(ps, 0, sizeof(*ps));
+	/* A probe's packs are bits of an unsigned int. */
+	if (msprof_nr_probe_packs > sizeof(ps->v->packs) * CHAR_BIT)
+		return -EINVAL;
 	ps->v = calloc(MSPROF_MAX_APIS, sizeof(*ps->v));
 	if (!ps->v)
 		return -ENOMEM;
@@ -90,6 +99,7 @@ int probe_set_build(struct probe_set *ps, unsigned int layers,
 				.name = pack->funcs[j].name,
 				.layer = pack->layer,
 				.args = pack->funcs[j].args,
+				.packs = 1u << i,
 			};
 
 			ret = add(ps, &p, err, len);
@@ -112,9 +122,16 @@ void probe_set_free(struct probe_set *ps)
 int probe_in_library(const struct probe *p, const char *path)
 {
 	const char *base = strrchr(path, '/');
+	size_t i;
 
-	return !p->lib || strstr(base ? base + 1 : path, p->lib) ||
-	       !strcmp(p->lib, path);
+	if (p->lib)
+		return strstr(base ? base + 1 : path, p->lib) ||
+		       !strcmp(p->lib, path);
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if ((p->packs & (1u << i)) &&
+		    msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
+			return 1;
+	return 0;
 }
 
 struct lib_search {

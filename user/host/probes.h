@@ -13,6 +13,8 @@ struct probe {
 	enum msprof_api_layer layer;
 	const struct msprof_probe_arg *args;	/* MSPROF_PROBE_ARGS entries */
 	const char *lib;	/* --uprobe: only in files whose name has this */
+	/* A pack's (lib NULL): bit i, in msprof_probe_packs[i]'s libraries. */
+	unsigned int packs;
 };
 
 /* The functions of the enabled layers, plus the user's own. */
@@ -30,7 +32,12 @@ struct probe_set {
 int probe_set_build(struct probe_set *ps, unsigned int layers,
 		    const char *uprobes, char *err, size_t len);
 void probe_set_free(struct probe_set *ps);
-/* Whether a function of the set may be probed in the library at path. */
+/*
+ * Whether a function of the set may be probed in the library at path: a
+ * --uprobe one in a file whose name holds its <lib>, a pack's in a file
+ * that is one of the libraries of a pack that has it (or in the task's
+ * main program: the caller's to know, see tracer_attach_target).
+ */
 int probe_in_library(const struct probe *p, const char *path);
 /* The first file host_pid maps that p may be probed in; -ENOENT if none. */
 int probe_find_library(int host_pid, const struct probe *p, char *path,

@@ -318,6 +318,8 @@ struct attach_walk {
 	uint64_t *batch_ids;
 	char *lib;		/* the library that failed, for the caller */
 	size_t lib_len;
+	struct stat exe;	/* the main program (st_ino 0: unknown) */
+	struct tracer_refused *refused;
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
@@ -386,12 +388,56 @@ static int name_entries(struct tracer *t, int pid, const struct procfs_map *m,
 	return 0;
 }
 
+/* Whether the file is the task's main program. */
+static bool is_main_program(const struct attach_walk *w, const char *file)
+{
+	struct stat st;
+
+	return w->exe.st_ino && !stat(file, &st) &&
+	       st.st_dev == w->exe.st_dev && st.st_ino == w->exe.st_ino;
+}
+
+/* Whether function i is still to be found, and may be in this file. */
+static bool wanted(const struct attach_walk *w, size_t i, const char *path,
+		   bool main_program)
+{
+	const struct probe *p = &w->ps->v[i];
+
+	return !w->done[i] &&
+	       (probe_in_library(p, path) || (main_program && !p->lib));
+}
+
+static bool file_wanted(const struct attach_walk *w, const char *path,
+			bool main_program)
+{
+	size_t i;
+
+	for (i = 0; i < w->ps->n; i++)
+		if (wanted(w, i, path, main_program))
+			return true;
+	return false;
+}
+
+static void note_refused(struct attach_walk *w, const char *path,
+			 const char *why)
+{
+	struct tracer_refused *r = w->refused;
+
+	if (*r->path) {
+		r->others++;
+		return;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
 static int attach_library(const struct procfs_map *m, void *ctx)
 {
 	struct attach_walk *w = ctx;
 	const char *file = m->file;
 	const uint64_t *offsets;
-	char full[PATH_MAX];
+	char full[PATH_MAX], why[sizeof(w->refused->why)];
+	bool main_program;
 	size_t i, n = 0;
 	int err;
 
@@ -405,12 +451,17 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 			return 0;
 		file = full;
 	}
-	offsets = symcache_lookup(w->t->syms, file);
+	/* Only a file a probe may be in is read: the task chose them all. */
+	main_program = is_main_program(w, file);
+	if (!file_wanted(w, m->path, main_program))
+		return 0;
+	err = symcache_lookup(w->t->syms, file, &offsets, why, sizeof(why));
+	if (err)
+		note_refused(w, m->path, why);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
 	for (i = 0; i < w->ps->n; i++) {
-		if (!offsets[i] || w->done[i] ||
-		    !probe_in_library(&w->ps->v[i], m->path))
+		if (!offsets[i] || !wanted(w, i, m->path, main_program))
 			continue;
 		w->batch_offsets[n] = offsets[i];
 		w->batch_ids[n++] = i;
@@ -449,22 +500,28 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, bool *attached, char *lib,
-			 size_t len)
+			 size_t len, struct tracer_refused *refused)
 {
 	struct attach_walk w = {
 		.t = t, .pid = host_pid, .ps = ps, .done = attached,
-		.lib = lib, .lib_len = len,
+		.lib = lib, .lib_len = len, .refused = refused,
 	};
+	char exe[64];
 	int err;
 
 	if (len)
 		*lib = '\0';
+	memset(refused, 0, sizeof(*refused));
 	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;
 	err = ensure_symcache(t, ps);
 	if (err)
 		return err;
+	symcache_walk_begin(t->syms);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", host_pid);
+	if (stat(exe, &w.exe))
+		w.exe.st_ino = 0;	/* then no file is taken for it */
 	err = -ENOMEM;
 	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
 	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));

@@ -3,6 +3,7 @@
 #define MSPROF_TRACER_H
 
 #include <bpf/libbpf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,18 +37,29 @@ int tracer_add_target(struct tracer *t, int pid);
 int tracer_remove_target(struct tracer *t, int host_pid);
 int tracer_add_device(struct tracer *t, dev_t rdev);
 
+/* Files of a target not read for their symbols, for the caller's one line. */
+struct tracer_refused {
+	char path[PATH_MAX];	/* the first, as the task names it ("": none) */
+	char why[160];		/* what it claims past which bound */
+	unsigned int others;	/* how many more were refused */
+};
+
 /*
- * Attaches entry/return probes on every function of the set that a library
- * mapped by host_pid exports (the first library wins); the cookie (or,
- * without cookies, the entry address's key) names the function's index.
- * attached[i] (ps->n of them) says whether function i was found.  The set
- * must be the same at every call (files are looked up once).  On failure
- * lib[len] names the library the kernel refused probes in ("" if none
- * did), for the caller's one line.
+ * Attaches entry/return probes on every function of the set that host_pid
+ * maps (the first file wins): a pack's in the libraries of its packs and
+ * in the task's main program (a runtime linked in statically), a
+ * --uprobe one in the files its <lib> names (probe_in_library).  No other
+ * file is read.  The cookie (or, without cookies, the entry address's
+ * key) names the function's index.  attached[i] (ps->n of them) says
+ * whether function i was found.  The set must be the same at every call
+ * (files are looked up once).  On failure lib[len] names the library the
+ * kernel refused probes in ("" if none did), for the caller's one line.
+ * A file whose symbol tables are past elfsym's or symcache's bounds is
+ * left out, which is no failure: *refused says which.
  */
 int tracer_attach_target(struct tracer *t, int host_pid,
 			 const struct probe_set *ps, bool *attached, char *lib,
-			 size_t len);
+			 size_t len, struct tracer_refused *refused);
 /*
  * The ioctl syscall hooks, the thread-exit hook that keeps maps clean and,
  * with follow, the fork hook that makes targets' new processes targets.

@@ -2,7 +2,9 @@
 /* Finding a task's agent, connecting to it, and taking its device data. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,70 @@ static int copy_home(const struct passwd *pw, char *home, size_t len)
 
 /* Far more than any real user database. */
 #define PASSWD_MAX (16 << 20)
+/* A line holding a home longer than PATH_MAX holds none we could use. */
+#define PASSWD_LINE (PATH_MAX + 256)
+
+/*
+ * uid's home in one "name:password:uid:gid:gecos:home:shell" line, as
+ * fgetpwent() reads it (blank and '#' lines are none), or -ENOENT.
+ */
+static int passwd_line_home(char *line, uid_t uid, char *home, size_t len)
+{
+	char *field[6], *end;
+	unsigned long id;
+	int i;
+
+	line += strspn(line, " \t");
+	if (*line == '#')
+		return -ENOENT;
+	line[strcspn(line, "\n")] = '\0';
+	for (i = 0; i < 6; i++) {
+		field[i] = line;
+		line = strchr(line, ':');
+		if (!line)
+			return -ENOENT;
+		*line++ = '\0';
+	}
+	errno = 0;
+	id = strtoul(field[2], &end, 10);
+	if (*field[2] < '0' || *field[2] > '9' || *end || errno || id != uid)
+		return -ENOENT;
+	if (snprintf(home, len, "%s", field[5]) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int target_passwd_home_fd(int fd, uid_t uid, char *home, size_t len)
+{
+	char line[PASSWD_LINE];
+	bool skip = false, ended;
+	struct stat st;
+	int err;
+	FILE *fp;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PASSWD_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
+	fp = fdopen(fd, "re");
+	if (!fp) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* Up to its size at open: it may grow after the fstat. */
+	err = -ENOENT;
+	while (err == -ENOENT && ftello(fp) < st.st_size &&
+	       fgets(line, sizeof(line), fp)) {
+		/* A longer line is skipped whole: its tail is no line. */
+		ended = strchr(line, '\n') || feof(fp);
+		if (!skip && ended)
+			err = passwd_line_home(line, uid, home, len);
+		skip = !ended;
+	}
+	fclose(fp);
+	return err;
+}
 
 struct passwd_arg {
 	int pid;
@@ -49,35 +115,19 @@ static int passwd_in_reader(const void *arg, int in_fd, char *home,
 			    size_t len, size_t *out_len, int *out_fd)
 {
 	const struct passwd_arg *a = arg;
-	struct passwd *pw;
-	struct stat st;
 	int fd, err;
-	FILE *fp;
 
 	(void)in_fd;
 	(void)out_fd;
 	/* The task's file: a FIFO must not hang us, nor a huge file hold us. */
 	err = procfs_open_in_root(a->pid, "/etc/passwd", O_RDONLY | O_NONBLOCK, &fd);
-	if (err)
-		return err;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PASSWD_MAX) {
-		close(fd);
-		return -EINVAL;
-	}
-	fp = fdopen(fd, "re");
-	if (!fp) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((pw = fgetpwent(fp)) && pw->pw_uid != a->uid)
-		;
-	err = copy_home(pw, home, len);
-	fclose(fp);
+	if (!err)
+		err = target_passwd_home_fd(fd, a->uid, home, len);
 	*out_len = err ? 0 : strlen(home) + 1;
 	return err;
 }
 
+/* uid's home in the user database of the task's own root. */
 static int passwd_home(int pid, uid_t uid, char *home, size_t len)
 {
 	struct passwd_arg a = { .pid = pid, .uid = uid };

@@ -80,6 +80,13 @@ struct target {
  */
 int target_init(struct target *t, int host_pid);
 /*
+ * uid's home in the user database open at fd (a container's /etc/passwd,
+ * which it closes): regular files under 16 MiB, read a line at a time up
+ * to the size they had at open, lines longer than PATH_MAX skipped whole.
+ * -ENOENT if uid has no entry.
+ */
+int target_passwd_home_fd(int fd, uid_t uid, char *home, size_t len);
+/*
  * Connects to the task's agent and hands it a new staging directory for
  * device data, owned by the task's user, as the result_dir of parameters
  * sw: in output (the path, and out open on it) when the task shares
