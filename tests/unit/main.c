@@ -98,7 +98,8 @@ int main(void)
 	    register_summary_tests() || register_params_tests(&skipped) ||
 	    register_layout_tests(&skipped) || register_probe_packs_tests() ||
 	    register_cupti_tests(&skipped) || register_tasklist_tests(&skipped) ||
-	    register_start_at_tests() || register_line_input_tests()) {
+	    register_start_at_tests() || register_line_input_tests() ||
+	    register_fsutil_tests()) {
 		CU_cleanup_registry();
 		return 1;
 	}
