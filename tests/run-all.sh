@@ -44,8 +44,9 @@ suite unit build/tests/unit_tests
 suite e2e tests/e2e/run.sh
 
 # The controller's own paths (sessions, windows, following, export, --list,
-# the control FIFO and --collect, and the killed, full-disk and failed-start
-# ones) once more under ASan/UBSan: any report fails the run.
+# the control FIFO and --collect, the stage's limits, and the killed,
+# full-disk and failed-start ones) once more under ASan/UBSan: any report
+# fails the run.
 asan_e2e() {
 	local logs rc
 	logs=$(mktemp -d)
@@ -57,7 +58,7 @@ asan_e2e() {
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$logs/ubsan \
 		tests/e2e/run.sh test_attach test_interactive_rules test_probes \
 		test_children test_exact_counts test_export test_faults test_list \
-		test_pdsh
+		test_pdsh test_collect test_stage_limits
 	rc=$?
 	if [ -n "$(ls -A "$logs")" ]; then
 		cat "$logs"/*

@@ -78,6 +78,13 @@ check() {	# check "what" [!] command...
 	fi
 }
 
+# one_line FILE PATTERN: FILE is one line, and it holds PATTERN (grep's),
+# for check (which runs one command: "[ ... ] && grep" would check the
+# first only).
+one_line() {
+	[ "$(wc -l <"$1")" = 1 ] && grep -q -- "$2" "$1"
+}
+
 # A check that could not run here says so; the runner counts it apart.
 skip() {	# skip "what" "why"
 	echo "skip $1 ($2)"

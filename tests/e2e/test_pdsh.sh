@@ -119,22 +119,22 @@ ln -s /etc/shadow "$d/host/data/evil"
 "$MSPROF" --collect="$WORK/cluster3" "$WORK/copies/node1" "$WORK/copies/node2" \
 	>"$WORK/collect3.log" 2>"$WORK/collect3.err"
 check "a symlink in a source: exit 1" [ $? -eq 1 ]
-check "  said in one line naming it" [ "$(wc -l <"$WORK/collect3.err")" = 1 ] &&
-	grep -q "host/data/evil is a symbolic link; not collected" "$WORK/collect3.err"
+check "  said in one line naming it" \
+	one_line "$WORK/collect3.err" "host/data/evil is a symbolic link; not collected"
 check "  the other node is collected, that one not at all" \
 	[ "$(ls -A "$WORK/cluster3")" = "$(ls "$WORK/node1")" ]
 rm "$d/host/data/evil"
 # A hard link: a file of root's someone linked into what they hand over.
 ln "$d/host/info.json" "$d/host/data/second_name"
 "$MSPROF" --collect="$WORK/cluster5" "$WORK/copies/node2" >/dev/null 2>"$WORK/collect5.err"
-check "a file of two links in a source: refused" [ $? -eq 1 ] &&
-	grep -q "has more than one link; not collected" "$WORK/collect5.err"
+check "a file of two links in a source: refused, exit 1" [ $? -eq 1 ]
+check "  said so" grep -q "has more than one link; not collected" "$WORK/collect5.err"
 check "  and nothing of it left" [ -z "$(ls -A "$WORK/cluster5")" ]
 rm "$d/host/data/second_name"
 ln -s "$WORK/copies/node1/$(ls "$WORK/node1")" "$WORK/copies/PROF_000009_link"
 "$MSPROF" --collect="$WORK/cluster4" "$WORK/copies" >/dev/null 2>"$WORK/collect4.err"
-check "a PROF_ entry that is a symlink: refused" [ $? -eq 1 ] &&
-	grep -q "PROF_000009_link is a symbolic link" "$WORK/collect4.err"
+check "a PROF_ entry that is a symlink: refused, exit 1" [ $? -eq 1 ]
+check "  said so" grep -q "PROF_000009_link is a symbolic link" "$WORK/collect4.err"
 check "  and not collected" [ -z "$(ls -A "$WORK/cluster4")" ]
 
 # --- the control path's refusals -----------------------------------------
@@ -144,8 +144,8 @@ refused() {	# refused WHAT NEEDLE: msprof --control=$WORK/c refused so
 	"$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/r" \
 		--control="$WORK/c" </dev/null >"$WORK/r.out" 2>"$WORK/r.err"
 	check "$1: refused, exit 1" [ $? -eq 1 ]
-	check "  in one line naming it" [ "$(wc -l <"$WORK/r.err")" = 1 ] &&
-		grep -q -- "--control $WORK/c: $2" "$WORK/r.err" || cat "$WORK/r.err"
+	check "  in one line naming it" one_line "$WORK/r.err" "--control $WORK/c: $2" ||
+		cat "$WORK/r.err"
 }
 echo keep >"$WORK/c"
 refused "a file at the path" "something is already there"
@@ -163,12 +163,13 @@ add_user
 mkdir "$WORK/theirs" && chown "$TEST_USER" "$WORK/theirs"
 "$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/r" \
 	--control="$WORK/theirs/c" </dev/null >/dev/null 2>"$WORK/r.err"
-check "a directory another user owns: refused" [ $? -eq 1 ] &&
-	grep -q "owned by another user" "$WORK/r.err" || cat "$WORK/r.err"
+check "a directory another user owns: refused, exit 1" [ $? -eq 1 ]
+check "  said so" grep -q "owned by another user" "$WORK/r.err" || cat "$WORK/r.err"
 check "  nothing made in it" [ -z "$(ls -A "$WORK/theirs")" ]
 "$MSPROF" --dynamic=on --pid="$TASK_PID" --control="$WORK/%x" </dev/null \
 	>/dev/null 2>"$WORK/r.err"
-check "a % other than %h and %%: refused" [ $? -eq 1 ] && grep -q "takes %h" "$WORK/r.err"
+check "a % other than %h and %%: refused, exit 1" [ $? -eq 1 ]
+check "  said so" grep -q "takes %h" "$WORK/r.err"
 
 # A long line is said and ignored; msprof goes on with the next ones.
 "$MSPROF" --dynamic=on --pid="$TASK_PID" --output="$WORK/r" \

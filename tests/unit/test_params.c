@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/devdata.h"
+#include "common/testpoint.h"
 #include "msprof/protocol.h"
 #include "ctl/options.h"
 #include "task/params.h"
@@ -147,7 +148,6 @@ static void stage_open(struct target *t, char *stage, char *out)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(out));
 	memset(t, 0, sizeof(*t));
 	t->uid = geteuid();
-	t->stage_max_bytes = TARGET_STAGE_MAX_BYTES;
 	t->stage_fd = open(stage, O_RDONLY | O_DIRECTORY);
 	t->dir_fd = open(out, O_RDONLY | O_DIRECTORY);
 	CU_ASSERT_FATAL(t->stage_fd >= 0 && t->dir_fd >= 0);
@@ -188,6 +188,7 @@ static void test_take_run(void)
 		"host/info.json", "host/data/host_trace.data", "stray.txt",
 		"device_01/info.json.01",
 	};
+	struct fsutil_budget budget = { .max = TARGET_STAGE_MAX_BYTES };
 	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE;
 	char path[256];
 	struct target t;
@@ -209,7 +210,7 @@ static void test_take_run(void)
 	CU_ASSERT_EQUAL(symlinkat("/etc", t.stage_fd, RUN "/device_2"), 0);
 	CU_ASSERT_EQUAL(symlinkat("/etc/passwd", t.stage_fd, RUN "/device_0/end_info.0"), 0);
 
-	CU_ASSERT_EQUAL(target_collect_device_data(&t), 0);
+	CU_ASSERT_EQUAL(target_collect_device_data(&t, &budget), 0);
 	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
 		CU_ASSERT(there(t.dir_fd, taken[i]));
 	for (i = 0; i < sizeof(strays) / sizeof(strays[0]); i++)
@@ -220,6 +221,7 @@ static void test_take_run(void)
 	CU_ASSERT(!there(t.dir_fd, OLD_RUN));
 	/* Strays, the two links, the older PROF_ dir and the top stray. */
 	CU_ASSERT_EQUAL(t.stage_ignored, 8 + 2 + 1 + 1);
+	CU_ASSERT_EQUAL(t.stage_left_out, 0);
 	/* device_3's empty data/ goes; device_4, empty, is not listed. */
 	CU_ASSERT(!there(t.dir_fd, "device_3/data"));
 	CU_ASSERT(!there(t.dir_fd, "device_4"));
@@ -235,25 +237,39 @@ static void test_take_run(void)
 }
 
 /*
+ * A runtime's PROF_ dir in t's stage, with n slices in device_0/data/,
+ * slice_<i> of size[i] bytes.
+ */
+static void stage_run(struct target *t, const size_t *size, size_t n)
+{
+	char path[128];
+	size_t i;
+
+	CU_ASSERT_EQUAL(mkdirat(t->stage_fd, RUN, 0700), 0);
+	CU_ASSERT_EQUAL(mkdirat(t->stage_fd, RUN "/device_0", 0700), 0);
+	CU_ASSERT_EQUAL(mkdirat(t->stage_fd, RUN "/device_0/data", 0700), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), RUN "/device_0/data/hwts.data.0.slice_%zu", i);
+		put_bytes(t->stage_fd, path, size[i]);
+	}
+}
+
+/*
  * The window's byte budget: what would go over it is left out and counted
  * apart from the strays; an empty file (a device without tasks) is taken.
  */
 static void test_take_budget(void)
 {
-	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE;
+	struct fsutil_budget budget = { .max = 150 };
+	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE, text[256];
 	bool first, second;
 	struct target t;
 
 	stage_open(&t, stage, out);
-	t.stage_max_bytes = 150;
-	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN, 0700), 0);
-	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN "/device_0", 0700), 0);
-	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN "/device_0/data", 0700), 0);
+	stage_run(&t, (const size_t[]){ 100, 100 }, 2);
 	put_bytes(t.stage_fd, RUN "/device_0/data/task_time.data", 0);
-	put_bytes(t.stage_fd, RUN "/device_0/data/hwts.data.0.slice_0", 100);
-	put_bytes(t.stage_fd, RUN "/device_0/data/hwts.data.0.slice_1", 100);
 
-	CU_ASSERT_EQUAL(target_collect_device_data(&t), 0);
+	CU_ASSERT_EQUAL(target_collect_device_data(&t, &budget), 0);
 	CU_ASSERT_EQUAL(size_of(t.dir_fd, "device_0/data/task_time.data"), 0);
 	/* Either slice fits alone, never both. */
 	first = there(t.dir_fd, "device_0/data/hwts.data.0.slice_0");
@@ -261,11 +277,103 @@ static void test_take_budget(void)
 	CU_ASSERT(first != second);
 	CU_ASSERT_EQUAL(size_of(t.dir_fd, first ? "device_0/data/hwts.data.0.slice_0" :
 					       "device_0/data/hwts.data.0.slice_1"), 100);
+	CU_ASSERT_EQUAL(budget.used, 100);
 	CU_ASSERT_EQUAL(t.stage_left_out, 1);
+	CU_ASSERT_EQUAL(t.stage_left_why, TARGET_LEFT_BUDGET);
+	CU_ASSERT_STRING_EQUAL(target_left_out_text(&t, &budget, text, sizeof(text)),
+			       "past the window's 150 bytes copy budget (all targets')");
 	CU_ASSERT_EQUAL(t.stage_ignored, 0);
 	CU_ASSERT_EQUAL(t.ndevices, 1);
 	/* What was left out does not wait in the stage for a later window. */
 	CU_ASSERT(!there(t.stage_fd, RUN));
+	stage_close(&t, stage, out);
+}
+
+/*
+ * One budget for the window, however many targets: the second target's
+ * slice does not fit what the first one left (issue 22: it was per target).
+ */
+static void test_take_budget_shared(void)
+{
+	struct fsutil_budget budget = { .max = 150 };
+	char stage[2][sizeof(STAGE_TEMPLATE)] = { STAGE_TEMPLATE, STAGE_TEMPLATE };
+	char out[2][sizeof(STAGE_TEMPLATE)] = { STAGE_TEMPLATE, STAGE_TEMPLATE };
+	struct target t[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		stage_open(&t[i], stage[i], out[i]);
+		stage_run(&t[i], (const size_t[]){ 100 }, 1);
+		CU_ASSERT_EQUAL(target_collect_device_data(&t[i], &budget), 0);
+	}
+	CU_ASSERT(there(t[0].dir_fd, "device_0/data/hwts.data.0.slice_0"));
+	CU_ASSERT_EQUAL(t[0].stage_left_out, 0);
+	CU_ASSERT(!there(t[1].dir_fd, "device_0/data/hwts.data.0.slice_0"));
+	CU_ASSERT_EQUAL(t[1].stage_left_out, 1);
+	CU_ASSERT_EQUAL(t[1].stage_left_why, TARGET_LEFT_BUDGET);
+	CU_ASSERT_EQUAL(budget.used, 100);
+	for (i = 0; i < 2; i++)
+		stage_close(&t[i], stage[i], out[i]);
+}
+
+/*
+ * Past a cap is left out, not ignored: the window is incomplete, and the
+ * cap is named.  The file caps lowered as the e2e tests lower them
+ * (MSPROF_TEST_LIMITS, testpoint_limit(); a limit is never raised).
+ */
+static void test_take_file_caps(void)
+{
+	struct fsutil_budget budget = { .max = TARGET_STAGE_MAX_BYTES };
+	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE, text[256];
+	struct target t;
+
+	stage_open(&t, stage, out);
+	stage_run(&t, (const size_t[]){ 100, 10, 10, 10 }, 4);
+	CU_ASSERT_EQUAL(setenv("MSPROF_TEST_LIMITS",
+			       "stage_files=99999999,stage_file_bytes=50,stage_files=2", 1), 0);
+	testpoint_init();
+	CU_ASSERT_EQUAL(target_collect_device_data(&t, &budget), 0);
+	unsetenv("MSPROF_TEST_LIMITS");
+	testpoint_init();
+	/* slice_0 is over 50 bytes; of the others two are taken. */
+	CU_ASSERT(!there(t.dir_fd, "device_0/data/hwts.data.0.slice_0"));
+	CU_ASSERT_EQUAL(t.stage_left_out, 2);
+	CU_ASSERT_EQUAL(t.stage_left_why, TARGET_LEFT_FILES | TARGET_LEFT_FILE_BYTES);
+	setenv("MSPROF_TEST_LIMITS", "stage_files=2,stage_file_bytes=50", 1);
+	testpoint_init();
+	CU_ASSERT_STRING_EQUAL(target_left_out_text(&t, &budget, text, sizeof(text)),
+			       "past 2 files, over 50 bytes a file");
+	unsetenv("MSPROF_TEST_LIMITS");
+	testpoint_init();
+	CU_ASSERT_EQUAL(budget.used, 20);
+	CU_ASSERT_EQUAL(t.stage_ignored, 0);
+	stage_close(&t, stage, out);
+}
+
+/* 65 device directories: the one past 64 is left out, and said so. */
+static void test_take_device_cap(void)
+{
+	struct fsutil_budget budget = { .max = TARGET_STAGE_MAX_BYTES };
+	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE, text[256];
+	char path[128];
+	struct target t;
+	int i;
+
+	stage_open(&t, stage, out);
+	CU_ASSERT_EQUAL(mkdirat(t.stage_fd, RUN, 0700), 0);
+	for (i = 0; i <= TARGET_MAX_DEVICES; i++) {
+		snprintf(path, sizeof(path), RUN "/device_%d", i);
+		CU_ASSERT_EQUAL(mkdirat(t.stage_fd, path, 0700), 0);
+		snprintf(path, sizeof(path), RUN "/device_%d/sample.json", i);
+		put(t.stage_fd, path);
+	}
+	CU_ASSERT_EQUAL(target_collect_device_data(&t, &budget), 0);
+	CU_ASSERT_EQUAL(t.ndevices, TARGET_MAX_DEVICES);
+	CU_ASSERT_EQUAL(t.stage_left_out, 1);
+	CU_ASSERT_EQUAL(t.stage_left_why, TARGET_LEFT_DEVICES);
+	CU_ASSERT_STRING_EQUAL(target_left_out_text(&t, &budget, text, sizeof(text)),
+			       "past 64 device directories");
+	CU_ASSERT_EQUAL(t.stage_ignored, 0);
 	stage_close(&t, stage, out);
 }
 
@@ -283,6 +391,12 @@ int register_params_tests(unsigned int *skipped)
 		  test_take_run },
 		{ "the window's copy budget; an empty file is taken",
 		  test_take_budget },
+		{ "one copy budget for all of a window's targets",
+		  test_take_budget_shared },
+		{ "past a file cap: left out, counted, the cap named",
+		  test_take_file_caps },
+		{ "past 64 device directories: left out, counted, said",
+		  test_take_device_cap },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -247,37 +248,193 @@ int fsutil_dir_check_ours(int fd)
 }
 
 /*
- * Copies size bytes at most of in, from its start, to out (a file that
- * may still be growing is taken as it was), adding what was written to
- * *bytes; out is synced.  0 or -errno.
+ * The reserve a copy leaves free on fd's file system: FSUTIL_RESERVE_PERCENT
+ * of its blocks (at most FSUTIL_RESERVE_MAX bytes) and of its inodes (at
+ * most FSUTIL_RESERVE_INODES; none where the file system counts none).
  */
-static int fsutil_copy_fd(int in, off_t size, int out, unsigned long long *bytes)
+int fsutil_room(int fd, struct fsutil_budget *b, unsigned long long need)
 {
-	off_t left = size, at = 0;
-	ssize_t n;
+	unsigned long long avail, reserve, inodes;
+	struct statvfs sv;
 
-	/* From the start, wherever a caller's lseek() left the offset. */
-	while (left > 0) {
-		n = sendfile(out, in, &at, (size_t)(left < (1 << 30) ? left : (1 << 30)));
+	b->refused = FSUTIL_FITS;
+	if (b->used > b->max || need > b->max - b->used) {
+		b->refused = FSUTIL_OVER_BUDGET;
+		return -ENOSPC;
+	}
+	if (fstatvfs(fd, &sv))
+		return -errno;
+	avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+	reserve = (unsigned long long)sv.f_blocks * sv.f_frsize / 100 *
+		  FSUTIL_RESERVE_PERCENT;
+	b->reserve = reserve < FSUTIL_RESERVE_MAX ? reserve : FSUTIL_RESERVE_MAX;
+	if (avail < b->reserve || need > avail - b->reserve) {
+		b->refused = FSUTIL_OVER_RESERVE;
+		return -ENOSPC;
+	}
+	inodes = (unsigned long long)sv.f_files / 100 * FSUTIL_RESERVE_PERCENT;
+	if (inodes > FSUTIL_RESERVE_INODES)
+		inodes = FSUTIL_RESERVE_INODES;
+	if (sv.f_files && sv.f_favail <= inodes) {
+		b->reserve = inodes;
+		b->refused = FSUTIL_OVER_INODES;
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+const char *fsutil_size_text(unsigned long long n, char *buf, size_t len)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned long long tenths = 0;
+	unsigned int u = 0;
+
+	for (; n >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]); u++) {
+		tenths = n % 1024 * 10 / 1024;
+		n /= 1024;
+	}
+	if (tenths)
+		snprintf(buf, len, "%llu.%llu %s", n, tenths, units[u]);
+	else
+		snprintf(buf, len, "%llu %s", n, units[u]);
+	return buf;
+}
+
+const char *fsutil_refusal_text(const struct fsutil_budget *b, char *buf, size_t len)
+{
+	char size[32];
+
+	switch (b->refused) {
+	case FSUTIL_OVER_BUDGET:
+		snprintf(buf, len, "past the copy budget of %s",
+			 fsutil_size_text(b->max, size, sizeof(size)));
+		break;
+	case FSUTIL_OVER_RESERVE:
+		snprintf(buf, len, "into the free-space reserve (%s) of the file system",
+			 fsutil_size_text(b->reserve, size, sizeof(size)));
+		break;
+	case FSUTIL_OVER_INODES:
+		snprintf(buf, len, "into the free-inode reserve (%llu inodes) of the file system",
+			 b->reserve);
+		break;
+	default:
+		snprintf(buf, len, "within its budget");
+	}
+	return buf;
+}
+
+/* A piece of a copy, checked on its own: holes filled since count too. */
+#define COPY_PIECE (64ll << 20)
+
+/* in's bytes [at, end) to out at the same offsets, each piece in b first. */
+static int copy_span(int in, off_t at, off_t end, int out,
+		     struct fsutil_budget *b)
+{
+	off_t want;
+	ssize_t n;
+	int err;
+
+	if (lseek(out, at, SEEK_SET) < 0)
+		return -errno;
+	while (at < end) {
+		want = end - at < COPY_PIECE ? end - at : COPY_PIECE;
+		err = fsutil_room(out, b, (unsigned long long)want);
+		if (err)
+			return err;
+		n = sendfile(out, in, &at, (size_t)want);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0)
 			return -errno;
 		if (!n)
-			break;
-		left -= n;
-		*bytes += (unsigned long long)n;
+			return -ENODATA;
+		b->used += (unsigned long long)n;
 	}
-	return fsync(out) ? -errno : 0;
+	return 0;
+}
+
+/*
+ * The next span of data in in from at, before size: [*start, *end).  1 if
+ * there is one, 0 if only a hole is left, or -errno.  A file system that
+ * knows no SEEK_DATA (EINVAL) has all of it as data.
+ */
+static int next_data(int in, off_t at, off_t size, off_t *start, off_t *end)
+{
+	*start = lseek(in, at, SEEK_DATA);
+	if (*start < 0 && errno == EINVAL) {
+		*start = at;
+		*end = size;
+		return 1;
+	}
+	if (*start < 0)
+		return errno == ENXIO ? 0 : -errno;
+	if (*start >= size)
+		return 0;
+	*end = lseek(in, *start, SEEK_HOLE);
+	if (*end < 0)
+		return -errno;
+	if (*end > size)
+		*end = size;
+	return 1;
+}
+
+/*
+ * Walks in's data up to size, hole by hole: with out < 0 only adds up its
+ * bytes in *data, else copies each span.
+ */
+static int walk_data(int in, off_t size, int out, struct fsutil_budget *b,
+		     unsigned long long *data)
+{
+	off_t at = 0, start = 0, end = 0;
+	int more;
+
+	while (at < size) {
+		more = next_data(in, at, size, &start, &end);
+		if (more <= 0)
+			return more;
+		if (out < 0)
+			*data += (unsigned long long)(end - start);
+		else if ((more = copy_span(in, start, end, out, b)))
+			return more;
+		at = end;
+	}
+	return 0;
+}
+
+int fsutil_copy_data(int in, off_t size, int out, struct fsutil_budget *b)
+{
+	unsigned long long data = 0;
+	struct stat st;
+	int err;
+
+	/* The whole file's data must fit before a byte of it is written. */
+	err = walk_data(in, size, -1, b, &data);
+	if (!err)
+		err = fsutil_room(out, b, data);
+	if (!err)
+		err = walk_data(in, size, out, b, NULL);
+	/* A hole at the end is made by the size alone. */
+	if (!err && ftruncate(out, size))
+		err = -errno;
+	/* Shrunk: what looked like a hole at its end was no part of it. */
+	if (!err && fstat(in, &st))
+		err = -errno;
+	else if (!err && st.st_size < size)
+		err = -ENODATA;
+	return err;
 }
 
 int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
-		 unsigned long long *bytes)
+			struct fsutil_budget *b)
 {
 	int out, err;
 
 	err = fsutil_create_at(to, name, &out);
 	if (err)
 		return err;
-	err = fsutil_copy_fd(in, size, out, bytes);
+	err = fsutil_copy_data(in, size, out, b);
+	if (!err && fsync(out))
+		err = -errno;
 	if (close(out) && !err)
 		err = -errno;
 	/* A part of a file is no file: the window says what it lacks. */

@@ -66,13 +66,58 @@ int fsutil_write_temp_at(int dir, const char *name, const void *buf, size_t len,
 int fsutil_dir_check_ours(int fd);
 
 /*
+ * What a run of copies may write: max bytes in all, counted on the bytes
+ * written (a hole kept is none), and on the destination's file system a
+ * reserve left free, FSUTIL_RESERVE_PERCENT of its blocks and of its
+ * inodes, at most FSUTIL_RESERVE_MAX bytes and FSUTIL_RESERVE_INODES
+ * inodes, so that root's other writers still find room there.
+ */
+#define FSUTIL_RESERVE_PERCENT 5
+#define FSUTIL_RESERVE_MAX (1ull << 30)
+#define FSUTIL_RESERVE_INODES 65536
+
+enum fsutil_refusal {
+	FSUTIL_FITS,
+	FSUTIL_OVER_BUDGET,	/* max would be passed */
+	FSUTIL_OVER_RESERVE,	/* the free space would go into the reserve */
+	FSUTIL_OVER_INODES,	/* the free inodes are down to theirs */
+};
+
+struct fsutil_budget {
+	unsigned long long max;		/* bytes the run may write */
+	unsigned long long used;	/* bytes it wrote */
+	enum fsutil_refusal refused;	/* why fsutil_room() last said no */
+	unsigned long long reserve;	/* the reserve it kept then (bytes, inodes) */
+};
+
+/*
+ * Whether need more bytes fit b, and on fd's file system (any fd there)
+ * leave its reserve free: 0, or -ENOSPC with b->refused saying why;
+ * -errno if the file system cannot be asked.
+ */
+int fsutil_room(int fd, struct fsutil_budget *b, unsigned long long need);
+/* b->refused as the end of a sentence ("past the copy budget of 4 GiB"). */
+const char *fsutil_refusal_text(const struct fsutil_budget *b, char *buf, size_t len);
+/* n bytes as people read them: "4 GiB", "5.2 MiB", "100 bytes". */
+const char *fsutil_size_text(unsigned long long n, char *buf, size_t len);
+/*
+ * Copies the first size bytes of in into out, new and empty, at the same
+ * offsets: in's data only, its holes left holes (SEEK_DATA, SEEK_HOLE), so
+ * a copy never takes more blocks than its source's data.  All of the
+ * data must fit b (fsutil_room()) before a byte is written, and each piece
+ * again as it is written (holes filled meanwhile count), adding to
+ * b->used what was written.  0 or -errno: -ENOSPC with b->refused set
+ * when b said no, -ENODATA when in ended before size.  out is not synced.
+ */
+int fsutil_copy_data(int in, off_t size, int out, struct fsutil_budget *b);
+/*
  * Moves name of dir from, open as in, to a file of that name made anew in
- * to (fsutil_create_at()): size bytes at most of in, from its start, then
- * name unlinked from from.  0 or -errno; name is then left in from, and
- * no part of it in to.
+ * to (fsutil_create_at()): the first size bytes of in by
+ * fsutil_copy_data(), synced, then name unlinked from from.  0 or -errno;
+ * name is then left in from, and no part of it in to.
  */
 int fsutil_move_file_at(int from, const char *name, int in, off_t size, int to,
-		 unsigned long long *bytes);
+			struct fsutil_budget *b);
 /*
  * rm -r of every entry of dir, never following a link or crossing a mount
  * point, emptying only directories owner owns, 8 levels deep at most (a

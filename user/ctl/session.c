@@ -103,6 +103,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 		return -ENOMEM;
 	}
 	s->w.link.out_fd = -1;
+	s->w.link.stage_budget = &s->w.stage_budget;
 	s->w.host_only = o->host_only;
 	/* From here on session_close() undoes whatever was done. */
 	err = targets_init(&s->targets, &s->w);
@@ -192,6 +193,10 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 		ERR("warning: job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
 		    s->job, left, TASKSCAN_BUDGET_MS / 1000);
 	s->w.number++;
+	/* One budget for the window, however many targets share it. */
+	s->w.stage_budget = (struct fsutil_budget){
+		.max = testpoint_limit("stage_bytes", TARGET_STAGE_MAX_BYTES),
+	};
 	clock_pair_now(&s->w.start);
 	s->w.requested_real_ns = requested_real_ns;
 	s->w.opened_real_ns = 0;

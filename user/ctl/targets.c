@@ -318,7 +318,7 @@ bool targets_notice_exits(struct targets *ts)
 			printf("msprof: pid %d exited\n", t->host_pid);
 			/* An agent flushes a running window as its task exits. */
 			if (*t->dir && t->fd >= 0)
-				target_collect_device_data(t);
+				target_collect_device_data(t, &ts->w->stage_budget);
 			agent_link_disconnect(t);
 			t->device_status = -ESRCH;
 		}
@@ -338,7 +338,7 @@ void targets_drop_ended_agents(struct targets *ts)
 	int i;
 
 	for (i = 0; i < ts->n; i++)
-		agent_link_check_ended(&ts->v[i]);
+		agent_link_check_ended(&ts->v[i], &ts->w->link);
 }
 
 void targets_disconnect(struct targets *ts)

@@ -165,6 +165,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 	}
 	t->stage_ignored = 0;
 	t->stage_left_out = 0;
+	t->stage_left_why = 0;
 	t->device_err = 0;
 	t->ndevices = 0;
 	t->server_ended = false;
@@ -212,7 +213,7 @@ int window_end(struct window_ctx *w, struct target *t,
 {
 	struct collector_sink sink = { 0 };
 	struct profdir_summary sum;
-	char reason[128], why[128];
+	char reason[384], why[128], caps[256];
 	int herr, err;
 
 	window_summary(w, t, &sum);
@@ -228,7 +229,7 @@ int window_end(struct window_ctx *w, struct target *t,
 		return 0;
 	}
 	if (t->device_status == MSPROF_SUCCESS)
-		target_collect_device_data(t);
+		target_collect_device_data(t, &w->stage_budget);
 	/* Also what a task's agent flushed as it exited in the window. */
 	describe_devices(w, t);
 	testpoint("after-device-copy");
@@ -239,8 +240,9 @@ int window_end(struct window_ctx *w, struct target *t,
 		ERR("pid %d: ignored %u unexpected entries in the staging directory",
 		    t->host_pid, t->stage_ignored);
 	if (t->stage_left_out)
-		ERR("pid %d: left out %u staged files: over the window's %llu-byte copy budget or the output's free-space reserve",
-		    t->host_pid, t->stage_left_out, t->stage_max_bytes);
+		ERR("pid %d: left out %u staged entr%s: %s", t->host_pid,
+		    t->stage_left_out, t->stage_left_out == 1 ? "y" : "ies",
+		    target_left_out_text(t, &w->stage_budget, caps, sizeof(caps)));
 	if (herr)
 		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
 	else if (t->device_err)
@@ -251,8 +253,9 @@ int window_end(struct window_ctx *w, struct target *t,
 			 "device data: the task's profiling server ended the session during the window and stopped its collection");
 	else if (t->stage_left_out)
 		snprintf(reason, sizeof(reason),
-			 "device data: %u staged files left out (copy budget or free-space reserve)",
-			 t->stage_left_out);
+			 "device data: %u staged entr%s left out (%s)",
+			 t->stage_left_out, t->stage_left_out == 1 ? "y" : "ies",
+			 caps);
 	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
 				t->stage_left_out ?
 				reason : NULL;

@@ -23,6 +23,11 @@ struct window_ctx {
 	struct collector collector;
 	struct probe_set probes;	/* what is probed; index = API id */
 	struct agent_link_conf link;	/* the output; what the agents collect */
+	/*
+	 * What the window's copies from the stages may write, all targets
+	 * together (link.stage_budget points here); reset at each start.
+	 */
+	struct fsutil_budget stage_budget;
 	bool host_only;			/* no agents: eBPF data only */
 	bool collecting;		/* a window runs: from start to stop */
 	unsigned int number;		/* windows started so far */

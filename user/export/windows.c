@@ -135,19 +135,23 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 int windows_walk(const char *dir, const struct window_walk *w)
 {
 	int err, fd = windows_open_dir(AT_FDCWD, dir);
+	char label[PATH_MAX];
 
+	/* Its name in messages: a PROF_ name is whatever its maker chose. */
+	snprintf(label, sizeof(label), "%s", dir);
+	printable(label);
 	if (fd < 0) {
-		fprintf(stderr, "msprof: %s: %s\n", dir, fd == -ELOOP ?
+		fprintf(stderr, "msprof: %s: %s\n", label, fd == -ELOOP ?
 			"a symbolic link (not followed): give the directory it names" :
 			strerror(-fd));
 		return fd;
 	}
 	if (is_window(fd, dir)) {
-		err = w->one(fd, dir, w->ctx);
+		err = w->one(fd, label, w->ctx);
 		if (err > 0)
 			err = -EBADMSG;
 	} else {
-		err = walk_all(fd, dir, w);
+		err = walk_all(fd, label, w);
 	}
 	close(fd);
 	return err;

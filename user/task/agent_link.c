@@ -99,10 +99,11 @@ static void mind_request_limit(struct target *t,
  * of a window as the connection ended is kept, and the reason why its
  * device side ends there.
  */
-static void lose_agent(struct target *t, int why)
+static void lose_agent(struct target *t, const struct agent_link_conf *c,
+		       int why)
 {
 	if (*t->dir)
-		target_collect_device_data(t);
+		target_collect_device_data(t, c->stage_budget);
 	t->device_status = why;
 	agent_link_disconnect(t);
 }
@@ -113,7 +114,8 @@ static void lose_agent(struct target *t, int why)
  * does not know) and stopped its collection as it did.  A window running
  * loses its device side from there; the next start connects again.
  */
-static void server_ended(struct target *t, int status, bool quitting)
+static void server_ended(struct target *t, const struct agent_link_conf *c,
+			 int status, bool quitting)
 {
 	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
 	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
@@ -121,15 +123,16 @@ static void server_ended(struct target *t, int status, bool quitting)
 	    quitting ? "" : "; msprof connects again at the next start");
 	if (*t->dir)
 		t->server_ended = true;
-	lose_agent(t, -ESHUTDOWN);
+	lose_agent(t, c, -ESHUTDOWN);
 }
 
 /* What t's agent answered to a request of this type: kept, said, acted on. */
-static int take_reply(struct target *t, int type, int err, int status)
+static int take_reply(struct target *t, const struct agent_link_conf *c,
+		      int type, int err, int status)
 {
 	t->requests++;
 	if (err == -ESHUTDOWN) {
-		server_ended(t, status, type == MSPROF_QUIT_REQ);
+		server_ended(t, c, status, type == MSPROF_QUIT_REQ);
 		/* A QUIT wants no more than that. */
 		return type == MSPROF_QUIT_REQ && status == MSPROF_SUCCESS ? 0 : err;
 	}
@@ -157,7 +160,7 @@ static int take_reply(struct target *t, int type, int err, int status)
 	 */
 	if (err && err != -EIO) {
 		if (type == MSPROF_STOP_REQ && *t->dir)
-			target_collect_device_data(t);
+			target_collect_device_data(t, c->stage_budget);
 		agent_link_disconnect(t);
 	}
 	return err;
@@ -188,7 +191,7 @@ static int request_batch(struct target *v, size_t n,
 	}
 	dynsock_request_all(fds, m, type, status, errs);
 	for (i = 0; i < m; i++) {
-		err = take_reply(asked[i], type, errs[i], status[i]);
+		err = take_reply(asked[i], c, type, errs[i], status[i]);
 		if (err && !first)
 			first = err;
 	}
@@ -210,7 +213,7 @@ int agent_link_request_all(struct target *v, size_t n,
 	return first;
 }
 
-void agent_link_check_ended(struct target *t)
+void agent_link_check_ended(struct target *t, const struct agent_link_conf *c)
 {
 	int status, err;
 
@@ -222,13 +225,13 @@ void agent_link_check_ended(struct target *t)
 	 * an exiting task's agent closes first and flushes its window after.
 	 */
 	if (err == -ESHUTDOWN) {
-		server_ended(t, status, false);
+		server_ended(t, c, status, false);
 	} else if (err && err != -ECONNRESET) {
 		ERR("pid %d: its profiling agent %s: disconnected",
 		    t->host_pid,
 		    err == -EPROTO ? "sent a message msprof did not ask for" :
 		    strerror(-err));
-		lose_agent(t, err);
+		lose_agent(t, c, err);
 	}
 }
 

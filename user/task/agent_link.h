@@ -19,6 +19,8 @@ struct agent_link_conf {
 	char output[PATH_MAX];	/* absolute, as the agents see it */
 	int out_fd;		/* open on it: PROF_ dirs are made here */
 	struct params_switches params;
+	/* The window's copy budget, all targets' (target_collect_device_data). */
+	struct fsutil_budget *stage_budget;
 };
 
 /*
@@ -41,7 +43,7 @@ int agent_link_request_all(struct target *v, size_t n,
  * Notices an agent whose server ended the session on its own between
  * requests: says so and lets it go (the next start reconnects).
  */
-void agent_link_check_ended(struct target *t);
+void agent_link_check_ended(struct target *t, const struct agent_link_conf *c);
 /* What the window's info.json says of t's device side. */
 const char *agent_link_status_text(const struct target *t, bool host_only,
 				   char *buf, size_t len);

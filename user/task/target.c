@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "dynsock.h"
@@ -252,7 +251,6 @@ int target_init(struct target *t, int host_pid)
 	t->stage_parent_fd = -1;
 	t->stage_fd = -1;
 	t->dir_fd = -1;
-	t->stage_max_bytes = TARGET_STAGE_MAX_BYTES;
 	t->host_pid = host_pid;
 	if (!procfs_alive(host_pid))
 		return -ESRCH;
@@ -486,16 +484,12 @@ enum level {
 	AT_HOST_DATA,		/* host/data/: API and dictionary slices */
 };
 
-/* Far more than a window's files; a larger one is no runtime's. */
-#define STAGE_MAX_FILES 65536
-#define STAGE_MAX_FILE_BYTES (2ll << 30)
 /*
- * Free space a copy must leave on the output filesystem: 5% of it, at most
- * 1 GiB, so that root's other writers (and the window's own info files)
- * still find room.
+ * Far more than a target's files in a window, and than a runtime's file;
+ * the tests lower them (testpoint_limit()).
  */
-#define STAGE_RESERVE_PERCENT 5
-#define STAGE_RESERVE_MAX (1ull << 30)
+#define STAGE_MAX_FILES 65536
+#define STAGE_MAX_FILE_BYTES (2ull << 30)
 /* "PROF_" 6 digits "_" 17 digits "_" 8 digits 8 letters A-R */
 #define RUN_NAME_LEN 46
 #define DEVICE_DIGITS 4
@@ -611,8 +605,8 @@ struct take {
 	const char *run;	/* the PROF_ directory taken, at AT_STAGE */
 	const char *dev;	/* device_<dev>/ being taken, in AT_DEVICE* */
 	struct target_device *device;	/* its entry in t->devices */
-	unsigned int *files;	/* files taken so far in this window */
-	unsigned long long *bytes;	/* bytes copied so far in this window */
+	unsigned int *files;	/* the target's files taken so far */
+	struct fsutil_budget *budget;	/* the window's, all targets' */
 };
 
 static enum staged staged_kind(const struct take *tk, const char *name)
@@ -679,8 +673,8 @@ static int open_staged(const struct target *t, int dir, const char *name,
 	}
 	/*
 	 * A file with holes is not the agent's, which writes in order: its
-	 * size cost the user nothing.  (Holes punched after this check are
-	 * bounded by the window's byte budget, take_file().)  An empty file
+	 * size cost the user nothing.  (Holes punched after this check stay
+	 * holes in the copy, fsutil_copy_data().)  An empty file
 	 * has no data for SEEK_HOLE to find (ENXIO) and is fine.
 	 */
 	ok = st->st_uid == t->uid &&
@@ -733,6 +727,13 @@ static struct target_device *device_add(struct target *t, const char *dev,
 	return d;
 }
 
+/* An entry a runtime writes, left out at cap (TARGET_LEFT_*). */
+static void left_out(struct target *t, unsigned int cap)
+{
+	t->stage_left_out++;
+	t->stage_left_why |= cap;
+}
+
 /*
  * A directory of the stage into the matching one of root's in the PROF_
  * dir; the runtime's PROF_ directory itself into the PROF_ dir.
@@ -754,7 +755,7 @@ static int take_dir(struct take *tk, int from, const char *name)
 		sub.dev = name + 7;
 		sub.device = device_add(tk->t, sub.dev, &listed);
 		if (!sub.device) {
-			tk->t->stage_ignored++;
+			left_out(tk->t, TARGET_LEFT_DEVICES);
 			close(in);
 			return 0;
 		}
@@ -785,50 +786,42 @@ out:
 	return err;
 }
 
-/*
- * Whether size more bytes fit: in the window's budget, and on the output
- * filesystem with its reserve left free.  A failed fstatfs() says no.
- */
-static bool stage_room(const struct take *tk, off_t size)
+/* The cap a staged file of st is past (TARGET_LEFT_*), or 0. */
+static unsigned int file_cap(const struct take *tk, const struct stat *st)
 {
-	unsigned long long need = (unsigned long long)size, avail, reserve;
-	struct statfs sf;
-
-	if (*tk->bytes > tk->t->stage_max_bytes ||
-	    need > tk->t->stage_max_bytes - *tk->bytes)
-		return false;
-	if (fstatfs(tk->to, &sf))
-		return false;
-	avail = (unsigned long long)sf.f_bavail * (unsigned long long)sf.f_bsize;
-	reserve = (unsigned long long)sf.f_blocks * (unsigned long long)sf.f_bsize /
-		  100 * STAGE_RESERVE_PERCENT;
-	if (reserve > STAGE_RESERVE_MAX)
-		reserve = STAGE_RESERVE_MAX;
-	return avail >= reserve && need <= avail - reserve;
+	if ((unsigned long long)st->st_size >
+	    testpoint_limit("stage_file_bytes", STAGE_MAX_FILE_BYTES))
+		return TARGET_LEFT_FILE_BYTES;
+	if (*tk->files >= testpoint_limit("stage_files", STAGE_MAX_FILES))
+		return TARGET_LEFT_FILES;
+	return 0;
 }
 
 static int take_file(struct take *tk, int from, const char *name)
 {
+	unsigned int cap;
 	struct stat st;
-	int in, err;
+	int in, err = 0;
 
-	if (*tk->files >= STAGE_MAX_FILES ||
-	    open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
+	if (open_staged(tk->t, from, name, STAGED_FILE, &in, &st)) {
 		tk->t->stage_ignored++;
 		return 0;
 	}
-	if (st.st_size > STAGE_MAX_FILE_BYTES) {
-		tk->t->stage_ignored++;
-		close(in);
-		return 0;
-	}
-	if (!stage_room(tk, st.st_size)) {
-		tk->t->stage_left_out++;
-		close(in);
-		return 0;
-	}
-	err = fsutil_move_file_at(from, name, in, st.st_size, tk->to, tk->bytes);
+	cap = file_cap(tk, &st);
+	if (!cap)
+		err = fsutil_move_file_at(from, name, in, st.st_size, tk->to,
+					  tk->budget);
 	close(in);
+	/* The budget said no before a byte was written: none of it is kept. */
+	if (err == -ENOSPC && tk->budget->refused) {
+		cap = tk->budget->refused == FSUTIL_OVER_BUDGET ?
+		      TARGET_LEFT_BUDGET : TARGET_LEFT_RESERVE;
+		err = 0;
+	}
+	if (cap) {
+		left_out(tk->t, cap);
+		return 0;
+	}
 	if (err)
 		return err;
 	(*tk->files)++;
@@ -868,14 +861,13 @@ static int pick_run(int dir, const char *name, void *ctx)
 	return 0;
 }
 
-int target_collect_device_data(struct target *t)
+int target_collect_device_data(struct target *t, struct fsutil_budget *b)
 {
 	char run[RUN_NAME_LEN + 1] = "";
 	unsigned int files = 0;
-	unsigned long long bytes = 0;
 	struct take tk = {
 		.t = t, .to = t->dir_fd, .level = AT_STAGE, .run = run,
-		.files = &files, .bytes = &bytes,
+		.files = &files, .budget = b,
 	};
 	int err;
 
@@ -889,6 +881,53 @@ int target_collect_device_data(struct target *t)
 	if (err && !t->device_err)
 		t->device_err = err;
 	return err;
+}
+
+/* One cap of TARGET_LEFT_*, in words, with the limit it stands for. */
+static void cap_text(unsigned int cap, const struct fsutil_budget *b,
+		     char *buf, size_t len)
+{
+	char size[32];
+
+	switch (cap) {
+	case TARGET_LEFT_BUDGET:
+		snprintf(buf, len, "past the window's %s copy budget (all targets')",
+			 fsutil_size_text(b->max, size, sizeof(size)));
+		break;
+	case TARGET_LEFT_RESERVE:
+		snprintf(buf, len, "into the output's free-space reserve");
+		break;
+	case TARGET_LEFT_FILES:
+		snprintf(buf, len, "past %llu files",
+			 testpoint_limit("stage_files", STAGE_MAX_FILES));
+		break;
+	case TARGET_LEFT_FILE_BYTES:
+		snprintf(buf, len, "over %s a file",
+			 fsutil_size_text(testpoint_limit("stage_file_bytes",
+							  STAGE_MAX_FILE_BYTES),
+					  size, sizeof(size)));
+		break;
+	default:
+		snprintf(buf, len, "past %d device directories", TARGET_MAX_DEVICES);
+	}
+}
+
+const char *target_left_out_text(const struct target *t,
+				 const struct fsutil_budget *b, char *buf,
+				 size_t len)
+{
+	unsigned int cap;
+	char one[96];
+	size_t n = 0;
+
+	*buf = '\0';
+	for (cap = 1; cap <= TARGET_LEFT_DEVICES && n < len; cap <<= 1) {
+		if (!(t->stage_left_why & cap))
+			continue;
+		cap_text(cap, b, one, sizeof(one));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", one);
+	}
+	return buf;
 }
 
 int target_disconnect(struct target *t)

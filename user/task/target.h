@@ -7,18 +7,28 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/fsutil.h"
 #include "ctl_lock.h"
 #include "params.h"
 
 /* More device directories in a window than this are not taken. */
 #define TARGET_MAX_DEVICES 64
 /*
- * Bytes copied from the stage in one window.  A runtime's device data for
- * a window is tens to hundreds of MiB; 4 GiB leaves room for a long window
- * while bounding what a task can make root write (a file's holes, punched
- * after it was opened, are copied as real blocks).
+ * Bytes copied from the stages in one window, all its targets together:
+ * what the tasks can make root write does not grow with their number.  A
+ * runtime's device data for a window is tens to hundreds of MiB a rank; 4
+ * GiB leaves room for a long window of a node's ranks.
  */
 #define TARGET_STAGE_MAX_BYTES (4ull << 30)
+
+/* Why staged entries were left out of a window (stage_left_why). */
+enum {
+	TARGET_LEFT_BUDGET = 1 << 0,	/* the window's TARGET_STAGE_MAX_BYTES */
+	TARGET_LEFT_RESERVE = 1 << 1,	/* the output's free-space reserve */
+	TARGET_LEFT_FILES = 1 << 2,	/* more files than a runtime writes */
+	TARGET_LEFT_FILE_BYTES = 1 << 3,	/* a file larger than a runtime's */
+	TARGET_LEFT_DEVICES = 1 << 4,	/* past TARGET_MAX_DEVICES */
+};
 
 /* One task under control: how to reach it and its current window. */
 struct target {
@@ -44,10 +54,13 @@ struct target {
 	/* Its /tmp may not hold a directory of root's making (stage_create). */
 	bool stage_parent_refused;
 	unsigned int stage_ignored;	/* entries not taken in this window */
-	/* Per window: at most this many bytes are copied from the stage. */
-	unsigned long long stage_max_bytes;
-	/* Files left out for the byte budget or the output's free space. */
+	/*
+	 * Entries a runtime writes left out of this window at a cap (a file,
+	 * or a device directory past TARGET_MAX_DEVICES), and which caps
+	 * (TARGET_LEFT_*): the window is incomplete then.
+	 */
 	unsigned int stage_left_out;
+	unsigned int stage_left_why;
 	/*
 	 * The device_<N>/ directories taken in this window, and whether each
 	 * brought its runtime's own info.json.<N>: only those without one
@@ -99,12 +112,21 @@ int target_connect(struct target *t, const char *output, int out,
  * Copies what the runtime (or our agent) wrote in the window's PROF_
  * directory inside the stage, the files a runtime writes and nothing else,
  * into the window's PROF_ directory, lists the device directories taken in
- * devices[], then empties the stage.  Entries it does not take are counted
- * in stage_ignored, files left out for stage_max_bytes or the output
- * filesystem's reserve in stage_left_out; the first failure is kept in
+ * devices[], then empties the stage.  What it copies counts in b, the
+ * window's budget shared by all its targets.  Entries it does not take are
+ * counted in stage_ignored; entries left out at a cap (b, the output's
+ * free-space reserve, the files and device directories a runtime writes)
+ * in stage_left_out and stage_left_why; the first failure is kept in
  * device_err too.
  */
-int target_collect_device_data(struct target *t);
+int target_collect_device_data(struct target *t, struct fsutil_budget *b);
+/*
+ * The caps of stage_left_why as a list ("past the window's 4 GiB copy
+ * budget, past 65536 files"), into buf; b is the window's budget.
+ */
+const char *target_left_out_text(const struct target *t,
+				 const struct fsutil_budget *b, char *buf,
+				 size_t len);
 /*
  * Closes the connection and removes the staging directory with its files;
  * what could not be removed (someone else's entry there) is left, and the
