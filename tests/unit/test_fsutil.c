@@ -43,7 +43,8 @@ static bool same_as(int dir, const char *name, int src, off_t size)
 
 	for (at = 0; same && at < size; at += n) {
 		n = pread(src, a, sizeof(a), at);
-		same = n > 0 && pread(fd, b, (size_t)n, at) == n && !memcmp(a, b, (size_t)n);
+		same = n > 0 && pread(fd, b, (size_t)n, at) == n &&
+		       !memcmp(a, b, (size_t)n);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -285,7 +285,9 @@ int fsutil_room(int fd, struct fsutil_budget *b, unsigned long long need)
 
 const char *fsutil_size_text(unsigned long long n, char *buf, size_t len)
 {
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	static const char *const units[] = {
+		"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+	};
 	unsigned long long tenths = 0;
 	unsigned int u = 0;
 
@@ -314,7 +316,8 @@ const char *fsutil_refusal_text(const struct fsutil_budget *b, char *buf, size_t
 			 fsutil_size_text(b->reserve, size, sizeof(size)));
 		break;
 	case FSUTIL_OVER_INODES:
-		snprintf(buf, len, "into the free-inode reserve (%llu inodes) of the file system",
+		snprintf(buf, len,
+			 "into the free-inode reserve (%llu inodes) of the file system",
 			 b->reserve);
 		break;
 	default:

@@ -233,7 +233,8 @@ static bool stops_run(struct job *j, const char *name, int err)
 		return false;
 	shown(j->stopped_at, sizeof(j->stopped_at), j->src_path, name);
 	if (j->budget.refused)
-		snprintf(j->stop_why, sizeof(j->stop_why), "its copy would go %s (%s written)",
+		snprintf(j->stop_why, sizeof(j->stop_why),
+			 "its copy would go %s (%s written)",
 			 fsutil_refusal_text(&j->budget, why, sizeof(why)),
 			 fsutil_size_text(j->budget.used, size, sizeof(size)));
 	else
