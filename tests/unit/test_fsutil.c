@@ -150,15 +150,20 @@ static void test_size_text(void)
 	CU_ASSERT_STRING_EQUAL(fsutil_size_text(~0ull, buf, sizeof(buf)), "15.9 EiB");
 }
 
-int register_fsutil_tests(void)
+int register_fsutil_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
-		{ "a copy keeps its source's holes", test_copy_keeps_holes },
-		{ "a copy past its budget: refused before a byte", test_copy_budget },
-		{ "a source that shrank: refused", test_copy_shrunk },
 		{ "sizes as people read them", test_size_text },
 		CU_TEST_INFO_NULL,
 	};
+	/* The copies' files are made beneath a directory fd: openat2(). */
+	static const CU_TestInfo needy[] = {
+		{ "a copy keeps its source's holes", test_copy_keeps_holes },
+		{ "a copy past its budget: refused before a byte", test_copy_budget },
+		{ "a source that shrank: refused", test_copy_shrunk },
+		CU_TEST_INFO_NULL,
+	};
 
-	return add_suite("fsutil", tests);
+	return add_suite_needing("fsutil", tests, needy, unit_no_openat2(),
+				 skipped);
 }
