@@ -23,11 +23,12 @@ int agent_link_connect(struct target *t, const struct agent_link_conf *c)
 	if (access(t->sock_path, F_OK))
 		return 0;
 	err = target_connect(t, c->output, c->out_fd, &c->params);
-	printable_copy(sock, sizeof(sock), t->sock_path);
-	printable_copy(stage, sizeof(stage), t->task_stage);
-	/* The reason a window's info.json gives for no device data. */
-	if (err)
+	if (err) {
+		/* The reason a window's info.json gives for no device data. */
 		t->device_status = err;
+		printable_copy(sock, sizeof(sock), t->sock_path);
+		printable_copy(stage, sizeof(stage), t->task_stage);
+	}
 	if (err == -EAGAIN)
 		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
 		    t->host_pid, sock, DYNSOCK_CONNECT_S);
