@@ -5,6 +5,7 @@
  * Task and stream ids keep counting across resets and re-initialisation,
  * so a profiler never sees one id name two different tasks.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 struct npusim_task {
 	struct npusim_task *next;
 	const struct npusim_kernel *kernel;
+	uint32_t seq;		/* per device, from 1: what synchronizes wait for */
+	bool wrapped;		/* its stream's ids wrapped at it */
 	struct npusim_task_record rec;
 	_Alignas(max_align_t) unsigned char args[];
 };
@@ -37,6 +40,47 @@ struct npusim_device *npusim_dev_get(uint32_t id)
 uint32_t npusim_dev_id(const struct npusim_device *dev)
 {
 	return dev - devices;
+}
+
+/* --- the device clock --------------------------------------------------- */
+
+/* How much longer than the host's raw clock each device has been counting. */
+#define DEV_BOOT_NS(device)	(((uint64_t)(device) + 1) * 1000003000000ull)
+
+uint64_t npusim_dev_counter(uint32_t device, uint64_t raw_ns)
+{
+	return (raw_ns + DEV_BOOT_NS(device)) / (1000 / NPUSIM_HWTS_MHZ);
+}
+
+__attribute__((visibility("default")))
+int npusimReadDeviceClock(uint32_t device, uint64_t *raw_ns, uint64_t *cnt)
+{
+	struct timespec ts;
+
+	if (device >= NPUSIM_MAX_DEVICES || !raw_ns || !cnt)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	*raw_ns = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	*cnt = npusim_dev_counter(device, *raw_ns);
+	return 0;
+}
+
+/*
+ * The worker's stamps only go forward, a tick at least each: a stream's
+ * flip then lies after the task before it and at or before its own.
+ */
+static uint64_t dev_stamp(struct npusim_device *dev)
+{
+	struct timespec ts;
+	uint64_t c;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	c = npusim_dev_counter(npusim_dev_id(dev),
+			       (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec);
+	if (c <= dev->last_cnt)
+		c = dev->last_cnt + 1;
+	dev->last_cnt = c;
+	return c;
 }
 
 /* --- worker ------------------------------------------------------------- */
@@ -81,11 +125,13 @@ static void *dev_worker(void *arg)
 	snprintf(name, sizeof(name), "npusim-dev%u", npusim_dev_id(dev));
 	pthread_setname_np(pthread_self(), name);
 	while ((t = dev_next_task(dev))) {
-		t->rec.start_ns = npusim_now_ns();
+		if (t->wrapped)
+			t->rec.flip_cnt = dev_stamp(dev);
+		t->rec.start_cnt = dev_stamp(dev);
 		t->kernel->run(t->args);
-		t->rec.end_ns = npusim_now_ns();
+		t->rec.end_cnt = dev_stamp(dev);
 		npusim_prof_report(&t->rec);
-		dev_complete(dev, t->rec.task_id);
+		dev_complete(dev, t->seq);
 		free(t);
 	}
 	return NULL;
@@ -289,27 +335,37 @@ aclError npusim_stream_sync(struct npusim_device *dev, aclrtStream h)
 	return ret;
 }
 
-/* Under dev->lock: the ioctl goes out before the worker can see the task. */
+/*
+ * Under dev->lock: the ioctl goes out before the worker can see the task.
+ * Its task id is the stream's, 16 bits as a real device's, with the
+ * stream's flips (wraps) above them in the ioctl's, as CANN's runtime
+ * keeps them.
+ */
 static void stream_enqueue(struct npusim_device *dev, struct npusim_stream *s,
-			   struct npusim_task *t, const char *name,
-			   uint32_t block_dim)
+			   struct npusim_task *t, struct npusim_submitted *sub)
 {
+	uint16_t task_id = (uint16_t)s->tasks, flip = (uint16_t)(s->tasks >> 16);
 	struct npusim_ioctl_arg arg = {
 		.device = npusim_dev_id(dev),
 		.stream = s->id,
-		.task_id = ++dev->last_task,
+		.task_id = (uint32_t)flip << 16 | task_id,
 	};
 
+	t->seq = ++dev->last_task;
+	t->wrapped = s->tasks && !task_id;
 	t->rec = (struct npusim_task_record) {
 		.device = arg.device,
 		.stream = s->id,
-		.task_id = arg.task_id,
-		.block_dim = block_dim,
-		.host_tid = gettid(),
-		.submit_ns = npusim_now_ns(),
-		.name = name,
+		.task_id = task_id,
+		.flip = flip,
+		.kind = t->kernel->kind,
 	};
-	s->last_task = arg.task_id;
+	*sub = (struct npusim_submitted) {
+		.device = arg.device, .stream = s->id, .task_id = task_id,
+		.flip = flip, .wrapped = t->wrapped,
+	};
+	s->tasks++;
+	s->last_task = t->seq;
 	npusim_drv_ioctl(NPUSIM_IOC_SUBMIT, &arg);
 	t->next = NULL;
 	*dev->tail = t;
@@ -320,8 +376,7 @@ static void stream_enqueue(struct npusim_device *dev, struct npusim_stream *s,
 /* Copies kernel->args_size bytes of args; the caller checked them. */
 aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
 			      const struct npusim_kernel *kernel,
-			      const char *name, uint32_t block_dim,
-			      const void *args)
+			      const void *args, struct npusim_submitted *sub)
 {
 	struct npusim_stream **link;
 	struct npusim_task *t;
@@ -336,7 +391,7 @@ aclError npusim_stream_submit(struct npusim_device *dev, aclrtStream h,
 	link = stream_link(dev, h);
 	ret = stream_check(dev, link);
 	if (!ret)
-		stream_enqueue(dev, *link, t, name, block_dim);
+		stream_enqueue(dev, *link, t, sub);
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
 		free(t);

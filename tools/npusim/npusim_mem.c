@@ -54,7 +54,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 	struct npusim_device *dev;
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtMalloc);
 	if (ret)
 		return ret;
 	if (!devPtr || !size ||
@@ -105,7 +105,7 @@ aclError aclrtFree(void *devPtr)
 	struct npusim_device *dev;
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtFree);
 	if (ret)
 		return ret;
 	if (!devPtr)
@@ -171,7 +171,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
 {
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtMemcpy);
 	if (ret)
 		return ret;
 	ret = copy_sync(dst, destMax, src, count, kind);

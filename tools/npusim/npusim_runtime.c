@@ -23,19 +23,31 @@ static uint32_t rt_ndev;
 /* Which bring-up of the device this thread set, so a reset unsets it. */
 static __thread int32_t cur_dev = -1;
 static __thread uint64_t cur_gen;
+/* The ACL call this thread is in, reported at its leave. */
+static __thread enum npusim_acl cur_api = NPUSIM_ACL_NONE;
+static __thread uint64_t cur_begin;
 
-aclError npusim_rt_enter(void)
+aclError npusim_rt_enter(enum npusim_acl api)
 {
+	uint64_t begin = api < NPUSIM_ACL_NONE ? npusim_rep_begin() : 0;
+
 	pthread_rwlock_rdlock(&rt_lock);
-	if (rt_ready)
+	if (rt_ready) {
+		cur_api = api;
+		cur_begin = begin;
 		return ACL_SUCCESS;
+	}
 	pthread_rwlock_unlock(&rt_lock);
 	return ACL_ERROR_UNINITIALIZE;
 }
 
 void npusim_rt_leave(void)
 {
+	enum npusim_acl api = cur_api;
+
+	cur_api = NPUSIM_ACL_NONE;
 	pthread_rwlock_unlock(&rt_lock);
+	npusim_rep_acl(api, cur_begin);
 }
 
 aclError npusim_rt_current(struct npusim_device **dev)
@@ -69,6 +81,7 @@ static uint32_t env_devices(void)
 /* configPath is accepted for compatibility; npusim has nothing to tune. */
 aclError aclInit(const char *configPath)
 {
+	uint64_t begin = npusim_rep_begin();
 	aclError ret = ACL_SUCCESS;
 	int err;
 
@@ -90,6 +103,7 @@ aclError aclInit(const char *configPath)
 	err = msprof_agent_start();
 	if (err < 0)
 		fprintf(stderr, "npusim: profiling agent: %s\n", strerror(-err));
+	npusim_rep_acl(NPUSIM_ACL_aclInit, begin);
 	return ACL_SUCCESS;
 }
 
@@ -102,6 +116,7 @@ static void reset_device(uint32_t id)
 /* Issues no ioctl: it tears down only what the application left behind. */
 aclError aclFinalize(void)
 {
+	uint64_t begin = npusim_rep_begin();
 	uint32_t id;
 
 	pthread_rwlock_wrlock(&rt_lock);
@@ -113,6 +128,7 @@ aclError aclFinalize(void)
 		reset_device(id);
 	rt_ready = false;
 	pthread_rwlock_unlock(&rt_lock);
+	npusim_rep_acl(NPUSIM_ACL_aclFinalize, begin);
 	return ACL_SUCCESS;
 }
 
@@ -141,7 +157,7 @@ aclError aclrtSetDevice(int32_t deviceId)
 {
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtSetDevice);
 	if (ret)
 		return ret;
 	if (device_valid(deviceId))
@@ -158,7 +174,7 @@ aclError aclrtResetDevice(int32_t deviceId)
 	struct npusim_ioctl_arg arg = { .device = deviceId };
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtResetDevice);
 	if (ret)
 		return ret;
 	if (device_valid(deviceId)) {
@@ -175,7 +191,7 @@ aclError aclrtGetDeviceCount(uint32_t *count)
 {
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtGetDeviceCount);
 	if (ret)
 		return ret;
 	if (count)
@@ -191,7 +207,7 @@ aclError aclrtSynchronizeDevice(void)
 	struct npusim_device *dev;
 	aclError ret;
 
-	ret = npusim_rt_enter();
+	ret = npusim_rt_enter(NPUSIM_ACL_aclrtSynchronizeDevice);
 	if (ret)
 		return ret;
 	ret = npusim_rt_current(&dev);

@@ -15,17 +15,23 @@
 #include "common/fsutil.h"
 #include "common/profname.h"
 
-void devdata_rec_buf_init(struct rec_buf *b, size_t size)
+void devdata_rec_buf_init_max(struct rec_buf *b, size_t size, size_t max)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = size;
+	b->max = max < REC_BUF_MAX ? max : REC_BUF_MAX;
+}
+
+void devdata_rec_buf_init(struct rec_buf *b, size_t size)
+{
+	devdata_rec_buf_init_max(b, size, REC_BUF_MAX);
 }
 
 void *devdata_rec_buf_slot(struct rec_buf *b)
 {
 	void **chunk;
 
-	if (b->nr == REC_BUF_MAX)
+	if (b->nr == b->max)
 		goto lost;
 	chunk = &b->chunk[b->nr / REC_BUF_CHUNK];
 	if (!*chunk)
@@ -49,7 +55,7 @@ void devdata_rec_buf_free(struct rec_buf *b)
 
 	for (i = 0; i < REC_BUF_CHUNKS; i++)
 		free(b->chunk[i]);
-	devdata_rec_buf_init(b, b->size);
+	devdata_rec_buf_init_max(b, b->size, b->max);
 }
 
 static int path_fmt(char *buf, const char *fmt, ...)

@@ -23,16 +23,19 @@
 struct rec_buf {
 	void *chunk[REC_BUF_CHUNKS];
 	size_t size;		/* bytes per record */
+	size_t max;		/* records it takes, at most REC_BUF_MAX */
 	size_t nr;
 	uint64_t lost;		/* records that found the buffer full */
 };
 
-/* An empty buffer of size-byte records; allocates nothing. */
+/* An empty buffer of up to REC_BUF_MAX size-byte records; allocates nothing. */
 void devdata_rec_buf_init(struct rec_buf *b, size_t size);
+/* The same, for at most max records (up to REC_BUF_MAX). */
+void devdata_rec_buf_init_max(struct rec_buf *b, size_t size, size_t max);
 /* Room for one more record, or NULL (counted as lost) when full. */
 void *devdata_rec_buf_slot(struct rec_buf *b);
 void *devdata_rec_buf_at(const struct rec_buf *b, size_t i);
-/* Frees every record; b stays usable for records of the same size. */
+/* Frees every record; b stays usable for records of the same size and max. */
 void devdata_rec_buf_free(struct rec_buf *b);
 
 /* The task_time.data files of one window, each opened on first use. */

@@ -19,9 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "msprof/cann_report.h"
 #include "msprof/protocol.h"
 #include "common/fsutil.h"
 #include "common/home.h"
+#include "cann_report.h"
 #include "devdata.h"
 #include "log.h"
 #include "server.h"
@@ -38,6 +40,7 @@ struct conn {
 	uint64_t next_by;	/* when it counts as silent */
 	char dir[MSPROF_PARAMS_LEN];	/* result_dir: where windows' PROF_ dirs go */
 	bool task_time;			/* taskTime: device tasks are collected */
+	uint32_t report;		/* MSPROF_REPORT_*: what the runtime reports */
 	char run[PATH_MAX];		/* this window's PROF_ directory */
 };
 
@@ -50,25 +53,34 @@ static int reply(struct conn *c, int32_t type, int32_t status)
 			       msprof_now_ms() + c->lim->request_ms, -1);
 }
 
+/* A switch of the params: a missing one is on, as to the runtime. */
+static bool param_on(const char *json, const char *key)
+{
+	char v[8];
+
+	return msprof_json_get_str(json, key, v, sizeof(v)) || strcmp(v, "off");
+}
+
 /*
  * The keys a CANN runtime reads (docs/output.md), of which only
  * these matter here; others are ignored, and a missing one means what it
- * means to the runtime: taskTime on.  Without result_dir there is nowhere
- * to write.
+ * means to the runtime: on.  Without result_dir there is nowhere to write.
  */
 static int32_t conn_params(struct conn *c, struct msprof_params_msg *params)
 {
-	char task_time[8];
+	const char *json = params->data;
 
 	if (params->len >= sizeof(params->data))
 		return MSPROF_FAIL;
 	params->data[params->len] = '\0';
-	if (msprof_json_get_str(params->data, "result_dir", c->dir,
-				sizeof(c->dir)) || !c->dir[0])
+	if (msprof_json_get_str(json, "result_dir", c->dir, sizeof(c->dir)) ||
+	    !c->dir[0])
 		return MSPROF_FAIL;
-	c->task_time = msprof_json_get_str(params->data, "taskTime", task_time,
-					   sizeof(task_time)) ||
-		       strcmp(task_time, "off");
+	c->task_time = param_on(json, "taskTime");
+	c->report = (param_on(json, "acl") ? MSPROF_REPORT_ACL : 0) |
+		    (param_on(json, "runtimeApi") ? MSPROF_REPORT_RUNTIME : 0) |
+		    (c->task_time ? MSPROF_REPORT_TASK : 0) |
+		    (param_on(json, "hcclTrace") ? MSPROF_REPORT_HCCL : 0);
 	return MSPROF_SUCCESS;
 }
 
@@ -86,18 +98,31 @@ static int32_t conn_start(struct conn *c)
 		return MSPROF_FAIL;
 	if (c->task_time && agent_devices_any(c->devs))
 		fsutil_mkdir_p(c->run, 0755);
+	cann_report_start(c->report);
 	c->started = true;
 	return MSPROF_SUCCESS;
 }
 
+/*
+ * The runtime's reports end with the devices' window; npusim's flush
+ * writes them (its stats count them), and what no backend wrote (taskTime
+ * off, or no npusim) is written here.
+ */
 static int32_t conn_stop(struct conn *c)
 {
+	struct cann_report_stats st;
+	int err = 0, ret;
+
 	if (!c->started)
 		return MSPROF_NOT_START;
 	c->started = false;
-	if (!c->task_time)
-		return MSPROF_SUCCESS;
-	return agent_devices_stop(c->devs, c->run) ? MSPROF_FAIL : MSPROF_SUCCESS;
+	cann_report_stop();
+	if (c->task_time && agent_devices_stop(c->devs, c->run))
+		err = -EIO;
+	ret = cann_report_flush(c->run, &st);
+	if (ret)
+		agent_err("%s/host/data: %s", c->run, strerror(-ret));
+	return err || ret ? MSPROF_FAIL : MSPROF_SUCCESS;
 }
 
 /* QUIT, asked or not: a window still running ends, its data kept. */

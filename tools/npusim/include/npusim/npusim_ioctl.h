@@ -26,13 +26,16 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Fields a command does not use are 0; ids start at 1 so 0 means none. */
+/*
+ * Fields a command does not use are 0; stream ids start at 1
+ * so 0 means none.
+ */
 struct npusim_ioctl_arg {
 	__u32 device;
 	__u32 stream;	/* SUBMIT, SYNC of one stream */
 	__u64 addr;	/* MALLOC, FREE: the block; MEMCPY: destination */
 	__u64 size;	/* MALLOC: bytes asked; MEMCPY: bytes copied */
-	__u32 task_id;	/* SUBMIT */
+	__u32 task_id;	/* SUBMIT: the stream's flips << 16 | its 16-bit id */
 	__u32 flags;	/* MALLOC: policy; MEMCPY: aclrtMemcpyKind */
 };
 
