@@ -122,7 +122,7 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 	op_summary_header(fp);
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
-		const char *name = strtab_str(&p->names, t->name);
+		const char *name = naming_devtask_name(p, t);
 		const char *type = naming_devtask_type(p, t);
 
 		csv_u64(fp, t->device);
@@ -138,7 +138,7 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 		csv_time_end(fp);
 		csv_next_us(fp, duration(p, t));
 		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
-		csv_next_u64(fp, t->block_dim);
+		csv_next_u64(fp, profdata_task_op(p, t)->block_dim);
 		/* Mix Block Num 0, then unknowns: HF32 Eligible to Context ID, the PMU's. */
 		fputs(",0", fp);
 		fwrite(unknown, 1, nunknown, fp);
@@ -157,7 +157,7 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 		uint64_t start = epoch(p, t->start_ns);
 
 		csv_u64(fp, t->device);
-		csv_next_text(fp, strtab_str(&p->names, t->name));
+		csv_next_text(fp, naming_devtask_name(p, t));
 		csv_next_text(fp, naming_devtask_type(p, t));
 		csv_next_u64(fp, t->stream);
 		csv_next_u64(fp, t->task_id);
@@ -257,10 +257,11 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		if (err)
 			return err;
 	}
-	s = slot_of(tb, t->device, t->name, type);
+	s = slot_of(tb, t->device, profdata_task_op(p, t)->name, type);
 	if (!tb->slots[s]) {
 		r = &tb->rows[tb->n++];
-		*r = (struct op_row){ .device = t->device, .name = t->name,
+		*r = (struct op_row){ .device = t->device,
+				      .name = profdata_task_op(p, t)->name,
 				      .type = type, .min = d };
 		tb->slots[s] = (uint32_t)tb->n;
 	}

@@ -686,7 +686,7 @@ static void write_task(struct tl *t, const struct devtask *d)
 	const struct profcall *c = profdata_call(p, d->conn);
 	uint64_t pid = track_pid(t, SORT_HARDWARE, d->device);
 
-	head(t, strtab_str(&p->names, d->name), pid, d->stream);
+	head(t, naming_devtask_name(p, d), pid, d->stream);
 	span_args(t, d->start_ns, d->end_ns);
 	LIT(&t->ob, "\"Model Id\":");
 	ob_u64(&t->ob, NO_ID);
@@ -702,7 +702,7 @@ static void write_task(struct tl *t, const struct devtask *d)
 	ob_u64(&t->ob, d->conn);
 	copy_args(t, d);
 	LIT(&t->ob, ",\"block_dim\":");
-	ob_u64(&t->ob, d->block_dim);
+	ob_u64(&t->ob, profdata_task_op(p, d)->block_dim);
 	LIT(&t->ob, ",\"host_tid\":");
 	ob_u64(&t->ob, d->host_tid);
 	LIT(&t->ob, "}}");
@@ -746,7 +746,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 		     false, c->start_ns);
 		flow(t, op->conn, pid, tid, true, d->start_ns);
 	}
-	head(t, strtab_str(&p->names, d->name), pid, tid + 1);
+	head(t, naming_devtask_name(p, d), pid, tid + 1);
 	span_args(t, d->start_ns, d->end_ns);
 	LIT(&t->ob, "\"notify_id\":\"N/A\",\"duration estimated(us)\":0,\"stream id\":");
 	ob_u64(&t->ob, d->stream);
@@ -755,7 +755,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 	LIT(&t->ob, ",\"context id\":");
 	ob_u64(&t->ob, NO_ID);
 	LIT(&t->ob, ",\"task type\":");
-	ob_json_str(&t->ob, strtab_str(&p->names, d->name));
+	ob_json_str(&t->ob, naming_devtask_name(p, d));
 	LIT(&t->ob, ",\"src rank\":");
 	ob_i64(&t->ob, p->meta.rank_id);
 	LIT(&t->ob, ",\"dst rank\":");
@@ -815,7 +815,7 @@ static bool write_losses(struct tl *t)
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
 
-		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
+		profdata_problem_str(why, sizeof(why), pb);
 		snprintf(what, sizeof(what), "msprof: %s: %s", pb->file, why);
 		mark(t, what);
 		LIT(&t->ob, "\"file\":");
