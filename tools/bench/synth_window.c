@@ -64,7 +64,11 @@ static int write_host(int dir, const struct clock_pair *t0, unsigned long steps)
 	err = name_api(f, 0, MSPROF_LAYER_ACL, "aclrtLaunchKernel", "blockDim");
 	if (!err)
 		err = name_api(f, 1, MSPROF_LAYER_RUNTIME, "rtKernelLaunch", "size");
-	inner.api_id = 1;
+	/* Every fourth step copies (the device half's stream 3). */
+	if (!err)
+		err = name_api(f, 2, MSPROF_LAYER_ACL, "aclrtMemcpyAsync", "count");
+	if (!err)
+		err = name_api(f, 3, MSPROF_LAYER_RUNTIME, "rtMemcpyAsync", "count");
 	inner.depth = 1;
 	for (i = 0; i < steps && !err; i++) {
 		uint64_t t = t0->mono_ns + i * STEP_NS;
@@ -73,6 +77,8 @@ static int write_host(int dir, const struct clock_pair *t0, unsigned long steps)
 		io.end_ns = t + 5000;
 		inner.start_ns = t + 1000;
 		inner.end_ns = t + 8000;
+		outer.api_id = i % STREAMS == STREAMS - 1 ? 2 : 0;
+		inner.api_id = outer.api_id + 1;
 		inner.args[0] = i;
 		outer.start_ns = t;
 		outer.end_ns = t + 10000;
