@@ -232,6 +232,7 @@ static void write_step(struct raw_files *f, uint64_t t, uint64_t raw_off,
 	const struct synth_op *op = &ops[i % STREAMS];
 	uint32_t s = (uint32_t)(i % STREAMS), id = task[s];
 	uint64_t r = t + raw_off, begin = t + 12000;
+	uint64_t end = begin + 1000 * (1 + i % 4);
 	bool copy = !op->type;
 
 	put_api(&f->api, CANN_LEVEL_ACL, copy ? ACL_MEMCPY : ACL_LAUNCH, r,
@@ -260,17 +261,19 @@ static void write_step(struct raw_files *f, uint64_t t, uint64_t raw_off,
 		r + 1000, r + 8000, 0);
 	put_track(&f->track, s, id, flips[s], op->rt, copy ? 0 : s + 1, r + 1001);
 	put_stars(&f->stars, CANN_STARS_START, op->sqe, s, id, begin);
-	put_stars(&f->stars, CANN_STARS_END, op->sqe, s, id,
-		  begin + 1000 * (1 + i % 4));
+	put_stars(&f->stars, CANN_STARS_END, op->sqe, s, id, end);
 	if (++task[s] < 65536)
 		return;
-	/* The stream's ids wrap: the runtime says so, and so does the device. */
+	/*
+	 * The stream's ids wrap: the runtime says so, and so does the device,
+	 * once the flip task ran: after the stream's last task of the batch.
+	 */
 	task[s] = 0;
 	flips[s]++;
 	put_track(&f->track, s, 0, flips[s], CANN_TASK_FLIP, 0, r + 8500);
 	{
 		struct cann_ts_flip fl = {
-			.tag = CANN_TS_TAG_FLIP, .syscnt = t + 8500,
+			.tag = CANN_TS_TAG_FLIP, .syscnt = end + 1,
 			.stream = (uint16_t)s, .flip_num = (uint16_t)flips[s],
 		};
 
