@@ -214,13 +214,14 @@ static int make_order(struct host_load *h, size_t from)
 
 	h->n = h->p->ntasks - from;
 	h->order = malloc((h->n ? h->n : 1) * sizeof(*h->order));
-	h->node = calloc(h->n ? h->n : 1, sizeof(*h->node));
-	if (!h->order || !h->node)
+	if (!h->order)
 		return -ENOMEM;
 	for (i = 0; i < h->n; i++)
 		h->order[i] = (uint32_t)(from + i);
 	qsort_r(h->order, h->n, sizeof(*h->order), by_tid_submit, h->p->tasks);
-	return 0;
+	/* After the sort, whose own copy of order is then freed: a lower peak. */
+	h->node = calloc(h->n ? h->n : 1, sizeof(*h->node));
+	return h->node ? 0 : -ENOMEM;
 }
 
 /* The task_track files' records, into p->tasks from its end on. */
