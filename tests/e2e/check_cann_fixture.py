@@ -235,19 +235,24 @@ def check_op_summary(d, x):
     if r is None:
         check("op_summary written", False)
         return
-    kern = {(t["stream"], t["task_id"]): t for t in x.tasks if t["op_type"]}
-    bad, unchecked = [], 0
-    by = {}
+    # No batch column: a wrapped task id is told apart by its start.
+    kern = collections.defaultdict(list)
+    for t in x.tasks:
+        if t["op_type"]:
+            kern[(t["stream"], t["task_id"])].append(t)
+    bad, by = [], {}
     for row in r:
         if row["Task Type"] == "COMMUNICATION":
             continue
         k = (int(row["Stream ID"]), int(row["Task ID"]))
-        t = kern.get(k)
+        start = us(row["Task Start Time(us)"])
+        c = kern.get(k, [])
+        t = min(c, key=lambda t: abs(t["start_ns"] - start)) if c else None
         if t is None or "op" in t["skip"]:
-            unchecked += t is not None
             if t is None:
                 bad.append(("row of no kernel", k, row["Op Name"]))
             continue
+        k = (k, t["batch"])
         by[k] = row
         want = {"Op Name": t["name"], "OP Type": t["op_type"],
                 "OP State": t["op_state"], "Task Type": t["task_type"],
@@ -262,7 +267,7 @@ def check_op_summary(d, x):
             bad.append((k, "start", row["Task Start Time(us)"], t["start_ns"]))
         if not near(us(row["Task Duration(us)"]), t["dur_ns"], x.tick_ns):
             bad.append((k, "duration", row["Task Duration(us)"], t["dur_ns"]))
-    want_n = sum(1 for t in kern.values() if "op" not in t["skip"])
+    want_n = sum(1 for ts in kern.values() for t in ts if "op" not in t["skip"])
     check("op_summary: a row per kernel (%d), its op name, type, state, task "
           "type, block, shapes, start, duration" % want_n,
           not bad and len(by) == want_n, "%d rows; %s" % (len(by), first(bad)))
@@ -286,12 +291,13 @@ def check_task_time(d, x):
     if r is None:
         check("task_time written", False)
         return
-    got = {(int(c["stream_id"]), int(c["task_id"]), ns(c["task_start(us)"])): c
-           for c in r}
+    got = collections.defaultdict(list)
+    for c in r:
+        got[(int(c["stream_id"]), int(c["task_id"]))].append(c)
     bad = []
     for t in x.tasks:
-        c = [v for k, v in got.items() if k[:2] == (t["stream"], t["task_id"])
-             and ("start" in t["skip"] or near(k[2], t["start_ns"], x.tick_ns))]
+        c = [c for c in got[(t["stream"], t["task_id"])] if "start" in t["skip"]
+             or near(ns(c["task_start(us)"]), t["start_ns"], x.tick_ns)]
         if len(c) != 1:
             bad.append(("rows", t["stream"], t["task_id"], len(c)))
             continue
