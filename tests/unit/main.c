@@ -115,6 +115,7 @@ int main(void)
 	if (register_options_tests() || register_profdir_tests(&skipped) ||
 	    register_recfile_tests() || register_growarr_tests() ||
 	    register_hccl_reduce_tests() || register_profdata_tests(&skipped) ||
+	    register_cann_tests(&skipped) ||
 	    register_outbuf_tests() || register_timeline_tests(&skipped) ||
 	    register_protocol_tests() ||
 	    register_elfsym_tests() || register_agent_tests() ||

@@ -43,7 +43,9 @@ static void add_task(struct profdata *p, uint32_t dev, const char *name,
 	t->device = dev;
 	t->start_ns = start;
 	t->end_ns = end;
-	CU_ASSERT_EQUAL(strtab_intern(&p->names, name, strlen(name), &t->name), 0);
+	CU_ASSERT_EQUAL(profdata_op_named(p, name, strlen(name),
+					  profdata_type_of_name(name, strlen(name)), 0,
+					  &t->op), 0);
 }
 
 /* A window without tasks yet, room for 16. */
@@ -78,6 +80,8 @@ static void free_tasks(struct profdata *p)
 {
 	strtab_free(&p->names);
 	free(p->tasks);
+	free(p->ops);
+	free(p->op_slots);
 	free(p);
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export/naming.h"
 #include "export/profdata.h"
 #include "task/profdir.h"
 #include "unit.h"
@@ -84,7 +85,7 @@ static void test_complete(void)
 	CU_ASSERT_EQUAL(p.end_mono_ns, 90000);
 	CU_ASSERT_EQUAL(p.ncalls, 4);
 	CU_ASSERT_EQUAL(p.ntasks, 1);
-	CU_ASSERT_STRING_EQUAL(strtab_str(&p.names, p.tasks[0].name), "kernel");
+	CU_ASSERT_STRING_EQUAL(naming_devtask_name(&p, &p.tasks[0]), "kernel");
 	CU_ASSERT_FALSE(p.meta.incomplete);
 	CU_ASSERT_EQUAL(p.nproblems, 0);
 	profdata_free(&p);

@@ -150,12 +150,14 @@ static void fake_window(struct profdata *p, const struct fake_task *ft, size_t n
 	for (i = 0; i < n; i++) {
 		struct devtask *t = &p->tasks[i];
 
-		CU_ASSERT_EQUAL(strtab_intern(&p->names, ft[i].name,
-					      strlen(ft[i].name), &t->name), 0);
+		size_t len = strlen(ft[i].name);
+
+		CU_ASSERT_EQUAL(profdata_op_named(p, ft[i].name, len,
+						  profdata_type_of_name(ft[i].name, len),
+						  8, &t->op), 0);
 		t->device = ft[i].device;
 		t->stream = 1;
 		t->task_id = (uint32_t)i;
-		t->block_dim = 8;
 		t->start_ns = ft[i].start;
 		t->end_ns = ft[i].start + ft[i].dur;
 	}
@@ -165,6 +167,8 @@ static void free_window(struct profdata *p)
 {
 	free(p->tasks);
 	strtab_free(&p->names);
+	free(p->ops);
+	free(p->op_slots);
 }
 
 static const struct fake_task two_devices[] = {

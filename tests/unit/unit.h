@@ -10,6 +10,7 @@ int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
 int register_growarr_tests(void);
 int register_profdata_tests(unsigned int *skipped);
+int register_cann_tests(unsigned int *skipped);
 int register_outbuf_tests(void);
 int register_timeline_tests(unsigned int *skipped);
 int register_protocol_tests(void);

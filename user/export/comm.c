@@ -7,6 +7,7 @@
 
 #include "comm.h"
 #include "msprof/probe_packs.h"
+#include "naming.h"
 #include "overlap.h"
 
 static const struct {
@@ -49,7 +50,7 @@ void comm_group_name(char *buf, size_t len, uint32_t group)
 
 const char *comm_op_type(const struct profdata *p, const struct comm_op *op)
 {
-	return strtab_str(&p->names, p->tasks[op->task].name);
+	return naming_devtask_name(p, &p->tasks[op->task]);
 }
 
 void comm_op_name(char *buf, size_t len, const struct profdata *p,

@@ -452,9 +452,9 @@ static int write_tasks(struct dbw *w)
 		}
 		if (!overlap_is_compute(p, t))
 			continue;
-		err = str_id(w, strtab_str(&p->names, t->name), &v[0]);
+		err = str_id(w, naming_devtask_name(p, t), &v[0]);
 		v[1] = (int64_t)i;
-		v[2] = t->block_dim;
+		v[2] = profdata_task_op(p, t)->block_dim;
 		v[3] = 0;	/* mixBlockNum */
 		err = err ?: str_id(w, type, &v[4]);
 		v[5] = v[0];	/* opType: the kernel's name is all we know */
@@ -502,7 +502,7 @@ static int write_comm_op(struct dbw *w, const struct comm_op *op, size_t id)
 	err = err ?: row(w, T_COMMUNICATION_OP, v, 14);
 	/* name is the op's, as msprof's; the plane is the one task's. */
 	v[1] = (int64_t)op->task;
-	err = err ?: str_id(w, strtab_str(&w->p->names, t->name), &v[2]);
+	err = err ?: str_id(w, naming_devtask_name(w->p, t), &v[2]);
 	v[3] = 0;	/* planeId */
 	err = err ?: str_id(w, group, &v[4]);
 	v[5] = -1;	/* notifyId: none, msprof's UINT64_MAX */

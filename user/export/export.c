@@ -276,14 +276,15 @@ static void report_losses(const char *label, const struct profdata *p)
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
 
-		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
+		profdata_problem_str(why, sizeof(why), pb);
 		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label,
 			printable_copy(shown, sizeof(shown), pb->file), why,
+			pb->count ? "dropped, the rest exported" :
 			pb->err == -EBADMSG || pb->err == -EILSEQ ?
 			"exported up to there" : "its data is not exported");
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
-		fprintf(stderr, "msprof: %s: %u more data files read in part\n",
+		fprintf(stderr, "msprof: %s: %u more data files read in part or with faults\n",
 			label, p->nproblems - PROFDATA_MAX_PROBLEMS);
 	if (p->meta.lost_events)
 		fprintf(stderr, "msprof: %s: %llu host events were lost in the window (ring buffer full): exported the rest\n",

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* msprof's names for what msprof-ebpf records. */
-#include <string.h>
 
 #include "msprof/probe_packs.h"
 #include "naming.h"
@@ -20,25 +19,29 @@ const struct layer_naming *naming_layer(uint32_t layer)
 	return layer < MSPROF_LAYER_MAX ? &names[layer] : &unknown;
 }
 
-static int launched_by_cuda(const struct profdata *p, const struct devtask *t)
-{
-	const struct profcall *c = profdata_call(p, t->conn);
-	const struct api_desc *d = c ? profdata_desc(p, c->api_id) : NULL;
-
-	return d && (d->layer == MSPROF_LAYER_CUDA_RUNTIME ||
-		     d->layer == MSPROF_LAYER_CUDA_DRIVER);
-}
-
 const char *naming_devtask_type(const struct profdata *p, const struct devtask *t)
 {
-	const char *name = strtab_str(&p->names, t->name);
+	static const char *const names[] = {
+		[DT_AI_CORE] = "AI_CORE", [DT_AI_VECTOR_CORE] = "AI_VECTOR_CORE",
+		[DT_AI_CPU] = "AI_CPU", [DT_MIX_AIC] = "MIX_AIC",
+		[DT_MIX_AIV] = "MIX_AIV", [DT_KERNEL] = "KERNEL",
+		[DT_MEMCPY_ASYNC] = "MEMCPY_ASYNC", [DT_MEMSET] = "MEMSET",
+		[DT_HCCL] = "HCCL",
+	};
+	const struct devop *op = profdata_task_op(p, t);
 
-	if (!strncmp(name, "MEMCPY", 6))
-		return "MEMCPY_ASYNC";
-	if (!strncmp(name, "MEMSET", 6))
-		return "MEMSET";
-	/* A collective's task, as npusim's libhccl names it after CANN's ops. */
-	if (!strncmp(name, "hcom_", 5))
-		return "HCCL";
-	return launched_by_cuda(p, t) ? "KERNEL" : "AI_CORE";
+	if (op->type < sizeof(names) / sizeof(names[0]) && names[op->type])
+		return names[op->type];
+	/* DT_OTHER, DT_UNKNOWN: the runtime's or the SQE's name. */
+	return op->rt_type != NO_STR ? strtab_str(&p->names, op->rt_type) : "N/A";
+}
+
+const char *naming_devtask_name(const struct profdata *p, const struct devtask *t)
+{
+	return strtab_str(&p->names, profdata_task_op(p, t)->name);
+}
+
+const char *naming_str(const struct profdata *p, uint32_t id)
+{
+	return id != NO_STR ? strtab_str(&p->names, id) : "N/A";
 }

@@ -23,9 +23,14 @@ struct layer_naming {
 const struct layer_naming *naming_layer(uint32_t layer);
 
 /*
- * A device task's "Task Type": MEMCPY_ASYNC, MEMSET, HCCL (a collective),
- * KERNEL (CUDA), AI_CORE.
+ * A device task's "Task Type": AI_CORE, AI_VECTOR_CORE, MEMCPY_ASYNC,
+ * MEMSET, HCCL (a collective), KERNEL (CUDA), ...; of no host task, its
+ * SQE type's name.
  */
 const char *naming_devtask_type(const struct profdata *p, const struct devtask *t);
+/* Its name: the op's, else the kernel's, else its type's. */
+const char *naming_devtask_name(const struct profdata *p, const struct devtask *t);
+/* A string of the names table; "N/A" for NO_STR. */
+const char *naming_str(const struct profdata *p, uint32_t id);
 
 #endif

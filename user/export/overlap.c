@@ -2,6 +2,7 @@
 /* Overlap Analysis: a device's time as computing, communicating or free. */
 #include <string.h>
 
+#include "msprof/cann_raw.h"
 #include "naming.h"
 #include "overlap.h"
 
@@ -17,29 +18,31 @@ const char *overlap_name(enum overlap_kind kind)
 	return kind <= OVERLAP_FREE ? names[kind] : "Free";
 }
 
-/* Copies and fills move data: msprof counts neither as an op. */
-static bool moves_data(const char *type)
-{
-	return !strcmp(type, "MEMCPY_ASYNC") || !strcmp(type, "MEMSET");
-}
-
+/* A kernel's task; of no host task, one its SQE type says runs one. */
 bool overlap_is_compute(const struct profdata *p, const struct devtask *t)
 {
-	const char *type = naming_devtask_type(p, t);
+	const struct devop *op = profdata_task_op(p, t);
 
-	/* A collective is communication, not computing. */
-	return !moves_data(type) && strcmp(type, "HCCL");
+	switch (op->type) {
+	case DT_AI_CORE: case DT_AI_VECTOR_CORE: case DT_AI_CPU:
+	case DT_MIX_AIC: case DT_MIX_AIV: case DT_KERNEL:
+		return true;
+	case DT_UNKNOWN:
+		return op->sqe == CANN_SQE_AI_CORE || op->sqe == CANN_SQE_AIV ||
+		       op->sqe == CANN_SQE_AI_CPU;
+	}
+	return false;
 }
 
 bool overlap_is_comm(const struct profdata *p, const struct devtask *t)
 {
-	return !strcmp(naming_devtask_type(p, t), "HCCL");
+	return profdata_task_op(p, t)->type == DT_HCCL;
 }
 
 /* Computing or communicating: one look at the type, not one per kind. */
 static bool is_busy(const struct profdata *p, const struct devtask *t)
 {
-	return !moves_data(naming_devtask_type(p, t));
+	return overlap_is_compute(p, t) || overlap_is_comm(p, t);
 }
 
 /*

@@ -12,6 +12,8 @@
 #include "common/fsutil.h"
 #include "common/growarr.h"
 #include "common/printable.h"
+#include "cann.h"
+#include "msprof/probe_packs.h"
 #include "profdata.h"
 #include "task/profdir.h"
 #include "common/safe_open.h"
@@ -79,23 +81,37 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	return note_tid(p, e->tid);
 }
 
+/* A task_time.data task's type, as its name says it (npusim's, CUPTI's). */
+enum devtask_type profdata_type_of_name(const char *name, size_t len)
+{
+	if (len >= 6 && !strncmp(name, "MEMCPY", 6))
+		return DT_MEMCPY_ASYNC;
+	if (len >= 6 && !strncmp(name, "MEMSET", 6))
+		return DT_MEMSET;
+	/* A collective's task, as npusim's libhccl names it after CANN's ops. */
+	if (len >= 5 && !strncmp(name, "hcom_", 5))
+		return DT_HCCL;
+	return DT_AI_CORE;	/* KERNEL once its launch is known to be CUDA's */
+}
+
 static int add_task(struct profdata *p, const struct msprof_devtask_rec *r,
 		    size_t len)
 {
 	struct devtask *t = growarr_push((void **)&p->tasks, &p->ntasks, &p->cap_tasks,
 				 sizeof(*t));
+	size_t n = strnlen(r->name, len);
 
 	if (!t)
 		return -ENOMEM;
 	*t = (struct devtask){
-		.device = r->device, .stream = r->stream, .task_id = r->task_id,
-		.block_dim = r->block_dim, .host_tid = r->host_tid,
+		.device = (uint16_t)r->device, .stream = r->stream,
+		.task_id = r->task_id, .host_tid = r->host_tid,
 		.submit_ns = r->submit_ns, .start_ns = r->start_ns,
 		.end_ns = r->end_ns,
 	};
 	latest(p, r->end_ns);
-	return strtab_intern(&p->names, r->name, strnlen(r->name, len),
-			     &t->name);
+	return profdata_op_named(p, r->name, n, profdata_type_of_name(r->name, n),
+				 r->block_dim, &t->op);
 }
 
 /* recfile_read_fd() passes only lengths a record of its type can have. */
@@ -134,10 +150,11 @@ static int by_tid_start(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static int by_device_start(const void *a, const void *b)
+static int by_device_start(const void *a, const void *b, void *arg)
 {
 	const struct devtask *x = a, *y = b;
 
+	(void)arg;
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
 	if (x->start_ns != y->start_ns)
@@ -150,6 +167,45 @@ static int by_value(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
+		      const char *what)
+{
+	struct profdata_problem *pb;
+	unsigned int i;
+
+	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
+		pb = &p->problems[i];
+		if (pb->count && !strcmp(pb->file, file) && !strcmp(pb->what, what)) {
+			pb->count++;
+			return;
+		}
+	}
+	if (p->nproblems++ >= PROFDATA_MAX_PROBLEMS)
+		return;
+	pb = &p->problems[p->nproblems - 1];
+	snprintf(pb->file, sizeof(pb->file), "%s", file);
+	printable_as(pb->file, true);
+	snprintf(pb->what, sizeof(pb->what), "%s", what);
+	pb->err = -EILSEQ;
+	pb->stop.offset = offset;
+	pb->count = 1;
+}
+
+void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *pb)
+{
+	if (!pb->count) {
+		recfile_strerror(buf, len, pb->err, &pb->stop);
+		return;
+	}
+	if (pb->count == 1)
+		snprintf(buf, len, "offset %llu: %s", (unsigned long long)pb->stop.offset,
+			 pb->what);
+	else
+		snprintf(buf, len, "offset %llu: %s (%llu times; the first)",
+			 (unsigned long long)pb->stop.offset, pb->what,
+			 (unsigned long long)pb->count);
 }
 
 /* Reads one data file; only running out of memory stops the load. */
@@ -276,6 +332,30 @@ static int link_tasks(struct profdata *p)
 	return err;
 }
 
+/* A task a CUDA call launched is a KERNEL: known once tasks are linked. */
+static int cuda_types(struct profdata *p)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < p->ntasks; i++) {
+		struct devtask *t = &p->tasks[i];
+		const struct profcall *c = profdata_call(p, t->conn);
+		const struct api_desc *d = c ? profdata_desc(p, c->api_id) : NULL;
+		struct devop op = p->ops[t->op];
+
+		if (op.type != DT_AI_CORE || !d ||
+		    (d->layer != MSPROF_LAYER_CUDA_RUNTIME &&
+		     d->layer != MSPROF_LAYER_CUDA_DRIVER))
+			continue;
+		op.type = DT_KERNEL;
+		err = profdata_op(p, &op, &t->op);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int profdata_load_at(struct profdata *p, int dirfd)
 {
 	int err;
@@ -300,11 +380,16 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	/* qsort() wants an array, even of nothing. */
 	if (p->ncalls)
 		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
-	if (p->ntasks)
-		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), by_device_start);
+	err = cann_load(p);
+	if (!err)
+		err = profdata_sort_tasks(p, by_device_start);
 	/* Threads repeat across runs: sorted, once each. */
 	p->ntids = profdata_sort_unique(p->tids, p->ntids);
-	return link_tasks(p);
+	err = err ?: link_tasks(p);
+	err = err ?: cuda_types(p);
+	if (err)
+		profdata_free(p);
+	return err;
 }
 
 int profdata_load(struct profdata *p, const char *dir)
@@ -335,6 +420,11 @@ void profdata_free(struct profdata *p)
 	free(p->calls);
 	free(p->tids);
 	free(p->tasks);
+	free(p->ops);
+	free(p->op_slots);
+	free(p->copies);
+	free(p->hccls);
+	cann_free(p->cann);
 	strtab_free(&p->names);
 	if (p->dirfd >= 0)
 		close(p->dirfd);

@@ -31,28 +31,113 @@ struct profcall {
 	uint16_t depth;
 };
 
-/* One device task; its name is interned in profdata.names. */
-struct devtask {
-	uint32_t device;
-	uint32_t stream;
-	uint32_t task_id;
-	uint32_t block_dim;
-	uint32_t host_tid;	/* the task's view */
-	uint32_t name;		/* id in profdata.names */
-	uint64_t submit_ns;
-	uint64_t start_ns;
-	uint64_t end_ns;
-	uint64_t conn;		/* the launching call's connection id; 0: none seen */
+/*
+ * What a device task is, from the runtime's own codes or, for CUPTI and
+ * task_time.data, its name; named only at output (naming.c).
+ */
+enum devtask_type {
+	DT_UNKNOWN,		/* no host task matched: named by its SQE type */
+	DT_AI_CORE,
+	DT_AI_VECTOR_CORE,
+	DT_AI_CPU,
+	DT_MIX_AIC,
+	DT_MIX_AIV,
+	DT_KERNEL,		/* CUDA's */
+	DT_MEMCPY_ASYNC,
+	DT_MEMSET,
+	DT_HCCL,		/* a collective's task */
+	DT_OTHER,		/* the runtime's type name (devop.rt_type) says it */
 };
 
-/* A data file that could not be read whole. */
+#define NO_STR	UINT32_MAX	/* a devop string that is not known: N/A */
+
+enum devop_shape {
+	SHAPE_IN, SHAPE_IN_TYPES, SHAPE_IN_FORMATS,
+	SHAPE_OUT, SHAPE_OUT_TYPES, SHAPE_OUT_FORMATS, SHAPES,
+};
+
+/*
+ * What a device task shares with the others of its op launch: a million
+ * tasks have a few dozen of these, so each is kept once (profdata.ops)
+ * and a task holds its number.  Strings are ids in profdata.names.
+ */
+struct devop {
+	uint32_t name;		/* op name: node launch, else kernel, else type */
+	uint32_t kernel;	/* the task's kernel name (task_time) */
+	uint32_t op_type;	/* NO_STR: not known */
+	uint32_t rt_type;	/* the runtime's task type name, or the SQE's */
+	uint32_t shapes[SHAPES];	/* tensor_info's, rendered; NO_STR: N/A */
+	uint32_t block_dim;
+	uint16_t mix_ratio;	/* 0: not a mix op */
+	uint8_t type;		/* enum devtask_type */
+	uint8_t sqe;		/* SQE type; DEVOP_NO_SQE: not known */
+	uint8_t ge_type;	/* enum cann_ge_task_type; DEVOP_NO_GE: no node info */
+	uint8_t hf32;		/* 0 no, 1 yes, 2 not known */
+	uint8_t state;		/* enum devop_state */
+	uint8_t pad;
+};
+
+#define DEVOP_NO_SQE	0xff
+#define DEVOP_NO_GE	0xff
+
+enum devop_state { OPSTATE_NA, OPSTATE_DYNAMIC, OPSTATE_STATIC };
+
+/* One device task, kept small: windows hold millions. */
+struct devtask {
+	uint64_t submit_ns;	/* the host's task_track, on our clock */
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint32_t conn;		/* the launching call's connection id; 0: none seen */
+	uint32_t host_tid;	/* the task's view */
+	uint32_t stream;
+	uint32_t task_id;
+	uint32_t op;		/* in profdata.ops */
+	uint16_t device;
+	uint16_t batch;		/* the stream's flips before it */
+};
+
+/* A memcpy task's size and direction (memcpy_info), by task key. */
+struct task_copy {
+	uint64_t key;		/* devtask_key() */
+	uint64_t bytes;
+	uint32_t kind;		/* aclrtMemcpyKind */
+};
+
+/* What hccl_info said of a collective's task, by task key. */
+struct task_hccl {
+	uint64_t key;		/* devtask_key() */
+	uint64_t bytes;
+	uint64_t notify_id;
+	double duration_est;
+	uint32_t name;		/* its task name (item), in profdata.names */
+	uint32_t group;		/* group name, in profdata.names */
+	uint32_t plane;
+	uint32_t local_rank, remote_rank, rank_size;
+	uint32_t data_type, link_type, transport_type;
+};
+
+/* A task's identity as host and device records give it. */
+static inline uint64_t devtask_key(const struct devtask *t)
+{
+	return (uint64_t)t->device << 48 | (uint64_t)(t->stream & 0xffff) << 32 |
+	       (uint64_t)t->batch << 16 | (t->task_id & 0xffff);
+}
+
+struct cann;	/* a runtime's raw files, as cann_*.c read them */
+
+/*
+ * A data file that could not be read whole, or a fault in one kept once
+ * with its count: what (empty: err and stop say it) at stop.offset.
+ */
 struct profdata_problem {
 	char file[NAME_MAX + 32];	/* relative to the PROF_ directory */
 	int err;		/* as recfile_read_fd() or safe_open_beneath() */
 	struct recfile_stop stop;
+	char what[96];
+	uint64_t count;
 };
 
-#define PROFDATA_MAX_PROBLEMS 8
+#define PROFDATA_MAX_PROBLEMS 32
 
 /*
  * A PROF_ directory as the exporters read it: its metadata, an index of
@@ -73,7 +158,17 @@ struct profdata {
 	size_t ntids;
 	struct devtask *tasks;	/* by device, then start */
 	size_t ntasks;
-	struct strtab names;	/* device task names */
+	struct devop *ops;	/* by devtask.op */
+	uint32_t nops, cap_ops;
+	uint32_t *op_slots;	/* open addressing: op + 1, 0 empty */
+	uint32_t nop_slots;
+	struct keyhash_key op_key;
+	struct strtab names;	/* device task, op and runtime names */
+	struct task_copy *copies;	/* by key */
+	size_t ncopies;
+	struct task_hccl *hccls;	/* by key */
+	size_t nhccls;
+	struct cann *cann;	/* NULL: no runtime's raw files */
 	int dirfd;		/* the PROF_ directory, for the walks */
 	size_t cap_calls, cap_tids, cap_tasks;
 };
@@ -92,6 +187,39 @@ int profdata_load(struct profdata *p, const char *dir);
 /* What an error of profdata_load_at() means, for a message. */
 void profdata_strerror(char *buf, size_t len, int err);
 void profdata_free(struct profdata *p);
+
+/*
+ * Keeps a fault of file at offset: the first of each (file, what) with a
+ * count of them all.
+ */
+void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
+		      const char *what);
+/* One line on a problem: "offset 12: what (3 times)". */
+void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *pb);
+
+/* The number of op (interned); 0 or -ENOMEM. */
+int profdata_op(struct profdata *p, const struct devop *op, uint32_t *id);
+static inline const struct devop *profdata_task_op(const struct profdata *p,
+						   const struct devtask *t)
+{
+	return &p->ops[t->op];
+}
+/* A task_time.data task's type, as its name says (npusim's, CUPTI's). */
+enum devtask_type profdata_type_of_name(const char *name, size_t len);
+/* A devop of name, type and the rest not known; name is interned. */
+int profdata_op_named(struct profdata *p, const char *name, size_t len,
+		      enum devtask_type type, uint32_t block_dim, uint32_t *id);
+/* Sorts p->tasks by cmp in place, with no copy of them (cmp's arg: NULL). */
+int profdata_sort_tasks(struct profdata *p,
+			int (*cmp)(const void *, const void *, void *));
+/* The same for count tasks from from on. */
+int profdata_sort_range(struct profdata *p, size_t from, size_t count,
+			int (*cmp)(const void *, const void *, void *));
+/* The side details of a task, or NULL. */
+const struct task_copy *profdata_copy(const struct profdata *p,
+				      const struct devtask *t);
+const struct task_hccl *profdata_hccl(const struct profdata *p,
+				      const struct devtask *t);
 
 /* Sorts v and drops repeats; how many are left. */
 size_t profdata_sort_unique(uint32_t *v, size_t n);

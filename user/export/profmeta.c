@@ -120,19 +120,33 @@ static void read_host_meta(struct profmeta *m, int dirfd, char *text)
 {
 	const char *at;
 
+	struct stat st;
+	int fd = safe_open_beneath(dirfd, PROFDIR_HOST_FILE, &st);
+
 	snprintf(m->comm, sizeof(m->comm), "task");
-	set_incomplete(m, "no " PROFDIR_FACTS ": the controller ended before stop");
+	/* No host file of ours either: Huawei's msprof wrote it, and whole. */
+	m->cann_only = fd == -ENOENT;
+	if (fd >= 0)
+		close(fd);
+	if (!m->cann_only)
+		set_incomplete(m, "no " PROFDIR_FACTS ": the controller ended before stop");
 	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_START, text, META_MAX)) {
 		m->start.real_ns = json_str_number(text, "collectionTimeBegin") * 1000;
 		m->start.raw_ns = json_str_number(text, "clockMonotonicRaw");
 	}
-	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_START_LOG, text, META_MAX)) {
+	/* Ours pairs CLOCK_MONOTONIC as its cntvct; a runtime's, a counter. */
+	if (!m->cann_only &&
+	    !safe_read_small_beneath(dirfd, PROFDIR_HOST_START_LOG, text, META_MAX)) {
 		at = strstr(text, "\ncntvct:");
 		m->start.mono_ns = at ? strtoull(at + 8, NULL, 10) : 0;
 	}
 	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_END, text, META_MAX)) {
 		m->end.real_ns = json_str_number(text, "collectionTimeEnd") * 1000;
 		m->end.raw_ns = json_str_number(text, "clockMonotonicRaw");
+	}
+	if (m->cann_only) {
+		m->start.mono_ns = m->start.raw_ns;
+		m->end.mono_ns = m->end.raw_ns;
 	}
 	if (!safe_read_small_beneath(dirfd, PROFDIR_HOST_INFO, text, META_MAX)) {
 		m->ns_pid = (int)json_str_number(text, "pid");

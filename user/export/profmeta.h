@@ -20,6 +20,11 @@ struct profmeta {
 	struct clock_pair end;		/* as it closed; all 0: never stopped */
 	unsigned long long lost_events;	/* dropped by the kernel side */
 	bool incomplete;		/* not closed by a stop */
+	/*
+	 * Huawei's msprof wrote it alone (no file of ours): its clock is the
+	 * runtime's raw ns, which mono_ns then holds too.
+	 */
+	bool cann_only;
 	char incomplete_reason[448];
 	/*
 	 * The raw clock's ns per monotonic ns over the window, << 48 (0: the

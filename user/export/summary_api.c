@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cann.h"
 #include "naming.h"
 #include "summary.h"
 #include "summary_csv.h"
@@ -30,18 +31,19 @@ struct api_row {
 struct api_walk {
 	const struct profdata *p;
 	struct api_agg *agg;	/* by API id */
+	/* The runtime's calls eBPF did not record, by level << 32 | type. */
+	struct cann_dict by_type;
+	struct api_row *cann;
+	uint32_t ncann, cap_cann;
 };
 
-static int add_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
+/* On the epoch scale, as msprof takes a call's end and start, and as the timeline's dur is. */
+static void add_span(struct api_agg *a, const struct profmeta *m,
+		     uint64_t start_ns, uint64_t end_ns)
 {
-	const struct api_walk *w = ctx;
-	const struct profmeta *m = &w->p->meta;
-	struct api_agg *a = &w->agg[e->api_id < MSPROF_MAX_APIS ? e->api_id : UNNAMED_SLOT];
-	/* On the epoch scale, as msprof takes a call's end and start, and as the timeline's dur is. */
-	uint64_t d = e->end_ns > e->start_ns ?
-		     profmeta_epoch_ns(m, e->end_ns) - profmeta_epoch_ns(m, e->start_ns) : 0;
+	uint64_t d = end_ns > start_ns ?
+		     profmeta_epoch_ns(m, end_ns) - profmeta_epoch_ns(m, start_ns) : 0;
 
-	(void)conn;
 	if (!a->count || d < a->min)
 		a->min = d;
 	if (d > a->max)
@@ -49,6 +51,63 @@ static int add_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	a->count++;
 	a->sum += d;
 	a->sumsq += (u128)d * d;
+}
+
+static int add_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
+{
+	const struct api_walk *w = ctx;
+
+	(void)conn;
+	add_span(&w->agg[e->api_id < MSPROF_MAX_APIS ? e->api_id : UNNAMED_SLOT],
+		 &w->p->meta, e->start_ns, e->end_ns);
+	return 0;
+}
+
+/* msprof's level of a runtime's call, and its level number for the order. */
+static const struct layer_naming *cann_naming(uint16_t level)
+{
+	static struct layer_naming names[] = {
+		{ "", "acl", CANN_LEVEL_ACL }, { "", "model", CANN_LEVEL_MODEL },
+		{ "", "node", CANN_LEVEL_NODE }, { "", "communication", CANN_LEVEL_HCCL },
+		{ "", "runtime", CANN_LEVEL_RUNTIME },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].level_id == level)
+			return &names[i];
+	return naming_layer(MSPROF_LAYER_MAX);
+}
+
+static int add_cann_call(const struct cann_call *c, void *ctx)
+{
+	struct api_walk *w = ctx;
+	uint64_t key = (uint64_t)c->level << 32 | c->type;
+	uint32_t at = cann_dict_get(&w->by_type, key);
+	struct api_row *r;
+
+	if (c->seen)
+		return 0;	/* counted as ours */
+	if (!at) {
+		if (w->ncann == w->cap_cann) {
+			uint32_t cap = w->cap_cann ? 2 * w->cap_cann : 16;
+			struct api_row *v = realloc(w->cann, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			w->cann = v;
+			w->cap_cann = cap;
+		}
+		w->cann[w->ncann] = (struct api_row){
+			.name = c->type_name ? c->type_name : "unknown_api",
+			.level = cann_naming(c->level),
+		};
+		if (cann_dict_put(&w->by_type, key, w->ncann++))
+			return -ENOMEM;
+		at = w->ncann;
+	}
+	r = &w->cann[at - 1];
+	add_span(&r->agg, &w->p->meta, c->begin_ns, c->end_ns);
 	return 0;
 }
 
@@ -95,16 +154,23 @@ static void write_row(FILE *fp, const struct api_row *r)
 int summary_api_statistic(FILE *fp, const struct profdata *p)
 {
 	struct api_agg *agg = calloc(UNNAMED_SLOT + 1, sizeof(*agg));
-	struct api_row *rows = calloc(UNNAMED_SLOT + 1, sizeof(*rows));
+	struct api_row *rows = NULL;
 	struct api_walk w = { .p = p, .agg = agg };
 	size_t i, n = 0, out;
 	int err = -ENOMEM;
 
-	if (!agg || !rows)
+	if (!agg)
 		goto out;
-	err = profdata_each_host(p, add_call, NULL, &w);
+	err = profdata_each_host(p, add_call, NULL, &w) ?:
+	      cann_each_call(p, add_cann_call, &w);
 	if (err)
 		goto out;
+	err = -ENOMEM;
+	rows = calloc(UNNAMED_SLOT + 1 + w.ncann, sizeof(*rows));
+	if (!rows)
+		goto out;
+	for (i = 0; i < w.ncann; i++)
+		rows[n++] = w.cann[i];
 	for (i = 0; i <= UNNAMED_SLOT; i++) {
 		const struct api_desc *d = profdata_desc(p, (uint32_t)i);
 
@@ -125,5 +191,7 @@ int summary_api_statistic(FILE *fp, const struct profdata *p)
 out:
 	free(agg);
 	free(rows);
+	free(w.cann);
+	cann_dict_free(&w.by_type);
 	return err;
 }

@@ -105,14 +105,66 @@ static const char *op_state(const char *type)
 	       "static" : NA;
 }
 
+/* The op's state: the runtime's word (§2.6), else as op_state() says. */
+static const char *state_of(const struct devop *op, const char *type)
+{
+	if (op->state == OPSTATE_DYNAMIC)
+		return "dynamic";
+	if (op->state == OPSTATE_STATIC)
+		return "static";
+	return op->sqe == DEVOP_NO_SQE ? op_state(type) : NA;
+}
+
+/*
+ * A runtime's task that is no op (a copy, an event, a notify, one of no
+ * task_track): msprof's op_summary leaves it out (§4.4).  npusim's and
+ * CUPTI's older records keep every task.
+ */
+static bool is_op(const struct devop *op)
+{
+	if (op->sqe == DEVOP_NO_SQE)
+		return true;
+	return op->type != DT_MEMCPY_ASYNC && op->type != DT_MEMSET &&
+	       op->type != DT_OTHER && op->type != DT_UNKNOWN;
+}
+
+static void op_summary_row(FILE *fp, const struct profdata *p,
+			   const struct devtask *t, const struct devtask *prev,
+			   const char *tail, size_t ntail)
+{
+	const struct devop *op = profdata_task_op(p, t);
+	const char *name = naming_devtask_name(p, t);
+	const char *type = naming_devtask_type(p, t);
+	int i;
+
+	csv_u64(fp, t->device);
+	fputs("," NO_MODEL, fp);
+	csv_next_u64(fp, t->task_id);
+	csv_next_u64(fp, t->stream);
+	csv_next_text(fp, name);
+	/* An npusim kernel's name is its op type too. */
+	csv_next_text(fp, op->op_type != NO_STR ? naming_str(p, op->op_type) : name);
+	csv_next_text(fp, state_of(op, type));
+	csv_next_text(fp, op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE ?
+		      "COMMUNICATION" : type);
+	csv_next_us(fp, epoch(p, t->start_ns));
+	csv_time_end(fp);
+	csv_next_us(fp, duration(p, t));
+	wait_time(fp, p, t, prev);
+	csv_next_u64(fp, op->block_dim);
+	csv_next_u64(fp, (uint64_t)op->block_dim * op->mix_ratio);
+	csv_next_text(fp, op->hf32 == 2 ? NA : op->hf32 ? "YES" : "NO");
+	for (i = 0; i < SHAPES; i++)
+		csv_next_text(fp, naming_str(p, op->shapes[i]));
+	fwrite(tail, 1, ntail, fp);
+}
+
 int summary_op_summary(FILE *fp, const struct profdata *p)
 {
-	/*
-	 * The same tail on every row, N/A each: HF32 Eligible, the 6 shape,
-	 * type and format cells, Context ID, the PMU's; and the line end.
-	 */
-	enum { NTAIL = 8 + NPMU };
+	/* The same tail on every row, N/A each: Context ID, the PMU's; the line end. */
+	enum { NTAIL = 1 + NPMU };
 	char unknown[NTAIL * (sizeof("," NA) - 1) + 2];
+	const struct devtask *prev = NULL;
 	size_t i, nunknown = 0;
 
 	for (i = 0; i < NTAIL; i++)
@@ -122,26 +174,11 @@ int summary_op_summary(FILE *fp, const struct profdata *p)
 	op_summary_header(fp);
 	for (i = 0; i < p->ntasks; i++) {
 		const struct devtask *t = &p->tasks[i];
-		const char *name = strtab_str(&p->names, t->name);
-		const char *type = naming_devtask_type(p, t);
 
-		csv_u64(fp, t->device);
-		fputs("," NO_MODEL, fp);
-		csv_next_u64(fp, t->task_id);
-		csv_next_u64(fp, t->stream);
-		csv_next_text(fp, name);
-		/* An npusim kernel's name is its op type too. */
-		csv_next_text(fp, name);
-		csv_next_text(fp, op_state(type));
-		csv_next_text(fp, type);
-		csv_next_us(fp, epoch(p, t->start_ns));
-		csv_time_end(fp);
-		csv_next_us(fp, duration(p, t));
-		wait_time(fp, p, t, i ? &p->tasks[i - 1] : NULL);
-		csv_next_u64(fp, t->block_dim);
-		/* Mix Block Num 0, then unknowns: HF32 Eligible to Context ID, the PMU's. */
-		fputs(",0", fp);
-		fwrite(unknown, 1, nunknown, fp);
+		if (!is_op(profdata_task_op(p, t)))
+			continue;
+		op_summary_row(fp, p, t, prev, unknown, nunknown);
+		prev = t;
 	}
 	return ferror(fp) ? -EIO : 0;
 }
@@ -157,7 +194,7 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 		uint64_t start = epoch(p, t->start_ns);
 
 		csv_u64(fp, t->device);
-		csv_next_text(fp, strtab_str(&p->names, t->name));
+		csv_next_text(fp, naming_devtask_name(p, t));
 		csv_next_text(fp, naming_devtask_type(p, t));
 		csv_next_u64(fp, t->stream);
 		csv_next_u64(fp, t->task_id);
@@ -257,10 +294,11 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		if (err)
 			return err;
 	}
-	s = slot_of(tb, t->device, t->name, type);
+	s = slot_of(tb, t->device, profdata_task_op(p, t)->name, type);
 	if (!tb->slots[s]) {
 		r = &tb->rows[tb->n++];
-		*r = (struct op_row){ .device = t->device, .name = t->name,
+		*r = (struct op_row){ .device = t->device,
+				      .name = profdata_task_op(p, t)->name,
 				      .type = type, .min = d };
 		tb->slots[s] = (uint32_t)tb->n;
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cann.h"
 #include "comm.h"
 #include "msprof/probe_packs.h"
 #include "naming.h"
@@ -82,6 +83,7 @@ struct tl {
 	size_t text_len;
 	struct api_text api[MSPROF_MAX_APIS];
 	struct idset io_tids;	/* threads with ioctls */
+	struct idset cann_tids;	/* threads with runtime-reported calls */
 	struct copy_info *copies;	/* by conn */
 	size_t ncopies;
 	struct comm_ops comm;	/* the collectives */
@@ -501,6 +503,75 @@ static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 	return idset_add(&t->io_tids, e->tid);
 }
 
+/* msprof's prefix of a runtime-reported call's slice (§7). */
+static const char *cann_prefix(uint16_t level)
+{
+	switch (level) {
+	case CANN_LEVEL_ACL: return "AscendCL@";
+	case CANN_LEVEL_MODEL: return "Model@";
+	case CANN_LEVEL_NODE: return "Node@";
+	case CANN_LEVEL_HCCL: return "Communication@";
+	case CANN_LEVEL_RUNTIME: return "Runtime@";
+	}
+	return "Api@";
+}
+
+/* The acl group's name, msprof's Mode (AclApiTag). */
+static const char *acl_mode(uint32_t type)
+{
+	static const char *const modes[] = {
+		[1] = "ACL_OP", [2] = "ACL_MODEL", [3] = "ACL_RTS", [4] = "ACL_OTHERS",
+		[5] = "ACL_NN", [6] = "ACL_ASCENDC", [7] = "HOST_HCCL", [9] = "ACL_DVPP",
+		[10] = "ACL_GRAPH", [11] = "ACL_ATB",
+	};
+	uint32_t g = type >> 16;
+
+	return g < sizeof(modes) / sizeof(modes[0]) && modes[g] ? modes[g] : "N/A";
+}
+
+/*
+ * A call the runtime reported and eBPF did not record (a level eBPF cannot
+ * see, or a window of Huawei's msprof alone), drawn as msprof draws it:
+ * Communication@ by its task name, the others by their type's name, the
+ * op's name in item_id.
+ */
+static int write_cann_call(const struct cann_call *c, void *ctx)
+{
+	struct tl *t = ctx;
+	char name[MSPROF_REC_NAMES_MAX + 32], num[24];
+	const char *what = c->type_name;
+
+	if (c->seen)
+		return 0;
+	snprintf(num, sizeof(num), "%u", c->type);
+	if (c->level == CANN_LEVEL_HCCL && c->item)
+		what = c->item;
+	snprintf(name, sizeof(name), "%s%s", cann_prefix(c->level), what ? what : num);
+	head(t, name, track_pid(t, SORT_CANN, HOST_DEVICE), c->tid);
+	span_args(t, c->begin_ns, c->end_ns);
+	LIT(&t->ob, "\"Thread Id\":");
+	ob_u64(&t->ob, c->tid);
+	LIT(&t->ob, ",\"Mode\":");
+	ob_json_str(&t->ob, c->level == CANN_LEVEL_ACL ? acl_mode(c->type) :
+		    c->type_name ? c->type_name : num);
+	LIT(&t->ob, ",\"level\":");
+	ob_json_str(&t->ob, cann_level_name(c->level));
+	LIT(&t->ob, ",\"id\":");
+	ob_json_str(&t->ob, c->level == CANN_LEVEL_ACL && what ? what : "0");
+	LIT(&t->ob, ",\"item_id\":");
+	if (c->item) {
+		ob_json_str(&t->ob, c->item);
+	} else {
+		ob_char(&t->ob, '"');
+		ob_u64(&t->ob, c->item_id);
+		ob_char(&t->ob, '"');
+	}
+	LIT(&t->ob, ",\"connection_id\":");
+	ob_u64(&t->ob, c->conn);
+	LIT(&t->ob, "}}");
+	return idset_add(&t->cann_tids, c->tid);
+}
+
 /* The CANN process and its threads: those of the index of calls. */
 static void write_cann_names(struct tl *t)
 {
@@ -512,6 +583,30 @@ static void write_cann_names(struct tl *t)
 	for (i = 0; i < p->ncalls; i++)	/* by ns_tid */
 		if (!i || p->calls[i].ns_tid != p->calls[i - 1].ns_tid)
 			numbered_thread(t, pid, "Thread", p->calls[i].ns_tid);
+}
+
+/* Threads only the runtime's calls were seen on. */
+static void write_cann_tids(struct tl *t)
+{
+	uint64_t pid = track_pid(t, SORT_CANN, HOST_DEVICE);
+	const struct profdata *p = t->p;
+	size_t i, lo, hi;
+
+	idset_close(&t->cann_tids);
+	for (i = 0; i < t->cann_tids.n; i++) {
+		uint32_t tid = t->cann_tids.v[i];
+
+		for (lo = 0, hi = p->ncalls; lo < hi;) {	/* already named? */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->calls[mid].ns_tid < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == p->ncalls || p->calls[lo].ns_tid != tid)
+			numbered_thread(t, pid, "Thread", tid);
+	}
 }
 
 static void write_osrt_names(struct tl *t)
@@ -643,9 +738,16 @@ static const char *copy_operation(uint32_t kind)
 
 static void copy_args(struct tl *t, const struct devtask *d)
 {
+	const struct task_copy *tc = profdata_copy(t->p, d);
+	struct copy_info known = { .known = true };
 	const struct copy_info *c = copy_of(t, d->conn);
 	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
 
+	if (tc) {	/* memcpy_info's word before the call's arguments */
+		known.bytes = tc->bytes;
+		known.kind = tc->kind;
+		c = &known;
+	}
 	if (!c || !c->known)
 		return;
 	LIT(&t->ob, ",\"size(B)\":");
@@ -658,25 +760,55 @@ static void copy_args(struct tl *t, const struct devtask *d)
 }
 
 /* One end of a flow: "HostToDevice<id>", id conn << 32 as msprof's. */
-static void flow(struct tl *t, uint64_t conn, uint64_t pid, uint32_t tid,
-		 bool finish, uint64_t at_ns)
+static void flow_id(struct tl *t, unsigned __int128 id, uint64_t pid,
+		    uint32_t tid, bool finish, uint64_t at_ns)
 {
+	char digits[48];
+	size_t n = sizeof(digits);
+
+	digits[--n] = '\0';
+	do {
+		digits[--n] = (char)('0' + (int)(id % 10));
+		id /= 10;
+	} while (id);
 	start(t);
 	LIT(&t->ob, "\"HostToDevice");
-	ob_u64(&t->ob, conn << 32);
+	ob_str(&t->ob, digits + n);
 	ob_char(&t->ob, '"');
 	pid_tid(t, pid, tid);
 	if (finish)
 		LIT(&t->ob, ",\"ph\":\"f\",\"cat\":\"HostToDevice\",\"id\":\"");
 	else
 		LIT(&t->ob, ",\"ph\":\"s\",\"cat\":\"HostToDevice\",\"id\":\"");
-	ob_u64(&t->ob, conn << 32);
+	ob_str(&t->ob, digits + n);
 	ob_char(&t->ob, '"');
 	ts(t, at_ns);
 	if (finish)
 		LIT(&t->ob, ",\"bp\":\"e\"}");
 	else
 		ob_char(&t->ob, '}');
+}
+
+static void flow(struct tl *t, uint64_t conn, uint64_t pid, uint32_t tid,
+		 bool finish, uint64_t at_ns)
+{
+	flow_id(t, (unsigned __int128)conn << 32, pid, tid, finish, at_ns);
+}
+
+/*
+ * A runtime's task no eBPF call launched: its flow from its task_track on
+ * the submitting thread, with msprof's id of a kernel's (§4.3).
+ */
+static void task_track_flow(struct tl *t, const struct devtask *d, uint64_t pid)
+{
+	unsigned __int128 id = (unsigned __int128)d->device << 80 |
+			       (unsigned __int128)d->stream << 64 |
+			       (unsigned __int128)d->task_id << 48 |
+			       (unsigned __int128)d->batch << 32 | NO_ID;
+
+	flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), d->host_tid, false,
+		d->submit_ns);
+	flow_id(t, id, pid, d->stream, true, d->start_ns);
 }
 
 /* A device task slice and, when its launch is known, the flow from it. */
@@ -686,7 +818,7 @@ static void write_task(struct tl *t, const struct devtask *d)
 	const struct profcall *c = profdata_call(p, d->conn);
 	uint64_t pid = track_pid(t, SORT_HARDWARE, d->device);
 
-	head(t, strtab_str(&p->names, d->name), pid, d->stream);
+	head(t, naming_devtask_name(p, d), pid, d->stream);
 	span_args(t, d->start_ns, d->end_ns);
 	LIT(&t->ob, "\"Model Id\":");
 	ob_u64(&t->ob, NO_ID);
@@ -696,19 +828,26 @@ static void write_task(struct tl *t, const struct devtask *d)
 	ob_u64(&t->ob, d->stream);
 	LIT(&t->ob, ",\"Task Id\":");
 	ob_u64(&t->ob, d->task_id);
-	LIT(&t->ob, ",\"Batch Id\":0,\"Subtask Id\":");
+	LIT(&t->ob, ",\"Batch Id\":");
+	ob_u64(&t->ob, d->batch);
+	LIT(&t->ob, ",\"Subtask Id\":");
 	ob_u64(&t->ob, NO_ID);
 	LIT(&t->ob, ",\"connection_id\":");
 	ob_u64(&t->ob, d->conn);
 	copy_args(t, d);
 	LIT(&t->ob, ",\"block_dim\":");
-	ob_u64(&t->ob, d->block_dim);
+	ob_u64(&t->ob, profdata_task_op(p, d)->block_dim);
 	LIT(&t->ob, ",\"host_tid\":");
 	ob_u64(&t->ob, d->host_tid);
 	LIT(&t->ob, "}}");
 	/* A collective's flow ends at its op, on the Communication process. */
-	if (!c || overlap_is_comm(p, d))
+	if (overlap_is_comm(p, d))
 		return;
+	if (!c) {
+		if (d->submit_ns && profdata_task_op(p, d)->sqe != DEVOP_NO_SQE)
+			task_track_flow(t, d, pid);
+		return;
+	}
 	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, false,
 	     c->start_ns);
 	flow(t, d->conn, pid, d->stream, true, d->start_ns);
@@ -746,7 +885,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 		     false, c->start_ns);
 		flow(t, op->conn, pid, tid, true, d->start_ns);
 	}
-	head(t, strtab_str(&p->names, d->name), pid, tid + 1);
+	head(t, naming_devtask_name(p, d), pid, tid + 1);
 	span_args(t, d->start_ns, d->end_ns);
 	LIT(&t->ob, "\"notify_id\":\"N/A\",\"duration estimated(us)\":0,\"stream id\":");
 	ob_u64(&t->ob, d->stream);
@@ -755,7 +894,7 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 	LIT(&t->ob, ",\"context id\":");
 	ob_u64(&t->ob, NO_ID);
 	LIT(&t->ob, ",\"task type\":");
-	ob_json_str(&t->ob, strtab_str(&p->names, d->name));
+	ob_json_str(&t->ob, naming_devtask_name(p, d));
 	LIT(&t->ob, ",\"src rank\":");
 	ob_i64(&t->ob, p->meta.rank_id);
 	LIT(&t->ob, ",\"dst rank\":");
@@ -815,7 +954,7 @@ static bool write_losses(struct tl *t)
 	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++) {
 		const struct profdata_problem *pb = &p->problems[i];
 
-		recfile_strerror(why, sizeof(why), pb->err, &pb->stop);
+		profdata_problem_str(why, sizeof(why), pb);
 		snprintf(what, sizeof(what), "msprof: %s: %s", pb->file, why);
 		mark(t, what);
 		LIT(&t->ob, "\"file\":");
@@ -854,8 +993,10 @@ static int write_all(struct tl *t)
 	err = write_devices_names(t);
 	if (!err)
 		err = profdata_each_host(p, write_api, write_ioctl, t);
+	err = err ?: cann_each_call(p, write_cann_call, t);
 	if (err)
 		return err;
+	write_cann_tids(t);
 	write_osrt_names(t);
 	for (i = 0; i < p->ntasks; i++)
 		write_task(t, &p->tasks[i]);
@@ -892,6 +1033,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 	free(t->copies);
 	comm_ops_free(&t->comm);
 	free(t->io_tids.v);
+	free(t->cann_tids.v);
 	free(t);
 	if (err)
 		return err;

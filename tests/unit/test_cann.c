@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A runtime's raw files read back: records built here from the reference
+ * sheet (cann-raw-formats.md), not by the sim, then loaded as a window.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/cann.h"
+#include "export/naming.h"
+#include "export/profdata.h"
+#include "unit.h"
+
+#define TID	7
+#define H_ADD	11	/* hash_dic ids */
+#define H_ADDT	12
+#define H_KERN	13
+
+struct rawdir {
+	char dir[32];
+	char path[160];
+};
+
+static const char *at(struct rawdir *w, const char *name)
+{
+	snprintf(w->path, sizeof(w->path), "%s/%s", w->dir, name);
+	return w->path;
+}
+
+static void put(struct rawdir *w, const char *name, const void *data, size_t len,
+		bool append)
+{
+	int fd = open(at(w, name), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
+		      0600);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void put_text(struct rawdir *w, const char *name, const char *text)
+{
+	put(w, name, text, strlen(text), false);
+}
+
+/*
+ * A directory Huawei's msprof would have written alone: host clock raw
+ * ns (freq_mhz NULL) or a counter; device 0 at 50 MHz, its count 1000 at
+ * host ns 1000000.
+ */
+static void make_dir(struct rawdir *w, const char *freq_mhz)
+{
+	char info[128];
+
+	snprintf(w->dir, sizeof(w->dir), "/tmp/msprof-cann-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(w->dir));
+	CU_ASSERT_EQUAL(mkdir(at(w, "host"), 0700), 0);
+	CU_ASSERT_EQUAL(mkdir(at(w, "host/data"), 0700), 0);
+	CU_ASSERT_EQUAL(mkdir(at(w, "device_0"), 0700), 0);
+	CU_ASSERT_EQUAL(mkdir(at(w, "device_0/data"), 0700), 0);
+	put_text(w, "host/start_info",
+		 "{\"collectionTimeBegin\":\"1000\",\"clockMonotonicRaw\":\"900000\"}\n");
+	snprintf(info, sizeof(info), "{\"pid\":\"5\",\"CPU\":[{\"Frequency\":\"%s\"}]}\n",
+		 freq_mhz ? freq_mhz : "1000");
+	put_text(w, "host/info.json", info);
+	put_text(w, "host/host_start.log",
+		 "[Host]\nclock_monotonic_raw: 1000000\ncntvct: 5000\ncntvct_diff: 0\n");
+	put_text(w, "device_0/info.json.0",
+		 "{\"DeviceInfo\":[{\"hwts_frequency\":\"50\",\"aic_frequency\":\"1800\"}]}\n");
+	put_text(w, "device_0/host_start.log.0",
+		 "[Device0]\nclock_monotonic_raw: 1000000\ncntvct: 1000000\ncntvct_diff: 0\n");
+	put_text(w, "device_0/dev_start.log.0", "clock_monotonic_raw: 1\ncntvct: 1000\n");
+	put_text(w, "host/data/unaging.additional.type_info_dic.slice_0",
+		 "5000_0:KERNEL_AICORE\n5000_5:MEMCPY_ASYNC\n5000_98:FLIP_TASK\n"
+		 "10000_5:launch\n20000_196609:aclrtLaunchKernel\n");
+	put_text(w, "host/data/unaging.additional.hash_dic.slice_0",
+		 "11:Add_0\n12:Add\n13:add_kernel:v2\n");
+}
+
+static void remove_dir(struct rawdir *w)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static void api(struct rawdir *w, uint16_t level, uint32_t type, uint64_t b,
+		uint64_t e, uint64_t item)
+{
+	struct cann_api a = {
+		.magic = CANN_MAGIC, .level = level, .type = type, .thread_id = TID,
+		.begin = b, .end = e, .item_id = item,
+	};
+
+	put(w, "host/data/unaging.api_event.data.slice_0", &a, sizeof(a), true);
+}
+
+static void track(struct rawdir *w, const char *file, uint64_t ts, uint16_t stream,
+		  uint16_t task, uint64_t type)
+{
+	struct cann_task_track r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_RUNTIME, CANN_RT_TASK_TRACK, TID, 40, ts },
+		.stream = stream, .task_id = task, .task_type = type,
+		.kernel_name = type == CANN_TASK_KERNEL_AICORE ? H_KERN : 0,
+	};
+
+	put(w, file ? file : "host/data/aging.compact.task_track.slice_0", &r,
+	    sizeof(r), true);
+}
+
+static void basic(struct rawdir *w, uint64_t ts)
+{
+	struct cann_node_basic_info r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO, TID, 29, ts },
+		.op_name = H_ADD, .task_type = CANN_GE_AI_CORE, .op_type = H_ADDT,
+		.block_num = 2u << 16 | 8, .op_flag = 1,
+	};
+
+	put(w, "host/data/aging.compact.node_basic_info.slice_0", &r, sizeof(r), true);
+}
+
+static void stars(struct rawdir *w, unsigned int func, unsigned int sqe,
+		  uint16_t stream, uint16_t task, uint64_t ticks)
+{
+	struct cann_stars_log r = {
+		.head = (uint16_t)(func | sqe << 10), .magic = CANN_STARS_MAGIC,
+		.stream = stream, .task_id = task, .syscnt = ticks,
+	};
+
+	put(w, "device_0/data/stars_soc.data.0.slice_0", &r, sizeof(r), true);
+}
+
+/* One op launch as §4.1 draws it: acl > node (+ basic info) > runtime > track. */
+static void launch(struct rawdir *w, uint64_t t0, uint16_t task)
+{
+	basic(w, t0 + 20);
+	track(w, NULL, t0 + 31, 2, task, CANN_TASK_KERNEL_AICORE);
+	api(w, CANN_LEVEL_RUNTIME, 1001, t0 + 30, t0 + 80, 0);
+	api(w, CANN_LEVEL_NODE, CANN_NODE_LAUNCH, t0 + 10, t0 + 90, H_ADD);
+	api(w, CANN_LEVEL_ACL, 0x30001, t0, t0 + 100, 0);
+}
+
+static void test_launches(void)
+{
+	struct profdata p;
+	struct rawdir w;
+	int i;
+
+	make_dir(&w, NULL);
+	for (i = 0; i < 3; i++) {
+		launch(&w, 2000000 + (uint64_t)i * 1000, (uint16_t)i);
+		/* Device count 1000 is 1000000 ns; 50 MHz: 20 ns a tick. */
+		stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, (uint16_t)i,
+		      1000 + 60000 + (uint64_t)i * 100);
+		stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, (uint16_t)i,
+		      1000 + 60000 + (uint64_t)i * 100 + 10);
+	}
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_FALSE(p.meta.incomplete);
+	CU_ASSERT(p.meta.cann_only);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 3);
+	for (i = 0; i < 3; i++) {
+		const struct devtask *t = &p.tasks[i];
+		const struct devop *op = profdata_task_op(&p, t);
+
+		CU_ASSERT_EQUAL(t->task_id, (uint32_t)i);
+		CU_ASSERT_EQUAL(t->stream, 2);
+		CU_ASSERT_EQUAL(t->host_tid, TID);
+		CU_ASSERT_EQUAL(t->submit_ns, 2000000 + (uint64_t)i * 1000 + 31);
+		CU_ASSERT_EQUAL(t->start_ns, 1000000 + 1200000 + (uint64_t)i * 2000);
+		CU_ASSERT_EQUAL(t->end_ns - t->start_ns, 200);
+		CU_ASSERT_STRING_EQUAL(naming_devtask_name(&p, t), "Add_0");
+		CU_ASSERT_STRING_EQUAL(naming_str(&p, op->op_type), "Add");
+		CU_ASSERT_STRING_EQUAL(naming_str(&p, op->kernel), "add_kernel:v2");
+		CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, t), "AI_CORE");
+		CU_ASSERT_EQUAL(op->block_dim, 8);
+		CU_ASSERT_EQUAL(op->mix_ratio, 2);
+		CU_ASSERT_EQUAL(op->hf32, 1);
+		CU_ASSERT_EQUAL(op->state, OPSTATE_DYNAMIC);
+		CU_ASSERT_EQUAL(op->sqe, CANN_SQE_AI_CORE);
+	}
+	/* Three tasks, one op. */
+	CU_ASSERT_EQUAL(p.tasks[0].op, p.tasks[1].op);
+	CU_ASSERT_EQUAL(p.tasks[1].op, p.tasks[2].op);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+static void flip(struct rawdir *w, uint16_t stream, uint16_t num, uint64_t ticks)
+{
+	struct cann_ts_flip r = {
+		.tag = CANN_TS_TAG_FLIP, .syscnt = ticks, .stream = stream, .flip_num = num,
+	};
+
+	put(w, "device_0/data/ts_track.data.0.slice_0", &r, sizeof(r), true);
+}
+
+/* Task ids wrap at 65536: batches from the flips match every task. */
+static void test_wrap(void)
+{
+	enum { N = 70000 };
+	struct cann_task_track *tr = calloc(N + 1, sizeof(*tr));
+	struct cann_stars_log *st = calloc(2 * N, sizeof(*st));
+	struct profdata p;
+	struct rawdir w;
+	size_t i, k = 0;
+	uint16_t flips = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	make_dir(&w, NULL);
+	for (i = 0; i < N; i++) {
+		uint64_t ts = 2000000 + i * 100, ticks = 1000 + 60000 + i * 10;
+
+		if (i && !(i & 0xffff)) {	/* the wrap: a flip on each side */
+			flips++;
+			tr[k++] = (struct cann_task_track){
+				.head = { CANN_MAGIC, CANN_LEVEL_RUNTIME, CANN_RT_TASK_TRACK,
+					  TID, 40, ts - 1 },
+				.stream = 3, .batch = flips, .task_type = CANN_TASK_FLIP,
+			};
+			flip(&w, 3, flips, ticks - 1);
+		}
+		tr[k++] = (struct cann_task_track){
+			.head = { CANN_MAGIC, CANN_LEVEL_RUNTIME, CANN_RT_TASK_TRACK, TID,
+				  40, ts },
+			.stream = 3, .task_id = (uint16_t)i, .batch = flips,
+			.task_type = CANN_TASK_MEMCPY_ASYNC,
+		};
+		st[2 * i] = (struct cann_stars_log){
+			.head = CANN_SQE_SDMA << 10, .magic = CANN_STARS_MAGIC,
+			.stream = 3, .task_id = (uint16_t)i, .syscnt = ticks,
+		};
+		st[2 * i + 1] = st[2 * i];
+		st[2 * i + 1].head |= CANN_STARS_END;
+		st[2 * i + 1].syscnt = ticks + 5;
+	}
+	put(&w, "host/data/aging.compact.task_track.slice_0", tr, k * sizeof(*tr), false);
+	put(&w, "device_0/data/stars_soc.data.0.slice_0", st, 2 * N * sizeof(*st), false);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, N);
+	for (i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(p.tasks[i].submit_ns, 2000000 + i * 100);
+		CU_ASSERT_EQUAL(p.tasks[i].batch, i >> 16);
+		if (p.tasks[i].submit_ns != 2000000 + i * 100)
+			break;
+	}
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[0]), "MEMCPY_ASYNC");
+	profdata_free(&p);
+	remove_dir(&w);
+	free(tr);
+	free(st);
+}
+
+/* A host counter at 100 MHz: 10 ns a count from host_start.log's pair. */
+static void test_counter_clock(void)
+{
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, "100");
+	track(&w, NULL, 5100, 2, 0, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 2000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 2001);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 1);
+	CU_ASSERT_EQUAL(p.tasks[0].submit_ns, 1000000 + 100 * 10);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 1000000 + 1000 * 20);
+	/* No node: the kernel's name is the op's. */
+	CU_ASSERT_STRING_EQUAL(naming_devtask_name(&p, &p.tasks[0]), "add_kernel:v2");
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+static const struct profdata_problem *problem(const struct profdata *p,
+					      const char *file, const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nproblems && i < PROFDATA_MAX_PROBLEMS; i++)
+		if (strstr(p->problems[i].file, file) && strstr(p->problems[i].what, what))
+			return &p->problems[i];
+	return NULL;
+}
+
+/* Each fault costs its own record, counted once with where it was. */
+static void test_faults(void)
+{
+	const struct profdata_problem *pb;
+	struct cann_task_track bad = { .head = { .magic = 0x1234 } };
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	put_text(&w, "host/data/unaging.additional.hash_dic.slice_1", "no colon here\n");
+	track(&w, NULL, 2000031, 2, 0, CANN_TASK_KERNEL_AICORE);
+	put(&w, "host/data/aging.compact.task_track.slice_0", &bad, sizeof(bad), true);
+	track(&w, NULL, 2000131, 2, 1, CANN_TASK_KERNEL_AICORE);	/* no device task */
+	put(&w, "host/data/aging.compact.task_track.slice_0", "cut", 3, true);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
+	stars(&w, CANN_STARS_START, 30, 2, 5, 61020);		/* unknown SQE */
+	stars(&w, CANN_STARS_START, CANN_SQE_AIV, 2, 9, 61030);	/* no track */
+	stars(&w, CANN_STARS_END, CANN_SQE_AIV, 2, 9, 61040);
+	stars(&w, CANN_STARS_START, CANN_SQE_AIV, 4, 1, 61050);	/* no end */
+	unlink(at(&w, "device_0/dev_start.log.0"));
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.ntasks, 2);	/* the matched one, the SQE-named one */
+	pb = problem(&p, "hash_dic.slice_1", "without ':'");
+	CU_ASSERT(pb && pb->stop.offset == 0);
+	pb = problem(&p, "task_track.slice_0", "wrong magic");
+	CU_ASSERT(pb && pb->stop.offset == 64);
+	pb = problem(&p, "task_track.slice_0", "3 bytes after");
+	CU_ASSERT(pb && pb->stop.offset == 192);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "unknown SQE type 30");
+	CU_ASSERT(pb && pb->stop.offset == 128);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "no task_track");
+	CU_ASSERT(pb && pb->stop.offset == 256);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "start without its end");
+	CU_ASSERT(pb && pb->stop.offset == 320);
+	CU_ASSERT_PTR_NOT_NULL(problem(&p, "task_track", "1 task_tracks with no device task"));
+	CU_ASSERT_PTR_NOT_NULL(problem(&p, "dev_start.log.0", "missing"));
+	CU_ASSERT_EQUAL(p.nproblems, 8);
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "AIV_SQE");
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+/* Our window: the runtime's raw ns onto CLOCK_MONOTONIC by the pairs. */
+static void test_window_clock(void)
+{
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	put_text(&w, "msprof_ebpf_window.json",
+		 "{\"pid\": 5, \"start\": {\"mono_ns\": 500000, \"raw_ns\": 1000000},"
+		 " \"end\": {\"mono_ns\": 2500000, \"raw_ns\": 3000000}}");
+	track(&w, NULL, 2000000, 2, 0, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 1000 + 60000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 1000 + 60001);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_FALSE(p.meta.cann_only);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 1);
+	CU_ASSERT_EQUAL(p.tasks[0].submit_ns, 1500000);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 1700000);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+int register_cann_tests(unsigned int *skipped)
+{
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	static const CU_TestInfo tests[] = {
+		{ "op launches: names, node info, clocks, pairing", test_launches },
+		{ "task ids wrapping past 65536 match by batch", test_wrap },
+		{ "a host CPU counter through host_start.log", test_counter_clock },
+		{ "faults cost their record, counted with offsets", test_faults },
+		{ "raw ns onto our clock by the window's pairs", test_window_clock },
+		CU_TEST_INFO_NULL,
+	};
+
+	return add_suite_needing("cann", none, tests, unit_no_openat2(), skipped);
+}

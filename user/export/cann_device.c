@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device half (§3): each device_N's stars_soc start and end records
+ * paired per (stream, task id) (§3.1), its ts_track flips counted into
+ * batch ids (§4.2), and each task matched to its task_track by (stream,
+ * task id, batch).  Tasks of no task_track are kept, named by their SQE
+ * type, as Huawei's analysis shows them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cann.h"
+#include "cann_device.h"
+
+static const char *const sqe_names[CANN_SQE_MAX + 1] = {
+	"AI_CORE", "AI_CPU", "AIV_SQE", "PLACE_HOLDER_SQE", "EVENT_RECORD_SQE",
+	"EVENT_WAIT_SQE", "NOTIFY_RECORD_SQE", "NOTIFY_WAIT_SQE",
+	"WRITE_VALUE_SQE", "VQ6_SQE", "TOF_SQE", "SDMA_SQE", "VPC_SQE",
+	"JPEGE_SQE", "JPEGD_SQE", "DSA_SQE", "ROCCE_SQE", "PCIE_DMA_SQE",
+	"HOST_CPU_SQE", "CDQM_SQE", "C_CORE_SQE",
+};
+
+const char *cann_sqe_name(unsigned int sqe)
+{
+	return sqe <= CANN_SQE_MAX ? sqe_names[sqe] : "UNKNOWN_SQE";
+}
+
+/* §3.3, stream expansion off: the real stream and task ids. */
+void cann_stars_ids(uint16_t stream, uint16_t task, uint32_t *s, uint32_t *t)
+{
+	if (stream & 0x1000) {
+		*s = stream % 2048;
+		*t = (uint32_t)((task & 0x1fff) | (stream & 0xe000));
+	} else if (stream & 0x2000) {
+		*s = (uint32_t)(task & 0x0fff) % 2048;
+		*t = (uint32_t)((stream & 0x0fff) | (task & 0xf000));
+	} else {
+		*s = stream % 2048;
+		*t = task;
+	}
+}
+
+static int by_flip(const void *a, const void *b)
+{
+	const struct flip *x = a, *y = b;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+static int on_flip(const void *rec, const struct cann_src *s, void *ctx)
+{
+	struct dev_load *d = ctx;
+	struct cann_ts_flip r;
+	struct flip *v;
+
+	memcpy(&r, rec, sizeof(r));
+	(void)s;
+	if (r.tag != CANN_TS_TAG_FLIP)
+		return 0;	/* other tags (§3.4) tell nothing we show */
+	if (d->nflips == d->cap_flips) {
+		size_t cap = d->cap_flips ? d->cap_flips * 2 : 64;
+
+		v = realloc(d->flips, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		d->flips = v;
+		d->cap_flips = cap;
+	}
+	d->flips[d->nflips++] = (struct flip){ .stream = r.stream % 2048, .at = r.syscnt };
+	return 0;
+}
+
+/* The stream's flips at or before the task's start: its batch. */
+static uint16_t batch_of(const struct dev_load *d, uint32_t stream, uint64_t at)
+{
+	struct flip key = { .stream = stream, .at = at };
+	size_t lo = 0, hi = d->nflips, first;
+
+	while (lo < hi) {	/* the first of the stream */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->flips[mid].stream < stream)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = d->nflips;
+	while (lo < hi) {	/* past the last at or before at */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_flip(&d->flips[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint16_t)(lo - first);
+}
+
+static int by_key_task(const void *a, const void *b, void *arg)
+{
+	uint64_t x = devtask_key(a), y = devtask_key(b);
+
+	(void)arg;
+	return (x > y) - (x < y);
+}
+
+/* The host task of key among the sorted ones; NULL if none. */
+static struct devtask *host_task(struct dev_load *d, uint64_t key)
+{
+	struct devtask *v = d->p->tasks + d->from;
+	size_t lo = 0, hi = d->nhost;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k = devtask_key(&v[mid]);
+
+		if (k == key)
+			return &v[mid];
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int sqe_op(struct profdata *p, uint32_t op, unsigned int sqe, uint32_t *id)
+{
+	struct devop o = p->ops[op];
+
+	o.sqe = (uint8_t)sqe;
+	return profdata_op(p, &o, id);
+}
+
+/* A task of no task_track: its SQE type is all there is to name it. */
+static int unmatched_op(struct profdata *p, unsigned int sqe, uint32_t *id)
+{
+	const char *name = cann_sqe_name(sqe);
+	uint32_t op;
+	int err = profdata_op_named(p, name, strlen(name), DT_UNKNOWN, 0, &op);
+
+	if (!err)
+		err = strtab_intern(&p->names, name, strlen(name), &p->ops[op].rt_type) ?:
+		      sqe_op(p, op, sqe, id);
+	return err;
+}
+
+/* One paired task: onto its host task, or kept alone. */
+static int place_task(struct dev_load *d, const struct stars_open *o,
+		      uint64_t end, const struct cann_src *s)
+{
+	struct profdata *p = d->p;
+	struct devtask key = {
+		.device = (uint16_t)d->dev, .stream = o->stream, .task_id = o->task,
+		.batch = batch_of(d, o->stream, o->at),
+	};
+	struct devtask *t = host_task(d, devtask_key(&key));
+	uint64_t start_ns = cann_lin_map(&d->c->mono, cann_lin_map(d->lin, o->at));
+	uint64_t end_ns = cann_lin_map(&d->c->mono, cann_lin_map(d->lin, end));
+
+	if (t && (t->start_ns || t->end_ns)) {
+		key = *t;	/* one host task, more device tasks (§4.2) */
+		t = NULL;
+	} else if (!t) {
+		cann_fault(s, "a device task with no task_track");
+		if (unmatched_op(p, o->sqe, &key.op))
+			return -ENOMEM;
+	}
+	if (!t) {
+		if (p->ntasks == p->cap_tasks) {
+			cann_fault(s, "more device tasks than the files' sizes held");
+			return 0;
+		}
+		t = &p->tasks[p->ntasks++];
+		*t = key;
+	}
+	t->start_ns = start_ns;
+	t->end_ns = end_ns > start_ns ? end_ns : start_ns;
+	return sqe_op(p, t->op, o->sqe, &t->op);
+}
+
+static int on_stars(const void *rec, const struct cann_src *s, void *ctx)
+{
+	struct dev_load *d = ctx;
+	struct cann_stars_log r;
+	struct stars_open o, was;
+	unsigned int func, sqe;
+	char what[64];
+
+	memcpy(&r, rec, sizeof(r));
+	if (!s->off)	/* the starts left open are said to be of the last */
+		snprintf(d->open.file, sizeof(d->open.file), "%s", s->file);
+	if (r.magic != CANN_STARS_MAGIC) {
+		snprintf(what, sizeof(what), "wrong magic 0x%04x", r.magic);
+		cann_fault(s, what);
+		return 0;
+	}
+	func = r.head & 0x3f;
+	sqe = r.head >> 10;
+	if (func != CANN_STARS_START && func != CANN_STARS_END)
+		return 0;	/* ffts, pmu, ... logs: not ours to show */
+	if (sqe > CANN_SQE_MAX) {
+		snprintf(what, sizeof(what), "unknown SQE type %u", sqe);
+		cann_fault(s, what);
+		return 0;
+	}
+	o = (struct stars_open){ .at = r.syscnt, .sqe = (uint8_t)sqe, .off = s->off };
+	cann_stars_ids(r.stream, r.task_id, &o.stream, &o.task);
+	if (func == CANN_STARS_START)
+		return stars_open_put(&d->open, &o, &was) > 0 ?
+		       (stars_fault(d, s, &was, "a start without its end"), 0) : 0;
+	if (!stars_open_take(&d->open, o.stream, o.task, &was) || was.at > o.at) {
+		cann_fault(s, "an end without its start");
+		return 0;
+	}
+	return place_task(d, &was, o.at, s);
+}
+
+static int load_device(struct profdata *p, struct cann *c, unsigned int n,
+		       size_t from, size_t nhost)
+{
+	struct dev_load d = {
+		.p = p, .c = c, .dev = n, .lin = &c->dev[n], .from = from,
+		.nhost = nhost,
+	};
+	char dir[32], kind[48];
+	int err;
+
+	snprintf(dir, sizeof(dir), "device_%u/data", n);
+	snprintf(kind, sizeof(kind), "ts_track.data.%u", n);
+	err = cann_each_rec(p, dir, kind, false, sizeof(struct cann_ts_flip), false,
+			    on_flip, &d);
+	if (!err && d.nflips)
+		qsort(d.flips, d.nflips, sizeof(*d.flips), by_flip);
+	snprintf(kind, sizeof(kind), "stars_soc.data.%u", n);
+	err = err ?: cann_each_rec(p, dir, kind, false, sizeof(struct cann_stars_log),
+				   false, on_stars, &d);
+	if (!err)
+		stars_open_flush(&d);
+	free(d.flips);
+	stars_open_free(&d.open);
+	return err;
+}
+
+/* Host tasks no device task met: counted once, not drawn (§4.2). */
+static void drop_host_only(struct profdata *p, size_t from)
+{
+	size_t i, kept = from, n = 0;
+	const struct devtask *first = NULL;
+	struct devtask f;
+	char what[128];
+
+	for (i = from; i < p->ntasks; i++) {
+		if (p->tasks[i].start_ns || p->tasks[i].end_ns) {
+			p->tasks[kept++] = p->tasks[i];
+			continue;
+		}
+		if (!n++) {
+			f = p->tasks[i];
+			first = &f;
+		}
+	}
+	p->ntasks = kept;
+	if (!first)
+		return;
+	snprintf(what, sizeof(what),
+		 "%zu task_tracks with no device task (the first: device %u stream %u task %u batch %u)",
+		 n, first->device, first->stream, first->task_id, first->batch);
+	profdata_problem(p, "host/data/compact.task_track", 0, what);
+}
+
+int cann_devices_load(struct profdata *p, struct cann *c, size_t from)
+{
+	size_t nhost = p->ntasks - from;
+	unsigned int n;
+	int err = profdata_sort_range(p, from, nhost, by_key_task);
+
+	for (n = 0; n < CANN_MAX_DEVICES && !err; n++)
+		if (c->dev_known[n])
+			err = load_device(p, c, n, from, nhost);
+	if (!err)
+		drop_host_only(p, from);
+	return err;
+}
