@@ -421,13 +421,16 @@ def check_problems(x, err_path):
         return
     for p in x.problems:
         pat = re.escape(p["file"]) + r"\b.*"
-        if p["offset"] is not None:
-            pat += r"offset %d\b.*" % p["offset"]
+        off = p["offset"]
+        if off is not None:
+            # A device task's two records: either offset names it.
+            pat += r"offset (?:%s)\b.*" % "|".join(
+                str(o) for o in (off if isinstance(off, list) else [off]))
         pat += "(?:%s)" % p["what"]
         hits = [ln for ln in lines if re.search(pat, ln, re.I)]
         check("the problem said in one line: %s%s: %s" % (
-            p["file"], "" if p["offset"] is None else
-            " offset %d" % p["offset"], p["what"]), len(hits) == 1,
+            p["file"], "" if off is None else " offset %s" % off, p["what"]),
+            len(hits) == 1,
             "%d lines match /%s/; stderr: %s" % (len(hits), pat, first(lines, 4)))
 
 
