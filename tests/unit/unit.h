@@ -32,6 +32,7 @@ int register_start_at_tests(void);
 int register_line_input_tests(void);
 int register_procread_tests(void);
 int register_fsutil_tests(unsigned int *skipped);
+int register_cann_tests(unsigned int *skipped);
 
 /* Adds a suite with the given tests; 0 or -1 as CUnit wants. */
 int add_suite(const char *name, const CU_TestInfo *tests);
