@@ -6,8 +6,6 @@
  * its device tasks as a communication-level task with its hccl_info; the
  * runtime (npusimLaunchHostTask) reports the task's submit inside it.
  */
-#include <pthread.h>
-#include <string.h>
 
 #include <msprof/cann_report.h>
 
@@ -41,10 +39,7 @@ static void register_names(void)
 
 uint64_t hccl_prof_begin(void)
 {
-	if (!msprof_report_switches())
-		return 0;
-	pthread_once(&names_once, register_names);
-	return msprof_sys_cycle_time();
+	return msprof_report_begin(&names_once, register_names);
 }
 
 void hccl_prof_acl(enum hccl_api api, uint64_t begin)
@@ -53,17 +48,15 @@ void hccl_prof_acl(enum hccl_api api, uint64_t begin)
 		msprof_report_call(CANN_LEVEL_ACL, api_type(api), begin, 0);
 }
 
-static uint64_t hash_of(const char *s)
-{
-	return msprof_get_hash_id(s, strlen(s));
-}
-
-void hccl_prof_task(uint64_t begin, const struct hccl_task_info *ti)
+static void report_info(uint64_t ts, const struct hccl_task_info *ti,
+			uint64_t task)
 {
 	struct cann_hccl_info hi = {
 		.head = msprof_rec_head(CANN_LEVEL_HCCL, CANN_HCCL_INFO,
-					HCCL_INFO_LEN, begin + 1),
-		.ccl_tag = hash_of(ti->op_name),
+					HCCL_INFO_LEN, ts),
+		.item_id = task,
+		.ccl_tag = msprof_hash_of(ti->op_name),
+		.group_name = msprof_hash_of(GROUP_NAME),
 		.local_rank = ti->rank,
 		.remote_rank = ti->rank,
 		.rank_size = ti->nranks,
@@ -77,29 +70,41 @@ void hccl_prof_task(uint64_t begin, const struct hccl_task_info *ti)
 		.link_type = LINK_ON_CHIP,
 		.transport_type = TRANSPORT_SDMA,
 	};
+
+	msprof_report_additional(MSPROF_REPORT_UNAGING, &hi, sizeof(hi));
+}
+
+void hccl_prof_task(uint64_t begin, const struct hccl_task_info *ti)
+{
 	uint64_t task;
 
 	if (!begin)
 		return;
-	task = hash_of(TASK_NAME);
-	hi.item_id = task;
-	hi.group_name = hash_of(GROUP_NAME);
-	msprof_report_additional(MSPROF_REPORT_UNAGING, &hi, sizeof(hi));
+	task = msprof_hash_of(TASK_NAME);
+	report_info(begin + 1, ti, task);
 	msprof_report_call(CANN_LEVEL_HCCL, CANN_HCCL_MASTER, begin, task);
+}
+
+static void report_op_info(uint64_t ts, uint64_t op, const char *op_type)
+{
+	struct cann_node_basic_info ni = {
+		.head = msprof_rec_head(CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO,
+					NODE_BASIC_INFO_LEN, ts),
+		.op_name = op,
+		.task_type = CANN_GE_HCCL,
+		.op_type = msprof_hash_of(op_type),
+	};
+
+	msprof_report_compact(MSPROF_REPORT_AGING, &ni, sizeof(ni));
 }
 
 void hccl_prof_op(uint64_t begin, const char *op_name, const char *op_type)
 {
-	struct cann_node_basic_info ni = {
-		.head = msprof_rec_head(CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO,
-					NODE_BASIC_INFO_LEN, begin + 1),
-		.task_type = CANN_GE_HCCL,
-	};
+	uint64_t op;
 
 	if (!begin)
 		return;
-	ni.op_name = hash_of(op_name);
-	ni.op_type = hash_of(op_type);
-	msprof_report_compact(MSPROF_REPORT_AGING, &ni, sizeof(ni));
-	msprof_report_call(CANN_LEVEL_NODE, CANN_NODE_LAUNCH, begin, ni.op_name);
+	op = msprof_hash_of(op_name);
+	report_op_info(begin + 1, op, op_type);
+	msprof_report_call(CANN_LEVEL_NODE, CANN_NODE_LAUNCH, begin, op);
 }
