@@ -16,7 +16,8 @@ static size_t slot_of(const struct stars_table *t, uint32_t stream, uint32_t tas
 {
 	uint64_t k = (uint64_t)stream << 32 | task;
 
-	return (size_t)((k * t->mul) >> 32) & (t->nslots - 1);
+	/* The product's top bits, as in cann_dict.c. */
+	return (size_t)((k * t->mul) >> (64 - __builtin_ctzll(t->nslots)));
 }
 
 static size_t find(const struct stars_table *t, uint32_t stream, uint32_t task)

@@ -50,7 +50,7 @@ void comm_group_name(char *buf, size_t len, uint32_t group)
 
 const char *comm_op_type(const struct profdata *p, const struct comm_op *op)
 {
-	return naming_devtask_name(p, &p->tasks[op->task]);
+	return strtab_str(&p->names, profdata_task_op(p, &p->tasks[op->task])->name);
 }
 
 void comm_op_name(char *buf, size_t len, const struct profdata *p,

@@ -26,19 +26,26 @@ const char *naming_devtask_type(const struct profdata *p, const struct devtask *
 		[DT_AI_CPU] = "AI_CPU", [DT_MIX_AIC] = "MIX_AIC",
 		[DT_MIX_AIV] = "MIX_AIV", [DT_KERNEL] = "KERNEL",
 		[DT_MEMCPY_ASYNC] = "MEMCPY_ASYNC", [DT_MEMSET] = "MEMSET",
-		[DT_HCCL] = "HCCL",
 	};
 	const struct devop *op = profdata_task_op(p, t);
 
 	if (op->type < sizeof(names) / sizeof(names[0]) && names[op->type])
 		return names[op->type];
+	/* A collective's task is its runtime task's (NOTIFY_WAIT, ...). */
+	if (op->type == DT_HCCL && op->rt_type == NO_STR)
+		return "HCCL";
 	/* DT_OTHER, DT_UNKNOWN: the runtime's or the SQE's name. */
 	return op->rt_type != NO_STR ? strtab_str(&p->names, op->rt_type) : "N/A";
 }
 
 const char *naming_devtask_name(const struct profdata *p, const struct devtask *t)
 {
-	return strtab_str(&p->names, profdata_task_op(p, t)->name);
+	const struct devop *op = profdata_task_op(p, t);
+
+	/* msprof names a collective's tasks as their runtime tasks. */
+	if (op->type == DT_HCCL && op->rt_type != NO_STR)
+		return strtab_str(&p->names, op->rt_type);
+	return strtab_str(&p->names, op->name);
 }
 
 const char *naming_str(const struct profdata *p, uint32_t id)
