@@ -97,6 +97,8 @@ struct cann_src {
 };
 
 void cann_fault(const struct cann_src *s, const char *what);
+/* A fault whose record is shown all the same (exit status 0). */
+void cann_note(const struct cann_src *s, const char *what);
 
 /*
  * Each whole record of size recsz of the files dir/(aging|unaging).<kind>

@@ -168,7 +168,11 @@ static int place_task(struct dev_load *d, const struct stars_open *o,
 		key = *t;	/* one host task, more device tasks (§4.2) */
 		t = NULL;
 	} else if (!t) {
-		cann_fault(s, "a device task with no task_track");
+		/*
+		 * Submitted before the runtime's window, or its task_track
+		 * lost: shown under its SQE type's name, as Huawei's are.
+		 */
+		cann_note(s, "a device task with no task_track, named by its SQE type");
 		if (unmatched_op(p, o->sqe, &key.op))
 			return -ENOMEM;
 	}

@@ -135,6 +135,7 @@ struct profdata_problem {
 	struct recfile_stop stop;
 	char what[96];
 	uint64_t count;
+	bool kept;		/* shown all the same: nothing was dropped */
 };
 
 #define PROFDATA_MAX_PROBLEMS 32
@@ -151,6 +152,7 @@ struct profdata {
 	/* Data files read only in part; nproblems may exceed what is kept. */
 	struct profdata_problem problems[PROFDATA_MAX_PROBLEMS];
 	unsigned int nproblems;
+	unsigned int nkept;	/* of them, faults that dropped nothing */
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct profcall *calls;	/* by ns_tid, then start, then depth */
 	size_t ncalls;
@@ -194,6 +196,9 @@ void profdata_free(struct profdata *p);
  */
 void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
 		      const char *what);
+/* The same for a fault whose record is exported all the same. */
+void profdata_note(struct profdata *p, const char *file, uint64_t offset,
+		   const char *what);
 /* One line on a problem: "offset 12: what (3 times)". */
 void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *pb);
 
