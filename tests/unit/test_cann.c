@@ -305,6 +305,8 @@ static void test_faults(void)
 	track(&w, NULL, 2000031, 2, 0, CANN_TASK_KERNEL_AICORE);
 	put(&w, "host/data/aging.compact.task_track.slice_0", &bad, sizeof(bad), true);
 	track(&w, NULL, 2000131, 2, 1, CANN_TASK_KERNEL_AICORE);	/* no device task */
+	track(&w, NULL, 2000231, 2, 2, CANN_TASK_KERNEL_AICORE);
+	track(&w, NULL, 2000331, 2, 3, CANN_TASK_KERNEL_AICORE);	/* queued at the end */
 	put(&w, "host/data/aging.compact.task_track.slice_0", "cut", 3, true);
 	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
 	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
@@ -312,24 +314,31 @@ static void test_faults(void)
 	stars(&w, CANN_STARS_START, CANN_SQE_AIV, 2, 9, 61030);	/* no track */
 	stars(&w, CANN_STARS_END, CANN_SQE_AIV, 2, 9, 61040);
 	stars(&w, CANN_STARS_START, CANN_SQE_AIV, 4, 1, 61050);	/* no end */
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 2, 61060);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 2, 61070);
 	unlink(at(&w, "device_0/dev_start.log.0"));
 	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
-	CU_ASSERT_EQUAL(p.ntasks, 2);	/* the matched one, the SQE-named one */
+	CU_ASSERT_EQUAL(p.ntasks, 3);	/* the matched two, the SQE-named one */
 	pb = problem(&p, "hash_dic.slice_1", "without ':'");
 	CU_ASSERT(pb && pb->stop.offset == 0);
 	pb = problem(&p, "task_track.slice_0", "wrong magic");
 	CU_ASSERT(pb && pb->stop.offset == 64);
 	pb = problem(&p, "task_track.slice_0", "3 bytes after");
-	CU_ASSERT(pb && pb->stop.offset == 192);
+	CU_ASSERT(pb && pb->stop.offset == 320);
 	pb = problem(&p, "stars_soc.data.0.slice_0", "unknown SQE type 30");
 	CU_ASSERT(pb && pb->stop.offset == 128);
 	pb = problem(&p, "stars_soc.data.0.slice_0", "no task_track");
 	CU_ASSERT(pb && pb->stop.offset == 256);
 	pb = problem(&p, "stars_soc.data.0.slice_0", "start without its end");
 	CU_ASSERT(pb && pb->stop.offset == 320);
-	CU_ASSERT_PTR_NOT_NULL(problem(&p, "task_track", "1 task_tracks with no device task"));
+	/* Before a task that ran: lost.  After the last: still queued. */
+	pb = problem(&p, "task_track.slice_0", "1 task_tracks with no device task");
+	CU_ASSERT(pb && pb->stop.offset == 128 && !pb->kept);
+	pb = problem(&p, "task_track.slice_0", "1 task_tracks not run on the device");
+	CU_ASSERT(pb && pb->stop.offset == 256 && pb->kept);
 	CU_ASSERT_PTR_NOT_NULL(problem(&p, "dev_start.log.0", "missing"));
-	CU_ASSERT_EQUAL(p.nproblems, 8);
+	CU_ASSERT_EQUAL(p.nproblems, 9);
+	CU_ASSERT_EQUAL(p.nkept, 2);	/* that one, and the SQE-named task */
 	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "AIV_SQE");
 	profdata_free(&p);
 	remove_dir(&w);

@@ -278,38 +278,80 @@ static int find_track(const void *rec, const struct cann_src *s, void *ctx)
 	return 0;
 }
 
-/* Host tasks no device task met: counted once, not drawn (§4.2). */
-static void drop_host_only(struct profdata *p, const struct cann *c,
-			   size_t from)
-{
-	struct track_at at = { .c = c };
-	size_t i, kept = from, n = 0;
-	const struct devtask *first = NULL;
-	struct devtask f;
-	char what[128];
+/* Host tasks of no device task of one kind: how many, and the first. */
+struct unmet {
+	size_t n;
+	struct devtask first;
+};
 
-	for (i = from; i < p->ntasks; i++) {
-		if (p->tasks[i].start_ns || p->tasks[i].end_ns) {
-			p->tasks[kept++] = p->tasks[i];
-			continue;
-		}
-		if (!n++) {
-			f = p->tasks[i];
-			first = &f;
-		}
-	}
-	p->ntasks = kept;
-	if (!first)
+static void unmet_add(struct unmet *u, const struct devtask *t)
+{
+	if (!u->n++)
+		u->first = *t;
+}
+
+/* Named once, with the first one's file and offset. */
+static void unmet_say(struct profdata *p, const struct cann *c,
+		      const struct unmet *u, const char *what, bool kept)
+{
+	struct track_at at = { .c = c, .t = &u->first };
+	const struct devtask *f = &u->first;
+	char line[160];
+
+	if (!u->n)
 		return;
-	snprintf(what, sizeof(what),
-		 "%zu task_tracks with no device task (the first: device %u stream %u task %u batch %u)",
-		 n, first->device, first->stream, first->task_id, first->batch);
+	snprintf(line, sizeof(line),
+		 "%zu task_tracks %s (the first: device %u stream %u task %u batch %u)",
+		 u->n, what, f->device, f->stream, f->task_id, f->batch);
 	/* Looked for again only now: the tasks keep no place in a file. */
-	at.t = first;
 	if (cann_each_rec(p, "host/data", "compact.task_track", true,
 			  CANN_COMPACT_SIZE, true, find_track, &at) || !at.found)
 		snprintf(at.file, sizeof(at.file), "host/data/*.compact.task_track.*");
-	profdata_problem(p, at.file, at.off, what);
+	if (kept)
+		profdata_note(p, at.file, at.off, line);
+	else
+		profdata_problem(p, at.file, at.off, line);
+}
+
+static bool met(const struct devtask *t)
+{
+	return t->start_ns || t->end_ns;
+}
+
+static bool same_stream(const struct devtask *a, const struct devtask *b)
+{
+	return a->device == b->device && a->stream == b->stream;
+}
+
+/*
+ * Host tasks no device task met are not drawn (§4.2).  Those after the
+ * last task their stream ran were still queued when the window ended:
+ * named, nothing lost.  One before a task that ran is a task lost.  The
+ * host tasks are [from, from + nhost), by key: a stream's in order.
+ */
+static void drop_host_only(struct profdata *p, const struct cann *c,
+			   size_t from, size_t nhost)
+{
+	struct unmet lost = { 0 }, queued = { 0 };
+	size_t i, j, last, kept = from;
+
+	for (i = from; i < from + nhost; i = j) {
+		for (j = i, last = SIZE_MAX; j < from + nhost &&
+		     same_stream(&p->tasks[i], &p->tasks[j]); j++)
+			if (met(&p->tasks[j]))
+				last = j;
+		for (; i < j; i++)
+			if (!met(&p->tasks[i]))
+				unmet_add(last != SIZE_MAX && i < last ? &lost : &queued,
+					  &p->tasks[i]);
+	}
+	for (i = from; i < p->ntasks; i++)
+		if (met(&p->tasks[i]))
+			p->tasks[kept++] = p->tasks[i];
+	p->ntasks = kept;
+	unmet_say(p, c, &lost, "with no device task", false);
+	unmet_say(p, c, &queued, "not run on the device before the window's end",
+		  true);
 }
 
 int cann_devices_load(struct profdata *p, struct cann *c, size_t from)
@@ -322,6 +364,6 @@ int cann_devices_load(struct profdata *p, struct cann *c, size_t from)
 		if (c->dev_known[n])
 			err = load_device(p, c, n, from, nhost);
 	if (!err)
-		drop_host_only(p, c, from);
+		drop_host_only(p, c, from, nhost);
 	return err;
 }

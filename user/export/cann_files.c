@@ -166,7 +166,9 @@ static int each_slice(struct profdata *p, const char *dir, struct slices *sl,
 		if (fd < 0) {
 			if (fd == -ENOMEM)
 				return fd;
-			cann_fault(&s, safe_open_strerror(fd));
+			if (!s.quiet)	/* said once, at the load */
+				profdata_unread(p, file, fd,
+						&(struct recfile_stop){ 0 });
 			continue;
 		}
 		err = recsz ? read_records(fd, (uint64_t)st.st_size, recsz, &s, fn, ctx) :

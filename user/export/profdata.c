@@ -225,7 +225,6 @@ void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *
 /* Reads one data file; only running out of memory stops the load. */
 static int load_file(struct profdata *p, const char *name)
 {
-	struct profdata_problem *pb;
 	struct recfile_stop stop = { 0 };
 	struct stat st;
 	int err, fd = safe_open_beneath(p->dirfd, name, &st);
@@ -237,15 +236,23 @@ static int load_file(struct profdata *p, const char *name)
 		close(fd);
 	if (!err || err == -ENOMEM)
 		return err;
+	profdata_unread(p, name, err, &stop);
+	return 0;
+}
+
+void profdata_unread(struct profdata *p, const char *file, int err,
+		     const struct recfile_stop *stop)
+{
+	struct profdata_problem *pb;
+
 	if (p->nproblems++ >= PROFDATA_MAX_PROBLEMS)
-		return 0;
+		return;
 	pb = &p->problems[p->nproblems - 1];
-	snprintf(pb->file, sizeof(pb->file), "%s", name);
+	snprintf(pb->file, sizeof(pb->file), "%s", file);
 	/* A device_ name is whatever was made there; also in the timeline. */
 	printable_as(pb->file, true);
 	pb->err = err;
-	pb->stop = stop;
-	return 0;
+	pb->stop = *stop;
 }
 
 /* A device_<N> entry's data file; the window's other entries are not. */

@@ -196,6 +196,12 @@ void profdata_free(struct profdata *p);
  */
 void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
 		      const char *what);
+/*
+ * A data file read in part (err as recfile_read_fd(), stop where) or not
+ * at all (err as safe_open_beneath()).
+ */
+void profdata_unread(struct profdata *p, const char *file, int err,
+		     const struct recfile_stop *stop);
 /* The same for a fault whose record is exported all the same. */
 void profdata_note(struct profdata *p, const char *file, uint64_t offset,
 		   const char *what);
