@@ -219,15 +219,38 @@ def main(prof, every_task_launched):
              "no copy launched by a call that kept count and kind")
 
     by_conn = {e["args"]["connection_id"]: e for e in apis}
-    starts = [e for e in ev if e["ph"] == "s"]
-    ends = [e for e in ev if e["ph"] == "f"]
+    # A task no call of ours launched but the runtime tracked has msprof's
+    # kernel flow (spec §4.3): id (dev<<80)+(stream<<64)+(task<<48)+
+    # (batch<<32)+ctx, from the task_track's time on its thread.
+    every = [e for e in ev if e["ph"] in ("s", "f")]
+    tracked = [e for e in every if int(e["id"]) >> 64]
+    starts = [e for e in every if e["ph"] == "s" and not int(e["id"]) >> 64]
+    ends = [e for e in every if e["ph"] == "f" and not int(e["id"]) >> 64]
     launched = [e for e in tasks if e["args"]["connection_id"]]
     check(f"a flow per device task with a known launch ({len(starts)})",
           len(starts) == len(ends) == len(launched))
+    unlaunched = {(e["pid"], e["tid"], e["ts"]): e for e in tasks
+                  if not e["args"]["connection_id"]}
+    spans = collections.defaultdict(list)
+    for e in apis:
+        spans[(e["pid"], e["tid"])].append((ns(e["ts"]), ns(e["ts"]) + dur_ns(e["dur"])))
+
+    def tracked_ok(e):
+        i = int(e["id"])
+        if e["ph"] == "s":
+            return any(a <= ns(e["ts"]) <= b for a, b in spans[(e["pid"], e["tid"])])
+        t = unlaunched.get((e["pid"], e["tid"], e["ts"]))
+        return t is not None and (i >> 64 & 0xffff, i >> 48 & 0xffff, i >> 32 & 0xffff) == (
+            t["args"]["Physic Stream Id"], t["args"]["Task Id"] & 0xffff, t["args"]["Batch Id"])
+    bad = [e for e in tracked if not tracked_ok(e)]
+    check(f"the runtime's own tasks' flows ({len(tracked)} ends): from inside an API "
+          "slice on their thread to their task, by its ids",
+          not bad and collections.Counter(e["ph"] for e in tracked)["s"] * 2 == len(tracked),
+          str(bad[:1]))
     check("flows pair up by string id",
           collections.Counter(e["id"] for e in starts) ==
           collections.Counter(e["id"] for e in ends)
-          and all(isinstance(e["id"], str) for e in starts + ends))
+          and all(isinstance(e["id"], str) for e in every))
 
     def launch(e):
         return by_conn.get(int(e["id"]) >> 32)
