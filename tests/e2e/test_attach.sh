@@ -47,7 +47,7 @@ check "nothing lost" [ "$(jq .host.lost_events "$d/msprof_ebpf_window.json")" = 
 "$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
 check "export exits 0" [ $? -eq 0 ]
 check "export prints one JSON per PROF_ directory" [ "$(grep -c '\.json$' "$WORK/export.log")" -eq 2 ]
-n=$(timeline "$d" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")))] | length')
+n=$(timeline "$d" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")) and (.args | has("depth")))] | length')
 check "timeline holds every API call of the account ($n)" [ "$n" = "$api" ]
 n=$(timeline "$d" '[.[] | select(.ph=="X" and .name=="ioctl")] | length')
 check "timeline holds every ioctl of the account ($n)" [ "$n" = "$io" ]

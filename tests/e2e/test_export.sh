@@ -25,7 +25,9 @@ export_dir() {
 	rc=$?
 	show "$WORK/err"
 }
-api_in() { timeline "$1" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")))] | length'; }
+# Our own API slices (they carry the call's depth), not the runtime's
+# records of calls at the window's edges that our probes did not see.
+api_in() { timeline "$1" '[.[] | select(.ph=="X" and (.name | startswith("AscendCL@")) and (.args | has("depth")))] | length'; }
 outputs() { ls -A "$1/mindstudio_profiler_output" 2>/dev/null; }
 
 d=$(copy PROF_whole)

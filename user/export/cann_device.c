@@ -169,12 +169,17 @@ static int place_task(struct dev_load *d, const struct stars_open *o,
 		t = NULL;
 	} else if (!t) {
 		/*
-		 * Submitted before the runtime's window, or its task_track
-		 * lost: shown under its SQE type's name, as Huawei's are.
+		 * Shown under its SQE type's name, as Huawei's are.  Before its
+		 * stream's first tracked task it was submitted before the
+		 * runtime's window opened: nothing wrong.  After, its
+		 * task_track went missing: said.
 		 */
-		cann_note(s, "a device task with no task_track, named by its SQE type");
+		if (d->tracked[o->stream / 64] >> (o->stream % 64) & 1)
+			cann_note(s, "a device task with no task_track, named by its SQE type");
 		if (unmatched_op(p, o->sqe, &key.op))
 			return -ENOMEM;
+	} else {
+		d->tracked[o->stream / 64] |= 1ull << (o->stream % 64);
 	}
 	if (!t) {
 		if (p->ntasks == p->cap_tasks) {
@@ -292,7 +297,7 @@ static void unmet_add(struct unmet *u, const struct devtask *t)
 
 /* Named once, with the first one's file and offset. */
 static void unmet_say(struct profdata *p, const struct cann *c,
-		      const struct unmet *u, const char *what, bool kept)
+		      const struct unmet *u, const char *what)
 {
 	struct track_at at = { .c = c, .t = &u->first };
 	const struct devtask *f = &u->first;
@@ -307,10 +312,7 @@ static void unmet_say(struct profdata *p, const struct cann *c,
 	if (cann_each_rec(p, "host/data", "compact.task_track", true,
 			  CANN_COMPACT_SIZE, true, find_track, &at) || !at.found)
 		snprintf(at.file, sizeof(at.file), "host/data/*.compact.task_track.*");
-	if (kept)
-		profdata_note(p, at.file, at.off, line);
-	else
-		profdata_problem(p, at.file, at.off, line);
+	profdata_problem(p, at.file, at.off, line);
 }
 
 static bool met(const struct devtask *t)
@@ -326,13 +328,14 @@ static bool same_stream(const struct devtask *a, const struct devtask *b)
 /*
  * Host tasks no device task met are not drawn (§4.2).  Those after the
  * last task their stream ran were still queued when the window ended:
- * named, nothing lost.  One before a task that ran is a task lost.  The
- * host tasks are [from, from + nhost), by key: a stream's in order.
+ * nothing wrong, nothing said.  One before a task that ran is a task
+ * lost.  The host tasks are [from, from + nhost), by key: a stream's in
+ * order.
  */
 static void drop_host_only(struct profdata *p, const struct cann *c,
 			   size_t from, size_t nhost)
 {
-	struct unmet lost = { 0 }, queued = { 0 };
+	struct unmet lost = { 0 };
 	size_t i, j, last, kept = from;
 
 	for (i = from; i < from + nhost; i = j) {
@@ -341,17 +344,14 @@ static void drop_host_only(struct profdata *p, const struct cann *c,
 			if (met(&p->tasks[j]))
 				last = j;
 		for (; i < j; i++)
-			if (!met(&p->tasks[i]))
-				unmet_add(last != SIZE_MAX && i < last ? &lost : &queued,
-					  &p->tasks[i]);
+			if (!met(&p->tasks[i]) && last != SIZE_MAX && i < last)
+				unmet_add(&lost, &p->tasks[i]);
 	}
 	for (i = from; i < p->ntasks; i++)
 		if (met(&p->tasks[i]))
 			p->tasks[kept++] = p->tasks[i];
 	p->ntasks = kept;
-	unmet_say(p, c, &lost, "with no device task", false);
-	unmet_say(p, c, &queued, "not run on the device before the window's end",
-		  true);
+	unmet_say(p, c, &lost, "with no device task");
 }
 
 int cann_devices_load(struct profdata *p, struct cann *c, size_t from)

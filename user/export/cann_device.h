@@ -35,6 +35,7 @@ struct dev_load {
 	struct flip *flips;	/* by stream, then time */
 	size_t nflips, cap_flips;
 	struct stars_table open;
+	uint64_t tracked[2048 / 64];	/* streams with a task matched yet */
 };
 
 /*
