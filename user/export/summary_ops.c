@@ -133,7 +133,8 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 			   const char *tail, size_t ntail)
 {
 	const struct devop *op = profdata_task_op(p, t);
-	const char *name = naming_devtask_name(p, t);
+	/* The op's, even for a collective's tasks the timeline names apart. */
+	const char *name = strtab_str(&p->names, op->name);
 	const char *type = naming_devtask_type(p, t);
 	int i;
 
@@ -281,6 +282,12 @@ static int grow(struct op_table *tb)
 	return 0;
 }
 
+/* msprof's OP Type: node_basic_info's; an op without it, its name. */
+static uint32_t op_type_of(const struct devop *op)
+{
+	return op->op_type != NO_STR ? op->op_type : op->name;
+}
+
 static int add_task(struct op_table *tb, const struct profdata *p,
 		    const struct devtask *t)
 {
@@ -295,11 +302,11 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		if (err)
 			return err;
 	}
-	s = slot_of(tb, t->device, profdata_task_op(p, t)->name, type);
+	s = slot_of(tb, t->device, op_type_of(profdata_task_op(p, t)), type);
 	if (!tb->slots[s]) {
 		r = &tb->rows[tb->n++];
 		*r = (struct op_row){ .device = t->device,
-				      .name = profdata_task_op(p, t)->name,
+				      .name = op_type_of(profdata_task_op(p, t)),
 				      .type = type, .min = d };
 		tb->slots[s] = (uint32_t)tb->n;
 	}
@@ -371,6 +378,7 @@ static void set_device_totals(struct op_table *tb)
  */
 static int op_statistic(FILE *fp, const struct profdata *p,
 			bool (*pick)(const struct profdata *, const struct devtask *),
+			bool core,
 			const char *header)
 {
 	struct op_table tb = { 0 };
@@ -387,7 +395,7 @@ static int op_statistic(FILE *fp, const struct profdata *p,
 				(void *)&p->names);
 		fputs(header, fp);
 		for (i = 0; i < tb.n; i++)
-			write_op_row(fp, &tb.rows[i], &p->names, !pick);
+			write_op_row(fp, &tb.rows[i], &p->names, core);
 		err = ferror(fp) ? -EIO : 0;
 	}
 	free(tb.rows);
@@ -395,9 +403,17 @@ static int op_statistic(FILE *fp, const struct profdata *p,
 	return err;
 }
 
+/* op_summary's compute ops: a collective's are communication_statistic's. */
+static bool is_compute_op(const struct profdata *p, const struct devtask *t)
+{
+	const struct devop *op = profdata_task_op(p, t);
+
+	return is_op(op) && op->type != DT_HCCL;
+}
+
 int summary_op_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, NULL,
+	return op_statistic(fp, p, is_compute_op, true,
 			    "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }
 
@@ -417,6 +433,6 @@ bool summary_has_communication(const struct profdata *p)
  */
 int summary_communication_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, overlap_is_comm,
+	return op_statistic(fp, p, overlap_is_comm, false,
 			    "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }
