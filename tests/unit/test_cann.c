@@ -357,6 +357,82 @@ static void test_window_clock(void)
 	remove_dir(&w);
 }
 
+/*
+ * A device directory's own start_info.N places its times on the epoch: the
+ * difference of its offset from host/start_info's moves them.
+ */
+static void test_device_start_info(void)
+{
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	/* host/start_info: 1000000 − 900000; start_info.0: 1001000 − 900500. */
+	put_text(&w, "device_0/start_info.0",
+		 "{\"collectionTimeBegin\":\"1001\",\"clockMonotonicRaw\":\"900500\"}\n");
+	track(&w, NULL, 2000000, 2, 0, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 1000 + 60000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 1000 + 60001);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 1);
+	CU_ASSERT_EQUAL(p.tasks[0].submit_ns, 2000000);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 2200000 + 500);
+	CU_ASSERT_EQUAL(p.tasks[0].end_ns - p.tasks[0].start_ns, 20);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+static void tensor(struct rawdir *w, uint64_t ts, uint32_t count,
+		   const struct cann_tensor *t)
+{
+	struct cann_tensor_info r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_NODE, CANN_NODE_TENSOR_INFO, TID, 232, ts },
+		.op_name = H_ADD, .count = count,
+	};
+
+	memcpy(r.tensor, t, count * sizeof(*t));
+	put(w, "host/data/unaging.additional.tensor_info.slice_0", &r, sizeof(r), true);
+}
+
+/* tensor_info's cells: shapes quoted as msprof keeps them; none of a kind: N/A. */
+static void test_tensor_cells(void)
+{
+	static const struct cann_tensor two_in[] = {
+		{ .tensor_type = 0, .format = 2, .data_type = 0, .shape = { 64, 64 } },
+		{ .tensor_type = 0, .format = 2, .data_type = 1, .shape = { 64 } },
+		{ .tensor_type = 1, .format = 29, .data_type = 0, .shape = { 64, 64 } },
+	};
+	const struct devop *op;
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	launch(&w, 2000000, 0);
+	tensor(&w, 2000021, 3, two_in);
+	launch(&w, 2001000, 1);
+	tensor(&w, 2001021, 1, two_in);	/* an input only */
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61100);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61110);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	op = profdata_task_op(&p, &p.tasks[0]);
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN]), "\"64,64;64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN_TYPES]), "FLOAT;FLOAT16");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN_FORMATS]), "ND;ND");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT]), "\"64,64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT_FORMATS]), "FRACTAL_NZ");
+	op = profdata_task_op(&p, &p.tasks[1]);
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN]), "\"64,64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT]), "N/A");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT_TYPES]), "N/A");
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
 int register_cann_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
@@ -366,6 +442,8 @@ int register_cann_tests(unsigned int *skipped)
 		{ "a host CPU counter through host_start.log", test_counter_clock },
 		{ "faults cost their record, counted with offsets", test_faults },
 		{ "raw ns onto our clock by the window's pairs", test_window_clock },
+		{ "a device directory's start_info.N places its times", test_device_start_info },
+		{ "tensor_info's cells as msprof writes them", test_tensor_cells },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -104,21 +104,29 @@ static const char *format_name(uint32_t v)
 	return v < sizeof(names) / sizeof(names[0]) ? names[v] : NULL;
 }
 
-/* One cell: the tensors of one kind, ';' between, each as what says. */
-static void render(char *buf, size_t len, const struct cann_tensor_info *r,
-		   uint32_t kind, int what)
+/*
+ * One cell: the tensors of one kind, ';' between, each as what says; how
+ * many there were.  A shape cell is wrapped in double quotes, as msprof's
+ * analysis keeps it (Python and C++ alike, in its CSV and its db), and as
+ * msprof-analyze's AI Core checker reads it: it drops the first and last
+ * character before splitting.
+ */
+static uint32_t render(char *buf, size_t len, const struct cann_tensor_info *r,
+		       uint32_t kind, int what)
 {
 	size_t at = 0;
-	uint32_t i, d, n = r->count < CANN_TENSORS ? r->count : CANN_TENSORS;
+	uint32_t i, d, n = r->count < CANN_TENSORS ? r->count : CANN_TENSORS, found = 0;
 	const char *name;
 
 	buf[0] = '\0';
+	if (what == 0)
+		at += (size_t)snprintf(buf, len, "\"");
 	for (i = 0; i < n && at < len; i++) {
 		const struct cann_tensor *t = &r->tensor[i];
 
 		if (t->tensor_type != kind)
 			continue;
-		at += (size_t)snprintf(buf + at, len - at, "%s", at ? ";" : "");
+		at += (size_t)snprintf(buf + at, len - at, "%s", found++ ? ";" : "");
 		if (what == 0) {
 			for (d = 0; d < CANN_SHAPE_DIMS && t->shape[d] && at < len; d++)
 				at += (size_t)snprintf(buf + at, len - at, "%s%u",
@@ -131,6 +139,9 @@ static void render(char *buf, size_t len, const struct cann_tensor_info *r,
 			      (size_t)snprintf(buf + at, len - at, "%u",
 					       what == 1 ? t->data_type : t->format);
 	}
+	if (what == 0 && at < len)
+		snprintf(buf + at, len - at, "\"");
+	return found;
 }
 
 static int edit_tensor(struct profdata *p, struct devop *op, const void *rec,
@@ -143,8 +154,9 @@ static int edit_tensor(struct profdata *p, struct devop *op, const void *rec,
 	(void)s;
 	memcpy(&r, rec, sizeof(r));
 	for (i = 0; i < SHAPES && !err; i++) {
-		render(cell, sizeof(cell), &r, i < SHAPE_OUT ? 0 : 1, i % 3);
-		err = strtab_intern(&p->names, cell, strlen(cell), &op->shapes[i]);
+		op->shapes[i] = NO_STR;	/* no tensor of the kind: N/A */
+		if (render(cell, sizeof(cell), &r, i < SHAPE_OUT ? 0 : 1, i % 3))
+			err = strtab_intern(&p->names, cell, strlen(cell), &op->shapes[i]);
 	}
 	return err;
 }

@@ -267,6 +267,6 @@ uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns)
 	uint64_t epoch0 = m->start.real_ns / 1000 * 1000;
 
 	if (m->rate_q48)
-		d = (int64_t)(((__int128)d * m->rate_q48) >> 48);
+		d = (int64_t)(((__int128)d * m->rate_q48 + ((__int128)1 << 47)) >> 48);
 	return epoch0 + (uint64_t)d;
 }

@@ -128,6 +128,12 @@ static bool is_op(const struct devop *op)
 	       op->type != DT_OTHER && op->type != DT_UNKNOWN;
 }
 
+/* A row's OP Type: the runtime's op type (node_basic_info), else the op's name. */
+static uint32_t op_type_of(const struct devop *op)
+{
+	return op->op_type != NO_STR ? op->op_type : op->name;
+}
+
 static void op_summary_row(FILE *fp, const struct profdata *p,
 			   const struct devtask *t, const struct devtask *prev,
 			   const char *tail, size_t ntail)
@@ -143,7 +149,7 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 	csv_next_u64(fp, t->stream);
 	csv_next_text(fp, name);
 	/* An npusim kernel's name is its op type too. */
-	csv_next_text(fp, op->op_type != NO_STR ? naming_str(p, op->op_type) : name);
+	csv_next_text(fp, naming_str(p, op_type_of(op)));
 	csv_next_text(fp, state_of(op, type));
 	csv_next_text(fp, op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE ?
 		      "COMMUNICATION" : type);
@@ -284,6 +290,7 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		    const struct devtask *t)
 {
 	const char *type = naming_devtask_type(p, t);
+	uint32_t name = op_type_of(profdata_task_op(p, t));
 	uint64_t d = duration(p, t);
 	struct op_row *r;
 	size_t s;
@@ -294,11 +301,10 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		if (err)
 			return err;
 	}
-	s = slot_of(tb, t->device, profdata_task_op(p, t)->name, type);
+	s = slot_of(tb, t->device, name, type);
 	if (!tb->slots[s]) {
 		r = &tb->rows[tb->n++];
-		*r = (struct op_row){ .device = t->device,
-				      .name = profdata_task_op(p, t)->name,
+		*r = (struct op_row){ .device = t->device, .name = name,
 				      .type = type, .min = d };
 		tb->slots[s] = (uint32_t)tb->n;
 	}
@@ -365,19 +371,19 @@ static void set_device_totals(struct op_table *tb)
 }
 
 /*
- * The statistic rows of the tasks pick takes (all: NULL), under header;
- * Ratio is of the device's total of those tasks.
+ * The statistic rows of the tasks pick takes, under header, with a Core
+ * Type column if core; Ratio is of the device's total of those tasks.
  */
 static int op_statistic(FILE *fp, const struct profdata *p,
 			bool (*pick)(const struct profdata *, const struct devtask *),
-			const char *header)
+			bool core, const char *header)
 {
 	struct op_table tb = { 0 };
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < p->ntasks && !err; i++)
-		if (!pick || pick(p, &p->tasks[i]))
+		if (pick(p, &p->tasks[i]))
 			err = add_task(&tb, p, &p->tasks[i]);
 	if (!err) {
 		set_device_totals(&tb);
@@ -386,7 +392,7 @@ static int op_statistic(FILE *fp, const struct profdata *p,
 				(void *)&p->names);
 		fputs(header, fp);
 		for (i = 0; i < tb.n; i++)
-			write_op_row(fp, &tb.rows[i], &p->names, !pick);
+			write_op_row(fp, &tb.rows[i], &p->names, core);
 		err = ferror(fp) ? -EIO : 0;
 	}
 	free(tb.rows);
@@ -394,9 +400,15 @@ static int op_statistic(FILE *fp, const struct profdata *p,
 	return err;
 }
 
+/* op_summary's rows less the collectives', as msprof counts its ops. */
+static bool is_counted_op(const struct profdata *p, const struct devtask *t)
+{
+	return is_op(profdata_task_op(p, t)) && !overlap_is_comm(p, t);
+}
+
 int summary_op_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, NULL,
+	return op_statistic(fp, p, is_counted_op, true,
 			    "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }
 
@@ -416,6 +428,6 @@ bool summary_has_communication(const struct profdata *p)
  */
 int summary_communication_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, overlap_is_comm,
+	return op_statistic(fp, p, overlap_is_comm, false,
 			    "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }
