@@ -433,6 +433,41 @@ static void test_tensor_cells(void)
 	remove_dir(&w);
 }
 
+/*
+ * Records out of time order within a (stream, task id) pair as Huawei's
+ * sorted pairing pairs them: an end read before its start; of two starts
+ * before one end, the later.
+ */
+static void test_stars_order(void)
+{
+	const struct profdata_problem *pb;
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	track(&w, NULL, 2000031, 2, 0, CANN_TASK_KERNEL_AICORE);
+	track(&w, NULL, 2000131, 2, 1, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61200);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61100);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61300);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61400);	/* a second end */
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 1000000 + 60000 * 20);
+	CU_ASSERT_EQUAL(p.tasks[0].end_ns - p.tasks[0].start_ns, 200);
+	CU_ASSERT_EQUAL(p.tasks[1].start_ns, 1000000 + 60200 * 20);
+	CU_ASSERT_EQUAL(p.tasks[1].end_ns - p.tasks[1].start_ns, 2000);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "start without its end");
+	CU_ASSERT(pb && pb->stop.offset == 3 * 64 && pb->count == 1);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "end without its start");
+	CU_ASSERT(pb && pb->stop.offset == 5 * 64 && pb->count == 1);
+	CU_ASSERT_EQUAL(p.nproblems, 2);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
 int register_cann_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
@@ -444,6 +479,7 @@ int register_cann_tests(unsigned int *skipped)
 		{ "raw ns onto our clock by the window's pairs", test_window_clock },
 		{ "a device directory's start_info.N places its times", test_device_start_info },
 		{ "tensor_info's cells as msprof writes them", test_tensor_cells },
+		{ "stars records out of time order pair as sorted", test_stars_order },
 		CU_TEST_INFO_NULL,
 	};
 
