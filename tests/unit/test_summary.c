@@ -298,7 +298,7 @@ static void test_comm_names(void)
 	comm_op_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__oup_7_1");
 	op.group = 2;
-	comm_group_name(buf, sizeof(buf), op.group);
+	comm_group_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hccl_group_2");
 	comm_op_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__p_2_7_1");

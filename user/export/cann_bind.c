@@ -172,14 +172,22 @@ static int on_tensor(const void *rec, const struct cann_src *s, void *ctx)
 	return edit_node(ctx, head.thread_id, head.timestamp, edit_tensor, rec, s);
 }
 
-/* The task a memcpy_info or hccl_info tells of: the next on its thread. */
+/*
+ * The task a memcpy_info or hccl_info tells of: the next on its thread;
+ * its node launch's number in *node, if asked.
+ */
 static const struct devtask *next_task(struct host_load *h,
-				       const struct cann_rec_head *head)
+				       const struct cann_rec_head *head,
+				       uint32_t *node)
 {
 	size_t at = cann_first_task(h, head->thread_id,
 				    cann_host_ns(h->c, head->timestamp));
 
-	return at < h->n ? &h->p->tasks[h->order[at]] : NULL;
+	if (at >= h->n)
+		return NULL;
+	if (node)
+		*node = h->node[at];
+	return &h->p->tasks[h->order[at]];
 }
 
 static int on_memcpy(const void *rec, const struct cann_src *s, void *ctx)
@@ -193,7 +201,7 @@ static int on_memcpy(const void *rec, const struct cann_src *s, void *ctx)
 	if (!cann_head_ok(&r.head, s) || r.head.level != CANN_LEVEL_RUNTIME ||
 	    r.head.type != CANN_RT_MEMCPY_INFO)
 		return 0;
-	t = next_task(h, &r.head);
+	t = next_task(h, &r.head, NULL);
 	if (!t || p->ops[t->op].type != DT_MEMCPY_ASYNC || p->ncopies >= h->n)
 		return 0;
 	p->copies[p->ncopies++] = (struct task_copy){
@@ -229,12 +237,13 @@ static int on_hccl(const void *rec, const struct cann_src *s, void *ctx)
 	struct cann_hccl_info r;
 	const struct devtask *t;
 	struct task_hccl *x;
+	uint32_t node;
 
 	memcpy(&r, rec, sizeof(r));
 	/* Its type number is a third party's (§9): the level says it. */
 	if (!cann_head_ok(&r.head, s) || r.head.level != CANN_LEVEL_HCCL)
 		return 0;
-	t = next_task(h, &r.head);
+	t = next_task(h, &r.head, &node);
 	if (!t || p->nhccls >= h->n)
 		return 0;
 	x = &p->hccls[p->nhccls];
@@ -244,6 +253,7 @@ static int on_hccl(const void *rec, const struct cann_src *s, void *ctx)
 		.local_rank = r.local_rank, .remote_rank = r.remote_rank,
 		.rank_size = r.rank_size, .data_type = r.data_type,
 		.link_type = r.link_type, .transport_type = r.transport_type,
+		.group_id = r.group_name, .node = node,
 	};
 	p->nhccls++;
 	return hccl_names(p, &r, x);

@@ -93,7 +93,8 @@ static int track_op(struct profdata *p, const struct cann_task_track *r,
 	      intern_named(p, "N/A", 0, &op.kernel);
 	if (err)
 		return err;
-	if (is_kernel(type, r->task_type) && kname) {
+	op.kernel_task = is_kernel(type, r->task_type);
+	if (op.kernel_task && kname) {
 		op.name = op.kernel;
 		op.op_type = op.kernel;	/* no node: the kernel's name is its type */
 	} else {

@@ -30,6 +30,9 @@ const char *naming_devtask_type(const struct profdata *p, const struct devtask *
 	};
 	const struct devop *op = profdata_task_op(p, t);
 
+	/* A runtime's collective's task: its runtime type, as msprof's (§4.4). */
+	if (op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE && op->rt_type != NO_STR)
+		return strtab_str(&p->names, op->rt_type);
 	if (op->type < sizeof(names) / sizeof(names[0]) && names[op->type])
 		return names[op->type];
 	/* DT_OTHER, DT_UNKNOWN: the runtime's or the SQE's name. */
@@ -38,7 +41,27 @@ const char *naming_devtask_type(const struct profdata *p, const struct devtask *
 
 const char *naming_devtask_name(const struct profdata *p, const struct devtask *t)
 {
+	const struct devop *op = profdata_task_op(p, t);
+
+	/* A runtime's task that runs no kernel is named by its type (§4.4). */
+	if (op->sqe != DEVOP_NO_SQE && !op->kernel_task && op->rt_type != NO_STR)
+		return strtab_str(&p->names, op->rt_type);
+	return strtab_str(&p->names, op->name);
+}
+
+const char *naming_op_name(const struct profdata *p, const struct devtask *t)
+{
 	return strtab_str(&p->names, profdata_task_op(p, t)->name);
+}
+
+const char *naming_kernel_name(const struct profdata *p, const struct devtask *t)
+{
+	const struct devop *op = profdata_task_op(p, t);
+
+	/* A runtime's: its task_track's kernel name, N/A for none (§2.5). */
+	if (op->sqe != DEVOP_NO_SQE && op->kernel != NO_STR)
+		return strtab_str(&p->names, op->kernel);
+	return naming_devtask_name(p, t);
 }
 
 const char *naming_str(const struct profdata *p, uint32_t id)

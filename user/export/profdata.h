@@ -74,7 +74,7 @@ struct devop {
 	uint8_t ge_type;	/* enum cann_ge_task_type; DEVOP_NO_GE: no node info */
 	uint8_t hf32;		/* 0 no, 1 yes, 2 not known */
 	uint8_t state;		/* enum devop_state */
-	uint8_t pad;
+	uint8_t kernel_task;	/* a runtime's kernel task, named by its op (§4.1) */
 };
 
 #define DEVOP_NO_SQE	0xff
@@ -109,6 +109,8 @@ struct task_hccl {
 	uint64_t bytes;
 	uint64_t notify_id;
 	double duration_est;
+	uint64_t group_id;	/* the group name's hash id */
+	uint32_t node;		/* its node launch's connection id; 0: none */
 	uint32_t name;		/* its task name (item), in profdata.names */
 	uint32_t group;		/* group name, in profdata.names */
 	uint32_t plane;
