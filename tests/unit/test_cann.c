@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "export/cann.h"
+#include "export/comm.h"
 #include "export/naming.h"
 #include "export/profdata.h"
 #include "unit.h"
@@ -468,6 +469,69 @@ static void test_stars_order(void)
 	remove_dir(&w);
 }
 
+static void hccl_info(struct rawdir *w, uint64_t ts, uint32_t plane, uint64_t bytes)
+{
+	struct cann_hccl_info r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_HCCL, 0, TID, 232, ts },
+		.item_id = H_KERN, .group_name = 5878203535622082289ull,
+		.rank_size = 2, .remote_rank = 1, .plane_id = plane, .data_size = bytes,
+		.notify_id = UINT64_MAX, .link_type = 1,
+	};
+
+	put(w, "host/data/unaging.additional.hccl_info.slice_0", &r, sizeof(r), true);
+}
+
+/* One node launch of an HCCL op, two tasks with hccl_info: one op of both. */
+static void test_hccl_op(void)
+{
+	struct cann_node_basic_info b = {
+		.head = { CANN_MAGIC, CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO, TID, 29, 2000003 },
+		.op_name = H_ADD, .task_type = CANN_GE_HCCL, .op_type = H_ADDT,
+	};
+	struct comm_ops c;
+	struct profdata p;
+	struct rawdir w;
+	char name[64];
+	int i;
+
+	make_dir(&w, NULL);
+	put(&w, "host/data/aging.compact.node_basic_info.slice_0", &b, sizeof(b), true);
+	for (i = 0; i < 2; i++) {
+		uint64_t u = 2000010 + (uint64_t)i * 100;
+
+		hccl_info(&w, u + 1, (uint32_t)i, 1000);
+		track(&w, NULL, u + 3, 3, (uint16_t)i, i ? CANN_TASK_MEMCPY_ASYNC : 15);
+		api(&w, CANN_LEVEL_RUNTIME, 1001, u + 2, u + 20, 0);
+		api(&w, CANN_LEVEL_HCCL, CANN_HCCL_MASTER, u, u + 30, H_KERN);
+		stars(&w, CANN_STARS_START, CANN_SQE_SDMA, 3, (uint16_t)i,
+		      61000 + (uint64_t)i * 100);
+		stars(&w, CANN_STARS_END, CANN_SQE_SDMA, 3, (uint16_t)i,
+		      61000 + (uint64_t)i * 100 + 50);
+	}
+	api(&w, CANN_LEVEL_NODE, CANN_NODE_LAUNCH, 2000002, 2000400, H_ADD);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "MEMCPY_ASYNC");
+	CU_ASSERT_STRING_EQUAL(naming_devtask_name(&p, &p.tasks[1]), "MEMCPY_ASYNC");
+	CU_ASSERT_EQUAL_FATAL(comm_ops_load(&c, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n, 1);
+	CU_ASSERT(c.v[0].raw);
+	CU_ASSERT_EQUAL(c.v[0].ntasks, 2);
+	CU_ASSERT_EQUAL(c.v[0].start_ns, p.tasks[0].start_ns);
+	CU_ASSERT_EQUAL(c.v[0].end_ns, p.tasks[1].end_ns);
+	CU_ASSERT_EQUAL(c.v[0].bytes, 2000);
+	CU_ASSERT_EQUAL(c.v[0].rank_size, 2);
+	CU_ASSERT_EQUAL(c.v[0].call_ns, 2000002);	/* the node launch, for the flow */
+	CU_ASSERT_EQUAL(c.v[0].conn, 5);	/* the fifth API record */
+	comm_op_name(name, sizeof(name), &p, &c.v[0]);
+	CU_ASSERT_STRING_EQUAL(name, "Add_0_289_0_1");
+	CU_ASSERT_STRING_EQUAL(comm_op_type(&p, &c.v[0]), "Add");
+	comm_ops_free(&c);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
 int register_cann_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
@@ -480,6 +544,7 @@ int register_cann_tests(unsigned int *skipped)
 		{ "a device directory's start_info.N places its times", test_device_start_info },
 		{ "tensor_info's cells as msprof writes them", test_tensor_cells },
 		{ "stars records out of time order pair as sorted", test_stars_order },
+		{ "a node launch's HCCL tasks with hccl_info: one op", test_hccl_op },
 		CU_TEST_INFO_NULL,
 	};
 
