@@ -188,7 +188,7 @@ $(LIB)/libnpusim.so: $(call obj,$(NPUSIM_SRC)) $(LIB)/libmsprof_agent.so
 $(LIB)/libhccl.so: $(call obj,$(HCCL_SRC)) $(LIB)/libnpusim.so
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libhccl.so \
-		$(call obj,$(HCCL_SRC)) -o $@ -L$(LIB) -lnpusim \
+		$(call obj,$(HCCL_SRC)) -o $@ -L$(LIB) -lnpusim -lmsprof_agent \
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libhccl.so

@@ -58,7 +58,7 @@ asan_e2e() {
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$logs/ubsan \
 		tests/e2e/run.sh test_attach test_interactive_rules test_probes \
 		test_children test_exact_counts test_export test_faults test_list \
-		test_pdsh test_collect test_stage_limits
+		test_pdsh test_collect test_stage_limits test_cann_fixtures
 	rc=$?
 	if [ -n "$(ls -A "$logs")" ]; then
 		cat "$logs"/*

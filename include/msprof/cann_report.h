@@ -12,8 +12,10 @@
 #ifndef MSPROF_CANN_REPORT_H
 #define MSPROF_CANN_REPORT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "msprof/cann_raw.h"
@@ -56,6 +58,25 @@ uint64_t msprof_get_hash_id(const char *s, size_t len);
 
 /* The host clock of every record: CLOCK_MONOTONIC_RAW in ns. */
 uint64_t msprof_sys_cycle_time(void);
+
+/*
+ * The host clock now, for a call about to be reported; 0 outside a
+ * window.  The caller's type names are registered (names, once) first.
+ */
+static inline uint64_t msprof_report_begin(pthread_once_t *once,
+					   void (*names)(void))
+{
+	if (!msprof_report_switches())
+		return 0;
+	pthread_once(once, names);
+	return msprof_sys_cycle_time();
+}
+
+/* A string's hash id; 0 for none. */
+static inline uint64_t msprof_hash_of(const char *s)
+{
+	return s ? msprof_get_hash_id(s, strlen(s)) : 0;
+}
 
 /*
  * The API call of the calling thread that began at begin (0: outside a

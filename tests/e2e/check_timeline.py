@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import re
+import struct
 import sys
 
 failed = 0
@@ -67,6 +68,25 @@ TASK_ARGS = ["Model Id", "Task Type", "Physic Stream Id", "Task Id",
              "Batch Id", "Subtask Id", "connection_id"]
 OVERLAP = ["Computing", "Communication", "Communication(Not Overlapped)",
            "Free"]
+
+
+LEVELS = {20000: "acl", 15000: "model", 10000: "node", 5500: "communication",
+          5000: "runtime"}
+
+
+def runtime_calls(prof):
+    """API records (not events) of the runtime's api_event files, by level
+    (cann-raw-formats.md §2.1): what its own profiling saw."""
+    n = collections.Counter()
+    for f in glob.glob(os.path.join(prof, "host/data/*.api_event.data.slice_*")):
+        data = open(f, "rb").read()
+        for off in range(0, len(data) - len(data) % 40, 40):
+            magic, level, _, _, _, begin, end, _ = struct.unpack_from(
+                "=HHIIIQQQ", data, off)
+            if magic == 0x5A5A and begin and end != (1 << 64) - 1 \
+                    and level in LEVELS:
+                n[LEVELS[level]] += 1
+    return n
 
 
 def main(prof, every_task_launched):
@@ -147,16 +167,30 @@ def main(prof, every_task_launched):
     apis = [e for e in ev if e["ph"] == "X" and sort_of(e) == 7]
     tasks = [e for e in ev if e["ph"] == "X" and sort_of(e) == 14]
     ioctls = [e for e in ev if e["ph"] == "X" and sort_of(e) == 13]
+    # Ours carry the call's depth; the others are the runtime's records
+    # of calls we did not see (node launches, runtime calls, ...).
+    ours = [e for e in apis if "depth" in e["args"]]
+    theirs = collections.Counter(e["args"]["level"] for e in apis
+                                 if "depth" not in e["args"])
     want = facts["host"]["api_events"]
-    check(f"an API slice per API call the facts count ({len(apis)} of {want})",
-          len(apis) == want)
+    check(f"an API slice per API call the facts count ({len(ours)} of {want})",
+          len(ours) == want)
+    raw = runtime_calls(prof)
+    # Those no probe of ours can see are drawn each; an acl one at most
+    # once (else our own slice stands for it).
+    bad = {lv: (n, raw.get(lv, 0)) for lv, n in theirs.items()
+           if n > raw.get(lv, 0) or (lv in ("node", "model") and n != raw[lv])}
+    bad.update({lv: (0, n) for lv, n in raw.items()
+                if lv in ("node", "model") and not theirs.get(lv)})
+    check(f"the runtime's calls we did not record, drawn by level "
+          f"({dict(theirs)} of {raw})", not bad, str(bad))
     want = facts["host"]["ioctl_events"]
     check(f"an ioctl slice per ioctl ({len(ioctls)} of {want})",
           len(ioctls) == want and all(e["name"] == "ioctl" for e in ioctls))
     bad = [e for e in apis if list(e["args"])[:6] != API_ARGS
            or e["args"]["Thread Id"] != e["tid"]
            or not re.fullmatch(r"(AscendCL|Runtime|Communication|CUDA|"
-                               r"CUDADriver|Api)@\w+", e["name"])]
+                               r"CUDADriver|Api|Node|Model)@\w+", e["name"])]
     check("API slices named <layer>@<api>, with msprof's args first",
           not bad, str(bad[:1]))
     bad = [e for e in tasks if list(e["args"])[:7] != TASK_ARGS

@@ -144,8 +144,9 @@ refs = [("CANN_API", "name"), ("OSRT_API", "name"), ("TASK", "taskType")] + \
 missing = sum(one("SELECT count(*) FROM %s WHERE %s NOT IN (SELECT id FROM STRING_IDS)"
                   % (t, c)) for t, c in refs)
 say(missing == 0, "STRING_IDS holds every id the tables name (%d missing)" % missing)
-say(one("SELECT value FROM STRING_IDS s JOIN OSRT_API o ON o.name = s.id LIMIT 1") == "ioctl",
-    "OSRT_API names the ioctls")
+# A window Huawei's msprof wrote alone has no ioctls: nothing to name.
+names = q("SELECT DISTINCT value FROM STRING_IDS s JOIN OSRT_API o ON o.name = s.id")
+say(names in ([], [("ioctl",)]), "OSRT_API names the ioctls (%s)" % names)
 
 # Times: epoch ns, the timeline's ts to the nanosecond (a string of µs
 # with 3 decimals), or a fixed offset from an older timeline's.

@@ -295,6 +295,18 @@ follow_py() {
 	wait_for "$WORK/$name.log" "collection started"
 }
 
+# cann_data DIR [N...]: the window in DIR has a CANN runtime's raw device
+# files for each device N (default 0): its stars_soc and the host's
+# task_track.
+cann_data() {
+	local d=$1 n
+	shift
+	[ -s "$d/host/data/aging.compact.task_track.slice_0" ] || return 1
+	for n in "${@:-0}"; do
+		[ -s "$d/device_$n/data/stars_soc.data.$n.slice_0" ] || return 1
+	done
+}
+
 # start_waiting LOG PROGRAM ARGS...: a program that prints TEXT when it
 # waits for SIGUSR1 (npu_sample --wait-signal, cuda_sample); sets TASK_PID.
 start_waiting() {

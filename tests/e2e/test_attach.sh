@@ -36,7 +36,7 @@ check "PROF_ name follows msprof" grep -Eq "^PROF_000001_[0-9]{17}_$(printf %08d
 check "the window's account names the task" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$TASK_PID" ]
 check "start_info and end_info written" [ -s "$d/host/start_info" -a -s "$d/host/end_info" ]
 check "host raw data written" [ -s "$d/host/data/host_trace.data" ]
-check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
+check "device raw data written (stars_soc, task_track)" cann_data "$d"
 api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
 io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
 check "API calls captured ($api)" [ "$api" -gt 20 ]

@@ -43,7 +43,7 @@ check "its device_status says the task exited" \
 	grep -q '"device_status": "the task exited' "$cdir/msprof_ebpf_window.json"
 check "no window's device_status is a bare socket error" \
 	! grep -q 'Transport endpoint' "$WORK"/multi/PROF_*/msprof_ebpf_window.json
-check "its device data was flushed as it exited, both devices" [ -s "$cdir/device_0/data/task_time.data" -a -s "$cdir/device_1/data/task_time.data" ]
+check "its device data was flushed as it exited, both devices" cann_data "$cdir" 0 1
 check "the other targets kept running" kill -0 "$a"
 check "the second window still covers the others" \
 	[ "$(ls -d "$WORK"/multi/PROF_000002_* | wc -l)" -eq 2 ]
@@ -71,7 +71,7 @@ feed start "sleep 1" stop quit |
 	"$MSPROF" --dynamic=on --pid="$u" --output="$WORK/other" >"$WORK/other.log" 2>&1
 check "another user's task: attached through its HOME" [ $? -eq 0 ]
 d=$(prof_dirs "$WORK/other")
-check "another user's task: device data (agent wrote as its user)" [ -s "$d/device_0/data/task_time.data" ]
+check "another user's task: device data (agent wrote as its user)" cann_data "$d"
 check "another user's task: host data" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 0 ]
 
 # --- stale sockets: ignored by msprof, cleaned by the next agent ----------

@@ -22,7 +22,7 @@ for r in $r0 $r1; do
 	check "rank $r attached" grep -q "attached to pid $r (npu_sample)" "$WORK/ranks.log"
 	d=$(dirname "$(grep -l "\"pid\": $r," "$WORK"/ranks/PROF_*/msprof_ebpf_window.json)")
 	check "rank $r has its window with API calls" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
-	check "rank $r has device data from its own agent" [ -s "$d/device_0/data/task_time.data" ]
+	check "rank $r has device data from its own agent" cann_data "$d"
 done
 
 # --- a child started during a window -------------------------------------

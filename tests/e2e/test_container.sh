@@ -97,9 +97,9 @@ io=$(jq .host.ioctl_events "$d/msprof_ebpf_window.json")
 check "API calls captured in the container's library ($api)" [ "$api" -gt 20 ]
 check "ioctls captured ($io)" [ "$io" -gt 5 ]
 check "device data staged in the task's /tmp reaches PROF_" \
-	[ -s "$d/device_0/data/task_time.data" -a -s "$d/device_1/data/task_time.data" \
-	  -a -s "$d/agent_stats_npusim.json" ]
-check "second window has device data too" [ -s "${dirs[1]}/device_0/data/task_time.data" ]
+	cann_data "$d" 0 1
+check "... with the agent's stats" [ -s "$d/agent_stats_npusim.json" ]
+check "second window has device data too" cann_data "${dirs[1]}"
 check "no staging directory left in the task's /tmp" [ -z "$(stages "$ctr_root/tmp")" ]
 check "no staging directory left in the output" [ -z "$(stages "$out")" ]
 check "the task holds no BPF descriptor after quit" fds_none "$TASK_PID"
@@ -142,7 +142,7 @@ check "it writes one PROF_ directory" [ ${#dirs[@]} -eq 1 ]
 d=${dirs[0]}
 api=$(jq .host.api_events "$d/msprof_ebpf_window.json")
 check "it captures API calls ($api)" [ "$api" -gt 20 ]
-check "it gets device data" [ -s "$d/device_0/data/task_time.data" ]
+check "it gets device data" cann_data "$d"
 "$MSPROF" --export=on --output="$d" >"$WORK/export-inside.log" 2>&1
 check "its window exports" [ $? -eq 0 ]
 python3 tests/e2e/check_timeline.py --every-task-launched "$d"

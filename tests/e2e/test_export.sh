@@ -60,7 +60,7 @@ check "a corrupt record header: one line naming the file and offset" \
 check "a corrupt record header: the timeline is still written" [ -n "$(outputs "$d")" ]
 
 # FIFOs: never waited on; the error names the file.
-for f in host/data/host_trace.data device_0/data/task_time.data; do
+for f in host/data/host_trace.data device_0/data/stars_soc.data.0.slice_0; do
 	d=$(copy PROF_fifo)
 	rm "$d/$f"
 	mkfifo "$d/$f"

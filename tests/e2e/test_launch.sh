@@ -16,7 +16,7 @@ d=${dirs[0]}
 pid=$(sed -n 's/^npu_sample pid=//p' "$WORK/msprof.log")
 check "the window's account names the launched task" [ "$(jq .pid "$d/msprof_ebpf_window.json")" = "$pid" ]
 check "API calls captured" [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 20 ]
-check "device raw data written" [ -s "$d/device_0/data/task_time.data" ]
+check "device raw data written (stars_soc, task_track)" cann_data "$d"
 
 "$MSPROF" --export=on --output="$d" >"$WORK/export.log" 2>&1
 check "export of one PROF_ directory" [ $? -eq 0 ]

@@ -152,11 +152,14 @@ for tt in on off; do
 	mapfile -t dirs < <(prof_dirs "$o")
 	a=${dirs[0]}
 	if [ $tt = on ]; then
-		check "task time on: the agent's device data arrives" [ -s "$a/device_0/data/task_time.data" ]
+		check "task time on: the agent's device data arrives" cann_data "$a"
 		check "... with its stats beside, in the PROF_ directory" [ -s "$a/agent_stats_npusim.json" ]
 		check "... and nothing is said to be ignored" ! grep -q "ignored" "$WORK/agent_$tt.log"
 	else
 		check "task time off: no device data" [ ! -e "$a/device_0" ]
 		check "... but the host window is there" [ -s "$a/host/data/host_trace.data" ]
+		check "... the runtime reports its acl calls, no task" \
+			[ -s "$a/host/data/unaging.api_event.data.slice_0" -a \
+			  ! -e "$a/host/data/aging.compact.task_track.slice_0" ]
 	fi
 done

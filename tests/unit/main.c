@@ -125,7 +125,8 @@ int main(void)
 	    register_layout_tests(&skipped) || register_probe_packs_tests() ||
 	    register_cupti_tests(&skipped) || register_tasklist_tests(&skipped) ||
 	    register_start_at_tests() || register_line_input_tests() ||
-	    register_procread_tests() || register_fsutil_tests(&skipped)) {
+	    register_procread_tests() || register_fsutil_tests(&skipped) ||
+	    register_cann_trace_tests(&skipped)) {
 		CU_cleanup_registry();
 		return 1;
 	}

@@ -181,12 +181,30 @@ static void test_take_run(void)
 		"host/data/unaging.api_event.data.slice_0",
 		"host/data/aging.additional.type_info_dic.slice_12.done",
 		"agent_stats_npusim.json", "device_3/info.json.3",
+		/* What the sim's runtime writes: every name of the sheet's §1. */
+		"device_0/data/stars_soc.data.0.slice_0",
+		"device_0/data/stars_soc.data.0.slice_17",
+		"device_0/data/ts_track.data.0.slice_2",
+		"device_0/host_start.log.0", "device_0/start_info.0",
+		"host/data/aging.compact.task_track.slice_3",
+		"host/data/unaging.compact.task_track.slice_0",
+		"host/data/aging.compact.node_basic_info.slice_0",
+		"host/data/aging.compact.memcpy_info.slice_1",
+		"host/data/unaging.additional.hccl_info.slice_0",
+		"host/data/unaging.compact.hccl_op_info.slice_0",
+		"host/data/unaging.additional.tensor_info.slice_0",
+		"host/data/unaging.additional.type_info_dic.slice_0",
+		"host/data/unaging.additional.hash_dic.slice_4",
+		"host/data/aging.api_event.data.slice_0",
 	};
 	static const char *const strays[] = {
 		"device_0/data/evil.bin", "device_0/data/x.data.1.slice_0",
 		"device_0/info.json.1", "device_0/data/hwts.data.0.slice_",
 		"host/info.json", "host/data/host_trace.data", "stray.txt",
 		"device_01/info.json.01",
+		"device_0/data/stars_soc.data.1.slice_0",
+		"device_0/data/ts_track.data.0", "host/data/unaging.api_event.data",
+		"host/data/staged.compact.task_track.slice_0",
 	};
 	struct fsutil_budget budget = { .max = TARGET_STAGE_MAX_BYTES };
 	char stage[] = STAGE_TEMPLATE, out[] = STAGE_TEMPLATE;
@@ -220,7 +238,7 @@ static void test_take_run(void)
 	CU_ASSERT(!there(t.dir_fd, RUN));
 	CU_ASSERT(!there(t.dir_fd, OLD_RUN));
 	/* Strays, the two links, the older PROF_ dir and the top stray. */
-	CU_ASSERT_EQUAL(t.stage_ignored, 8 + 2 + 1 + 1);
+	CU_ASSERT_EQUAL(t.stage_ignored, 12 + 2 + 1 + 1);
 	CU_ASSERT_EQUAL(t.stage_left_out, 0);
 	/* device_3's empty data/ goes; device_4, empty, is not listed. */
 	CU_ASSERT(!there(t.dir_fd, "device_3/data"));

@@ -10,7 +10,6 @@ int register_profdir_tests(unsigned int *skipped);
 int register_recfile_tests(void);
 int register_growarr_tests(void);
 int register_profdata_tests(unsigned int *skipped);
-int register_cann_tests(unsigned int *skipped);
 int register_outbuf_tests(void);
 int register_timeline_tests(unsigned int *skipped);
 int register_protocol_tests(void);
@@ -33,6 +32,8 @@ int register_start_at_tests(void);
 int register_line_input_tests(void);
 int register_procread_tests(void);
 int register_fsutil_tests(unsigned int *skipped);
+int register_cann_tests(unsigned int *skipped);
+int register_cann_trace_tests(unsigned int *skipped);
 
 /* Adds a suite with the given tests; 0 or -1 as CUnit wants. */
 int add_suite(const char *name, const CU_TestInfo *tests);

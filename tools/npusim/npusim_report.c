@@ -5,8 +5,6 @@
  * as a runtime-level API holding its task's task_track, each kernel
  * launch as a node-level launch with its op's info and shapes.
  */
-#include <pthread.h>
-#include <string.h>
 
 #include <msprof/cann_report.h>
 
@@ -69,21 +67,13 @@ static void register_names(void)
 
 uint64_t npusim_rep_begin(void)
 {
-	if (!msprof_report_switches())
-		return 0;
-	pthread_once(&names_once, register_names);
-	return msprof_sys_cycle_time();
+	return msprof_report_begin(&names_once, register_names);
 }
 
 void npusim_rep_acl(enum npusim_acl api, uint64_t begin)
 {
 	if (api < NPUSIM_ACL_NONE)
 		msprof_report_call(CANN_LEVEL_ACL, acl_types[api], begin, 0);
-}
-
-static uint64_t hash_of(const char *s)
-{
-	return s ? msprof_get_hash_id(s, strlen(s)) : 0;
 }
 
 static void report_track(uint64_t ts, const struct npusim_submitted *sub,
@@ -106,6 +96,20 @@ static void report_track(uint64_t ts, const struct npusim_submitted *sub,
 /* RT's memcpy_info body: data size, max size, direction (18 bytes). */
 #define MEMCPY_INFO_LEN	18
 
+/* A copy's memcpy_info, stamped inside its runtime API. */
+static void report_memcpy(uint64_t ts, size_t bytes, aclrtMemcpyKind kind)
+{
+	struct cann_memcpy_info mi = {
+		.head = msprof_rec_head(CANN_LEVEL_RUNTIME, CANN_RT_MEMCPY_INFO,
+					MEMCPY_INFO_LEN, ts),
+		.data_size = bytes,
+		.max_size = bytes,
+		.direction = (uint16_t)kind,
+	};
+
+	msprof_report_compact(MSPROF_REPORT_AGING, &mi, sizeof(mi));
+}
+
 /*
  * A wrap first: a FLIP_TASK whose batch is the stream's new flip count,
  * stamped before the first task of that flip, so that counting the
@@ -116,22 +120,15 @@ void npusim_rep_submit(uint64_t begin, const struct npusim_kernel *kernel,
 		       size_t copy_bytes, aclrtMemcpyKind copy_kind)
 {
 	bool copy = kernel->kind == NPUSIM_TASK_MEMCPY;
-	struct cann_memcpy_info mi = {
-		.head = msprof_rec_head(CANN_LEVEL_RUNTIME, CANN_RT_MEMCPY_INFO,
-					MEMCPY_INFO_LEN, begin + 1),
-		.data_size = copy_bytes,
-		.max_size = copy_bytes,
-		.direction = (uint16_t)copy_kind,
-	};
 
 	if (!begin)
 		return;
 	if (sub->wrapped)
 		report_track(begin, sub, 0, CANN_TASK_FLIP, 0);
 	report_track(begin + 1, sub, sub->task_id,
-		     kind_types[kernel->kind].task, hash_of(name));
+		     kind_types[kernel->kind].task, msprof_hash_of(name));
 	if (copy)
-		msprof_report_compact(MSPROF_REPORT_AGING, &mi, sizeof(mi));
+		report_memcpy(begin + 1, copy_bytes, copy_kind);
 	msprof_report_call(CANN_LEVEL_RUNTIME, CANN_RT_API_BASE +
 			   (copy || kernel->kind == NPUSIM_TASK_HOST ?
 			    RT_MEMCPY_ASYNC : RT_KERNEL_LAUNCH), begin, 0);
@@ -141,30 +138,38 @@ void npusim_rep_submit(uint64_t begin, const struct npusim_kernel *kernel,
 #define NODE_BASIC_INFO_LEN	29
 #define TENSOR_INFO_LEN		232
 
-void npusim_rep_node(uint64_t begin, const struct npusim_kernel *kernel,
-		     uint32_t block_dim, const void *args)
+static void report_node_info(uint64_t ts, const struct npusim_kernel *kernel,
+			     uint64_t op, uint32_t block_dim, const void *args)
 {
-	uint64_t op = hash_of(kernel->name);
 	struct cann_node_basic_info ni = {
 		.head = msprof_rec_head(CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO,
-					NODE_BASIC_INFO_LEN, begin + 1),
+					NODE_BASIC_INFO_LEN, ts),
 		.op_name = op,
 		.task_type = kind_types[kernel->kind].ge,
-		.op_type = hash_of(kernel->op_type),
+		.op_type = msprof_hash_of(kernel->op_type),
 		.block_num = block_dim & 0xffff,
 	};
 	struct cann_tensor_info ti = {
 		.head = msprof_rec_head(CANN_LEVEL_NODE, CANN_NODE_TENSOR_INFO,
-					TENSOR_INFO_LEN, begin + 1),
+					TENSOR_INFO_LEN, ts),
 		.op_name = op,
 	};
 
-	if (!begin)
-		return;
 	msprof_report_compact(MSPROF_REPORT_AGING, &ni, sizeof(ni));
 	if (kernel->shapes) {
 		kernel->shapes(args, &ti);
 		msprof_report_additional(MSPROF_REPORT_UNAGING, &ti, sizeof(ti));
 	}
+}
+
+void npusim_rep_node(uint64_t begin, const struct npusim_kernel *kernel,
+		     uint32_t block_dim, const void *args)
+{
+	uint64_t op;
+
+	if (!begin)
+		return;
+	op = msprof_hash_of(kernel->name);
+	report_node_info(begin + 1, kernel, op, block_dim, args);
 	msprof_report_call(CANN_LEVEL_NODE, CANN_NODE_LAUNCH, begin, op);
 }

@@ -29,7 +29,8 @@ struct cann_call {
 	const char *type_name;	/* type_info_dic's; NULL: not named */
 	const char *item;	/* hash_dic's string of item_id; NULL: none */
 	uint64_t item_id;
-	uint64_t conn;		/* its place among the api_event records, + 1 */
+	uint64_t conn;		/* its place among the api_event records, + 1,
+				 * after our calls' connection ids */
 	bool seen;		/* eBPF recorded it too: the timeline has ours */
 };
 
@@ -97,6 +98,8 @@ struct cann_src {
 };
 
 void cann_fault(const struct cann_src *s, const char *what);
+/* A fault whose record is shown all the same (exit status 0). */
+void cann_note(const struct cann_src *s, const char *what);
 
 /*
  * Each whole record of size recsz of the files dir/(aging|unaging).<kind>

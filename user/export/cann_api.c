@@ -160,7 +160,8 @@ static int walk_call(const void *rec, const struct cann_src *s, void *ctx)
 
 	if (!decode_call(w->p, rec, s, &c))
 		return 0;
-	c.conn = ++w->seq;
+	/* After ours: one namespace of connection ids in every output. */
+	c.conn = w->p->ncalls + ++w->seq;
 	c.seen = (c.level == CANN_LEVEL_ACL || c.level == CANN_LEVEL_RUNTIME ||
 		  c.level == CANN_LEVEL_HCCL) && seen_by_ebpf(w->p, &c);
 	return w->fn(&c, w->ctx);

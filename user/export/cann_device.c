@@ -146,6 +146,7 @@ static int unmatched_op(struct profdata *p, unsigned int sqe, uint32_t *id)
 
 	if (!err)
 		err = strtab_intern(&p->names, name, strlen(name), &p->ops[op].rt_type) ?:
+		      strtab_intern(&p->names, "N/A", 3, &p->ops[op].kernel) ?:
 		      sqe_op(p, op, sqe, id);
 	return err;
 }
@@ -167,7 +168,11 @@ static int place_task(struct dev_load *d, const struct stars_open *o,
 		key = *t;	/* one host task, more device tasks (§4.2) */
 		t = NULL;
 	} else if (!t) {
-		cann_fault(s, "a device task with no task_track");
+		/*
+		 * Submitted before the runtime's window, or its task_track
+		 * lost: shown under its SQE type's name, as Huawei's are.
+		 */
+		cann_note(s, "a device task with no task_track, named by its SQE type");
 		if (unmatched_op(p, o->sqe, &key.op))
 			return -ENOMEM;
 	}
@@ -295,9 +300,37 @@ static int load_device(struct profdata *p, struct cann *c, unsigned int n,
 	return err;
 }
 
-/* Host tasks no device task met: counted once, not drawn (§4.2). */
-static void drop_host_only(struct profdata *p, size_t from)
+/* Where the first task_track of no device task is, for its fault. */
+struct track_at {
+	const struct cann *c;
+	const struct devtask *t;
+	char file[2 * NAME_MAX + 8];
+	uint64_t off;
+	bool found;
+};
+
+static int find_track(const void *rec, const struct cann_src *s, void *ctx)
 {
+	struct track_at *at = ctx;
+	struct cann_task_track r;
+
+	memcpy(&r, rec, sizeof(r));
+	if (at->found || r.head.magic != CANN_MAGIC ||
+	    r.head.type != CANN_RT_TASK_TRACK || r.stream != at->t->stream ||
+	    r.task_id != at->t->task_id || r.head.thread_id != at->t->host_tid ||
+	    cann_host_ns(at->c, r.head.timestamp) != at->t->submit_ns)
+		return 0;
+	snprintf(at->file, sizeof(at->file), "%s", s->file);
+	at->off = s->off;
+	at->found = true;
+	return 0;
+}
+
+/* Host tasks no device task met: counted once, not drawn (§4.2). */
+static void drop_host_only(struct profdata *p, const struct cann *c,
+			   size_t from)
+{
+	struct track_at at = { .c = c };
 	size_t i, kept = from, n = 0;
 	const struct devtask *first = NULL;
 	struct devtask f;
@@ -319,7 +352,12 @@ static void drop_host_only(struct profdata *p, size_t from)
 	snprintf(what, sizeof(what),
 		 "%zu task_tracks with no device task (the first: device %u stream %u task %u batch %u)",
 		 n, first->device, first->stream, first->task_id, first->batch);
-	profdata_problem(p, "host/data/compact.task_track", 0, what);
+	/* Looked for again only now: the tasks keep no place in a file. */
+	at.t = first;
+	if (cann_each_rec(p, "host/data", "compact.task_track", true,
+			  CANN_COMPACT_SIZE, true, find_track, &at) || !at.found)
+		snprintf(at.file, sizeof(at.file), "host/data/*.compact.task_track.*");
+	profdata_problem(p, at.file, at.off, what);
 }
 
 int cann_devices_load(struct profdata *p, struct cann *c, size_t from)
@@ -332,6 +370,6 @@ int cann_devices_load(struct profdata *p, struct cann *c, size_t from)
 		if (c->dev_known[n])
 			err = load_device(p, c, n, from, nhost);
 	if (!err)
-		drop_host_only(p, from);
+		drop_host_only(p, c, from);
 	return err;
 }

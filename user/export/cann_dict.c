@@ -7,9 +7,14 @@
 
 #include "cann.h"
 
+/*
+ * Multiply-shift: the product's top bits, which every bit of the key
+ * reaches (bits taken lower down are blind to the key's high bits, so
+ * ids differing only there would all share a slot, whatever mul is).
+ */
 static uint32_t slot_of(const struct cann_dict *d, uint64_t key)
 {
-	return (uint32_t)((key * d->mul) >> 32) & (d->nslots - 1);
+	return (uint32_t)((key * d->mul) >> (64 - __builtin_ctz(d->nslots)));
 }
 
 static int grow(struct cann_dict *d)

@@ -108,6 +108,12 @@ void cann_fault(const struct cann_src *s, const char *what)
 		profdata_problem(s->p, s->file, s->off, what);
 }
 
+void cann_note(const struct cann_src *s, const char *what)
+{
+	if (!s->quiet)
+		profdata_note(s->p, s->file, s->off, what);
+}
+
 /* A file's whole records; what trails them is one fault. */
 static int read_records(int fd, uint64_t size, size_t recsz,
 			struct cann_src *s, cann_rec_fn fn, void *ctx)

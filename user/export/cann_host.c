@@ -51,6 +51,25 @@ static enum devtask_type type_of_task(uint64_t type)
 	return DT_OTHER;
 }
 
+/* A type the dictionary names, or one of the runtime's own numbers. */
+static bool known_task_type(const struct profdata *p, uint64_t type)
+{
+	if (type <= UINT32_MAX && cann_type_str(p, CANN_LEVEL_RUNTIME, (uint32_t)type))
+		return true;
+	switch (type) {
+	case CANN_TASK_KERNEL_AICORE: case CANN_TASK_KERNEL_AICPU:
+	case CANN_TASK_EVENT_RECORD: case CANN_TASK_EVENT_WAIT:
+	case CANN_TASK_MEMCPY_ASYNC: case CANN_TASK_MAINTENANCE:
+	case CANN_TASK_NOTIFY_WAIT: case CANN_TASK_NOTIFY_RECORD:
+	case CANN_TASK_MEMSET_ASYNC: case CANN_TASK_STARS_COMMON:
+	case CANN_TASK_FFTS_PLUS: case CANN_TASK_KERNEL_AIVEC:
+	case CANN_TASK_FLIP: case CANN_TASK_KERNEL_MIX_AIC:
+	case CANN_TASK_KERNEL_MIX_AIV:
+		return true;
+	}
+	return false;
+}
+
 /* A kernel task takes its op's name (§4.1); others their type's. */
 static bool is_kernel(enum devtask_type t, uint64_t type)
 {
@@ -93,8 +112,7 @@ static int track_op(struct profdata *p, const struct cann_task_track *r,
 	      intern_named(p, "N/A", 0, &op.kernel);
 	if (err)
 		return err;
-	op.kernel_task = is_kernel(type, r->task_type);
-	if (op.kernel_task && kname) {
+	if (is_kernel(type, r->task_type) && kname) {
 		op.name = op.kernel;
 		op.op_type = op.kernel;	/* no node: the kernel's name is its type */
 	} else {
@@ -133,6 +151,11 @@ static int add_track(const void *rec, const struct cann_src *s, void *ctx)
 		.host_tid = r.head.thread_id, .stream = r.stream,
 		.task_id = r.task_id, .device = r.device & 0xfff,
 	};
+	if (!known_task_type(p, r.task_type)) {
+		snprintf(what, sizeof(what), "unknown task type %llu",
+			 (unsigned long long)r.task_type);
+		cann_fault(s, what);	/* kept, named by its number */
+	}
 	if (r.task_type == CANN_TASK_FLIP)
 		t->start_ns = t->end_ns = FLIP_MARK;
 	else if (track_op(p, &r, &t->op))

@@ -19,7 +19,8 @@ static size_t slot_of(const struct stars_table *t, const struct stars_open *o)
 {
 	uint64_t k = (uint64_t)o->stream << 33 | (uint64_t)o->task << 1 | o->end;
 
-	return (size_t)((k * t->mul) >> 32) & (t->nslots - 1);
+	/* The product's top bits, as in cann_dict.c. */
+	return (size_t)((k * t->mul) >> (64 - __builtin_ctzll(t->nslots)));
 }
 
 static size_t find(const struct stars_table *t, const struct stars_open *o)

@@ -49,7 +49,8 @@ static void make_op(struct comm_ops *c, const struct profdata *p,
 	size_t i, at = *next;
 
 	*op = (struct comm_op){
-		.task = m[from].task, .conn = m[from].node, .raw = true,
+		/* The node launch's id as cann_each_call() gives it: after ours. */
+		.task = m[from].task, .conn = p->ncalls + m[from].node, .raw = true,
 		.start_ns = p->tasks[m[from].task].start_ns,
 		.data_type = COMM_UNKNOWN, .group = COMM_UNKNOWN,
 		.group_name = x->group, .comm = x->group_id,

@@ -50,6 +50,7 @@ int profdata_op(struct profdata *p, const struct devop *op, uint32_t *id)
 	uint32_t at;
 	int err;
 
+	key.pad = 0;	/* the bytes are hashed and compared */
 	if ((p->nops + 1) * 2 > p->nop_slots) {
 		err = grow_op_slots(p);
 		if (err)

@@ -279,6 +279,7 @@ static void report_losses(const char *label, const struct profdata *p)
 		profdata_problem_str(why, sizeof(why), pb);
 		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label,
 			printable_copy(shown, sizeof(shown), pb->file), why,
+			pb->kept ? "exported all the same" :
 			pb->count ? "dropped, the rest exported" :
 			pb->err == -EBADMSG || pb->err == -EILSEQ ?
 			"exported up to there" : "its data is not exported");
@@ -365,7 +366,8 @@ static int export_one(int dirfd, const char *label, void *ctx)
 	report_losses(label, &p);
 	err = export_all(dirfd, label, &p, db);
 	if (!err)
-		err = p.nproblems || p.meta.incomplete || p.meta.lost_events;
+		err = p.nproblems > p.nkept || p.meta.incomplete ||
+		      p.meta.lost_events;
 	profdata_free(&p);
 	return err;
 }

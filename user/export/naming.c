@@ -26,15 +26,14 @@ const char *naming_devtask_type(const struct profdata *p, const struct devtask *
 		[DT_AI_CPU] = "AI_CPU", [DT_MIX_AIC] = "MIX_AIC",
 		[DT_MIX_AIV] = "MIX_AIV", [DT_KERNEL] = "KERNEL",
 		[DT_MEMCPY_ASYNC] = "MEMCPY_ASYNC", [DT_MEMSET] = "MEMSET",
-		[DT_HCCL] = "HCCL",
 	};
 	const struct devop *op = profdata_task_op(p, t);
 
-	/* A runtime's collective's task: its runtime type, as msprof's (§4.4). */
-	if (op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE && op->rt_type != NO_STR)
-		return strtab_str(&p->names, op->rt_type);
 	if (op->type < sizeof(names) / sizeof(names[0]) && names[op->type])
 		return names[op->type];
+	/* A collective's task is its runtime task's (NOTIFY_WAIT, ...). */
+	if (op->type == DT_HCCL && op->rt_type == NO_STR)
+		return "HCCL";
 	/* DT_OTHER, DT_UNKNOWN: the runtime's or the SQE's name. */
 	return op->rt_type != NO_STR ? strtab_str(&p->names, op->rt_type) : "N/A";
 }
@@ -43,8 +42,8 @@ const char *naming_devtask_name(const struct profdata *p, const struct devtask *
 {
 	const struct devop *op = profdata_task_op(p, t);
 
-	/* A runtime's task that runs no kernel is named by its type (§4.4). */
-	if (op->sqe != DEVOP_NO_SQE && !op->kernel_task && op->rt_type != NO_STR)
+	/* msprof names a collective's tasks as their runtime tasks. */
+	if (op->type == DT_HCCL && op->rt_type != NO_STR)
 		return strtab_str(&p->names, op->rt_type);
 	return strtab_str(&p->names, op->name);
 }
@@ -52,16 +51,6 @@ const char *naming_devtask_name(const struct profdata *p, const struct devtask *
 const char *naming_op_name(const struct profdata *p, const struct devtask *t)
 {
 	return strtab_str(&p->names, profdata_task_op(p, t)->name);
-}
-
-const char *naming_kernel_name(const struct profdata *p, const struct devtask *t)
-{
-	const struct devop *op = profdata_task_op(p, t);
-
-	/* A runtime's: its task_track's kernel name, N/A for none (§2.5). */
-	if (op->sqe != DEVOP_NO_SQE && op->kernel != NO_STR)
-		return strtab_str(&p->names, op->kernel);
-	return naming_devtask_name(p, t);
 }
 
 const char *naming_str(const struct profdata *p, uint32_t id)

@@ -169,8 +169,8 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
-		      const char *what)
+static void add_problem(struct profdata *p, const char *file, uint64_t offset,
+			const char *what, bool kept)
 {
 	struct profdata_problem *pb;
 	unsigned int i;
@@ -182,6 +182,7 @@ void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
 			return;
 		}
 	}
+	p->nkept += kept;
 	if (p->nproblems++ >= PROFDATA_MAX_PROBLEMS)
 		return;
 	pb = &p->problems[p->nproblems - 1];
@@ -191,6 +192,19 @@ void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
 	pb->err = -EILSEQ;
 	pb->stop.offset = offset;
 	pb->count = 1;
+	pb->kept = kept;
+}
+
+void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
+		      const char *what)
+{
+	add_problem(p, file, offset, what, false);
+}
+
+void profdata_note(struct profdata *p, const char *file, uint64_t offset,
+		   const char *what)
+{
+	add_problem(p, file, offset, what, true);
 }
 
 void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *pb)

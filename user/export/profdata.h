@@ -74,7 +74,7 @@ struct devop {
 	uint8_t ge_type;	/* enum cann_ge_task_type; DEVOP_NO_GE: no node info */
 	uint8_t hf32;		/* 0 no, 1 yes, 2 not known */
 	uint8_t state;		/* enum devop_state */
-	uint8_t kernel_task;	/* a runtime's kernel task, named by its op (§4.1) */
+	uint8_t pad;
 };
 
 #define DEVOP_NO_SQE	0xff
@@ -110,7 +110,7 @@ struct task_hccl {
 	uint64_t notify_id;
 	double duration_est;
 	uint64_t group_id;	/* the group name's hash id */
-	uint32_t node;		/* its node launch's connection id; 0: none */
+	uint32_t node;		/* its node launch's place among the API records; 0: none */
 	uint32_t name;		/* its task name (item), in profdata.names */
 	uint32_t group;		/* group name, in profdata.names */
 	uint32_t plane;
@@ -137,6 +137,7 @@ struct profdata_problem {
 	struct recfile_stop stop;
 	char what[96];
 	uint64_t count;
+	bool kept;		/* shown all the same: nothing was dropped */
 };
 
 #define PROFDATA_MAX_PROBLEMS 32
@@ -153,6 +154,7 @@ struct profdata {
 	/* Data files read only in part; nproblems may exceed what is kept. */
 	struct profdata_problem problems[PROFDATA_MAX_PROBLEMS];
 	unsigned int nproblems;
+	unsigned int nkept;	/* of them, faults that dropped nothing */
 	struct api_desc apis_desc[MSPROF_MAX_APIS];
 	struct profcall *calls;	/* by ns_tid, then start, then depth */
 	size_t ncalls;
@@ -196,6 +198,9 @@ void profdata_free(struct profdata *p);
  */
 void profdata_problem(struct profdata *p, const char *file, uint64_t offset,
 		      const char *what);
+/* The same for a fault whose record is exported all the same. */
+void profdata_note(struct profdata *p, const char *file, uint64_t offset,
+		   const char *what);
 /* One line on a problem: "offset 12: what (3 times)". */
 void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *pb);
 

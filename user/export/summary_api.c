@@ -33,7 +33,7 @@ struct api_walk {
 	struct api_agg *agg;	/* by API id */
 	/* The runtime's calls eBPF did not record, by level << 32 | type. */
 	struct cann_dict by_type;
-	struct cann_dict by_item;	/* communication: by task name (§7) */
+	struct cann_dict by_item;	/* communication calls, by task name */
 	struct api_row *cann;
 	uint32_t ncann, cap_cann;
 };
@@ -80,13 +80,10 @@ static const struct layer_naming *cann_naming(uint16_t level)
 	return naming_layer(MSPROF_LAYER_MAX);
 }
 
-/*
- * msprof names a communication call by its task name (item), the others
- * by their type's name.
- */
 static int add_cann_call(const struct cann_call *c, void *ctx)
 {
 	struct api_walk *w = ctx;
+	/* A communication call is its task's: msprof's row is by its name. */
 	bool by_item = c->level == CANN_LEVEL_HCCL && c->item;
 	struct cann_dict *d = by_item ? &w->by_item : &w->by_type;
 	uint64_t key = by_item ? c->item_id : (uint64_t)c->level << 32 | c->type;
@@ -106,8 +103,8 @@ static int add_cann_call(const struct cann_call *c, void *ctx)
 			w->cap_cann = cap;
 		}
 		w->cann[w->ncann] = (struct api_row){
-			.name = by_item ? c->item : c->type_name ? c->type_name :
-				"unknown_api",
+			.name = by_item ? c->item :
+				c->type_name ? c->type_name : "unknown_api",
 			.level = cann_naming(c->level),
 		};
 		if (cann_dict_put(d, key, w->ncann++))

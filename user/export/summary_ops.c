@@ -260,7 +260,8 @@ int summary_task_time(FILE *fp, const struct profdata *p)
 		uint64_t start = epoch(p, t->start_ns);
 
 		csv_u64(fp, t->device);
-		csv_next_text(fp, naming_kernel_name(p, t));
+		/* The task's own kernel, not its op (msprof's column). */
+		csv_next_text(fp, naming_str(p, profdata_task_op(p, t)->kernel));
 		csv_next_text(fp, naming_devtask_type(p, t));
 		csv_next_u64(fp, t->stream);
 		csv_next_u64(fp, t->task_id);

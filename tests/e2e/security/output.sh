@@ -87,8 +87,8 @@ check "the planted entries are reported once" \
 check "root's file and dir untouched after stop" victim_untouched
 check "no entry of the user's, no link, no FIFO in the PROF_ dir" only_roots "$out"
 check "device data still taken, root's" \
-	[ "$(stat -c %U "$d/device_0/data/task_time.data" 2>/dev/null)" = root -a \
-	  -s "$d/device_0/data/task_time.data" ]
+	[ "$(stat -c %U "$d/device_0/data/stars_soc.data.0.slice_0" 2>/dev/null)" = root ]
+check "... and not empty" cann_data "$d"
 check "the window's account says complete after stop" [ "$(jq -r .state "$d/msprof_ebpf_window.json")" = complete ]
 check "the staging directory is removed at the end" [ -z "$(stages "$out")" ]
 "$MSPROF" --export=on --output="$out" >"$WORK/export.log" 2>&1
@@ -123,8 +123,8 @@ wait_for "$WORK/swap.log" "collection stopped (window 1)"
 check "PROF_ swapped for a link mid-window: root's dir untouched" victim_untouched
 held=$out/held
 check "the window is finished where it was made" \
-	[ "$(jq -r .state "$held/msprof_ebpf_window.json")" = complete -a -s "$held/host/end_info" \
-	  -a -s "$held/device_0/data/task_time.data" ]
+	[ "$(jq -r .state "$held/msprof_ebpf_window.json")" = complete -a -s "$held/host/end_info" ]
+check "... with its device data" cann_data "$held"
 mv "$out" "$sticky/prof.moved"
 ln -s "$VDIR" "$out"
 say start
@@ -161,7 +161,7 @@ show "$WORK/premade.log"
 check "the one made beforehand is neither used nor removed" \
 	[ "$(ls -A "$old")" = mine ]
 check "the window has its device data, all root's" only_roots "$out"
-check "... device data" [ -s "$(prof_dirs "$out")/device_0/data/task_time.data" ]
+check "... device data" cann_data "$(prof_dirs "$out")"
 
 # --- bad --output values: one line, non-zero, nothing made ----------------
 touch "$PUB/file"
@@ -201,7 +201,7 @@ flushed() {	# the agent flushes the cut window when its connection ends
 	local i f
 	for i in $(seq 100); do
 		# Into the window's PROF_ directory it made in the stage.
-		for f in "$1"/PROF_*/device_0/data/task_time.data; do
+		for f in "$1"/PROF_*/device_0/data/stars_soc.data.0.slice_0; do
 			[ -s "$f" ] && return 0
 		done
 		sleep 0.05

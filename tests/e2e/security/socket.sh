@@ -120,7 +120,7 @@ attached() {
 	check "$1: exit 0" [ "$RC" -eq 0 ]
 	d=$(prof_dirs "$WORK/$1")
 	check "$1: host data written" [ -n "$d" ] && [ "$(jq .host.api_events "$d/msprof_ebpf_window.json")" -gt 0 ]
-	check "$1: device data written" [ -n "$d" ] && [ -s "$d/device_0/data/task_time.data" ]
+	check "$1: device data written" [ -n "$d" ] && cann_data "$d"
 	check "$1: no failure reported" ! grep -q "failed\|did not answer\|accepted no" "$WORK/$1.log"
 }
 

@@ -68,7 +68,7 @@ static HcclResult comm_init(const unsigned char key[HCCL_KEY_BYTES],
 }
 
 /* A fresh random key: the segment's name cannot be guessed in advance. */
-HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
+static HcclResult get_root_info(HcclRootInfo *rootInfo)
 {
 	unsigned char *key;
 
@@ -82,8 +82,8 @@ HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 	return HCCL_SUCCESS;
 }
 
-HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
-				uint32_t rank, HcclComm *comm)
+static HcclResult init_root_info(uint32_t nRanks, const HcclRootInfo *rootInfo,
+				 uint32_t rank, HcclComm *comm)
 {
 	if (!rootInfo)
 		return HCCL_E_PTR;
@@ -147,8 +147,8 @@ static HcclResult read_table(const char *path, char **text, struct stat *st)
 	return HCCL_SUCCESS;
 }
 
-HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank,
-				   HcclComm *comm)
+static HcclResult init_cluster_info(const char *clusterInfo, uint32_t rank,
+				    HcclComm *comm)
 {
 	unsigned char key[HCCL_KEY_BYTES];
 	struct stat st;
@@ -210,7 +210,7 @@ static struct hccl_comm *comm_unlink(HcclComm h)
  * A queued collective waits at most HCCL_EXEC_TIMEOUT for the others, so
  * the drain is bounded; one still running after that keeps its memory.
  */
-HcclResult HcclCommDestroy(HcclComm comm)
+static HcclResult comm_destroy(HcclComm comm)
 {
 	uint64_t deadline = hccl_deadline("HCCL_EXEC_TIMEOUT") +
 			    1000000000ull;
@@ -244,17 +244,17 @@ static HcclResult comm_get(HcclComm comm, uint32_t *out, int what)
 	return HCCL_SUCCESS;
 }
 
-HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
+static HcclResult get_rank_id(HcclComm comm, uint32_t *rank)
 {
 	return comm_get(comm, rank, 0);
 }
 
-HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+static HcclResult get_rank_size(HcclComm comm, uint32_t *rankSize)
 {
 	return comm_get(comm, rankSize, 1);
 }
 
-HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
+static HcclResult get_async_error(HcclComm comm, HcclResult *asyncError)
 {
 	uint32_t v;
 	HcclResult ret;
@@ -265,4 +265,46 @@ HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
 	if (!ret)
 		*asyncError = v;
 	return ret;
+}
+
+/* --- the API, each call reported as CANN's HCCL reports it ---------------- */
+
+HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
+{
+	return HCCL_REPORTED(HcclGetRootInfo, get_root_info(rootInfo));
+}
+
+HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
+				uint32_t rank, HcclComm *comm)
+{
+	return HCCL_REPORTED(HcclCommInitRootInfo,
+			     init_root_info(nRanks, rootInfo, rank, comm));
+}
+
+HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank,
+				   HcclComm *comm)
+{
+	return HCCL_REPORTED(HcclCommInitClusterInfo,
+			     init_cluster_info(clusterInfo, rank, comm));
+}
+
+HcclResult HcclCommDestroy(HcclComm comm)
+{
+	return HCCL_REPORTED(HcclCommDestroy, comm_destroy(comm));
+}
+
+HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
+{
+	return HCCL_REPORTED(HcclGetRankId, get_rank_id(comm, rank));
+}
+
+HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+{
+	return HCCL_REPORTED(HcclGetRankSize, get_rank_size(comm, rankSize));
+}
+
+HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
+{
+	return HCCL_REPORTED(HcclGetCommAsyncError,
+			     get_async_error(comm, asyncError));
 }

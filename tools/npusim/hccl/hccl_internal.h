@@ -96,6 +96,49 @@ struct hccl_comm {
 struct hccl_comm *hccl_comm_hold(HcclComm h);
 void hccl_comm_put(struct hccl_comm *c);
 
+/* --- what HCCL reports to the profiling (hccl_prof.c) --------------------- */
+
+#define HCCL_APIS(X)							\
+	X(HcclGetRootInfo) X(HcclCommInitRootInfo)			\
+	X(HcclCommInitClusterInfo) X(HcclCommDestroy) X(HcclGetRankId)	\
+	X(HcclGetRankSize) X(HcclGetCommAsyncError) X(HcclAllReduce)	\
+	X(HcclBroadcast) X(HcclAllGather) X(HcclReduceScatter)
+
+#define HCCL_API_ENUM(name) HCCL_API_##name,
+enum hccl_api { HCCL_APIS(HCCL_API_ENUM) HCCL_API_NONE };
+#undef HCCL_API_ENUM
+
+/* A reported call's begin on the host clock; 0 outside a window. */
+uint64_t hccl_prof_begin(void);
+/* The call that began at begin returns now: an acl-level API. */
+void hccl_prof_acl(enum hccl_api api, uint64_t begin);
+
+/* call, reported as api. */
+#define HCCL_REPORTED(api, call) ({					\
+	uint64_t begin_ = hccl_prof_begin();				\
+	HcclResult ret_ = (call);					\
+									\
+	hccl_prof_acl(HCCL_API_##api, begin_);				\
+	ret_;								\
+})
+
+/* One device task of a collective, as its hccl_info says it. */
+struct hccl_task_info {
+	const char *op_name;
+	uint32_t rank;
+	uint32_t nranks;
+	const void *src;
+	void *dst;
+	uint64_t bytes;
+	uint32_t reduce_op;
+	uint32_t data_type;
+};
+
+/* The communication-level task that began at begin: hccl_info, master API. */
+void hccl_prof_task(uint64_t begin, const struct hccl_task_info *ti);
+/* The node-level op that began at begin: node_basic_info, launch API. */
+void hccl_prof_op(uint64_t begin, const char *op_name, const char *op_type);
+
 #pragma GCC visibility pop
 
 #endif

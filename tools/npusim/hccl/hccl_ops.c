@@ -24,6 +24,21 @@ static const char *const coll_names[] = {
 	[COLL_REDUCE_SCATTER] = "hcom_reduceScatter_",
 };
 
+/* Their op types, and the call each is. */
+static const char *const coll_types[] = {
+	[COLL_ALL_REDUCE] = "HcomAllReduce",
+	[COLL_BROADCAST] = "HcomBroadcast",
+	[COLL_ALL_GATHER] = "HcomAllGather",
+	[COLL_REDUCE_SCATTER] = "HcomReduceScatter",
+};
+
+static const enum hccl_api coll_apis[] = {
+	[COLL_ALL_REDUCE] = HCCL_API_HcclAllReduce,
+	[COLL_BROADCAST] = HCCL_API_HcclBroadcast,
+	[COLL_ALL_GATHER] = HCCL_API_HcclAllGather,
+	[COLL_REDUCE_SCATTER] = HCCL_API_HcclReduceScatter,
+};
+
 struct coll {
 	enum coll_kind kind;
 	struct hccl_comm *comm;
@@ -125,29 +140,52 @@ static HcclResult coll_check(const struct coll *c)
 	return atomic_load(&c->comm->failed) ? HCCL_E_TIMEOUT : HCCL_SUCCESS;
 }
 
+/*
+ * The collective's one device task, reported as CANN's HCCL reports an
+ * op: a node-level launch around a communication-level task, inside
+ * which the runtime reports its submit.
+ */
+static HcclResult coll_launch(struct coll *c, aclrtStream stream)
+{
+	struct hccl_task_info ti = {
+		.op_name = coll_names[c->kind], .rank = c->comm->rank,
+		.nranks = c->comm->nranks, .src = c->send, .dst = c->recv,
+		.bytes = in_bytes(c), .reduce_op = c->op, .data_type = c->type,
+	};
+	uint64_t op = hccl_prof_begin(), task = hccl_prof_begin();
+	enum coll_kind kind = c->kind;
+	aclError err;
+
+	err = npusimLaunchHostTask(stream, coll_names[c->kind], coll_run, c);
+	if (err != ACL_SUCCESS)
+		return HCCL_E_RUNTIME;
+	/* c is the task's now, maybe freed: ti was taken before. */
+	hccl_prof_task(task, &ti);
+	hccl_prof_op(op, ti.op_name, coll_types[kind]);
+	return HCCL_SUCCESS;
+}
+
 static HcclResult coll_submit(struct coll *args, HcclComm comm,
 			      aclrtStream stream)
 {
+	uint64_t begin = hccl_prof_begin();
 	struct coll *c;
 	HcclResult ret;
 
 	args->comm = hccl_comm_hold(comm);
-	if (!args->comm)
-		return HCCL_E_PARA;
-	ret = coll_check(args);
+	ret = args->comm ? coll_check(args) : HCCL_E_PARA;
 	c = ret ? NULL : malloc(sizeof(*c));
 	if (!ret && !c)
 		ret = HCCL_E_MEMORY;
 	if (!ret) {
 		*c = *args;
-		if (npusimLaunchHostTask(stream, coll_names[c->kind], coll_run,
-					 c) != ACL_SUCCESS) {
+		ret = coll_launch(c, stream);
+		if (ret)
 			free(c);
-			ret = HCCL_E_RUNTIME;
-		}
 	}
-	if (ret)
+	if (ret && args->comm)
 		hccl_comm_put(args->comm);
+	hccl_prof_acl(coll_apis[args->kind], begin);
 	return ret;
 }
 
