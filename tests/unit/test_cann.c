@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "export/cann.h"
+#include "export/comm.h"
 #include "export/naming.h"
 #include "export/profdata.h"
 #include "unit.h"
@@ -365,6 +366,180 @@ static void test_window_clock(void)
 	remove_dir(&w);
 }
 
+/*
+ * A device directory's own start_info.N places its times on the epoch: the
+ * difference of its offset from host/start_info's moves them.
+ */
+static void test_device_start_info(void)
+{
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	/* host/start_info: 1000000 − 900000; start_info.0: 1001000 − 900500. */
+	put_text(&w, "device_0/start_info.0",
+		 "{\"collectionTimeBegin\":\"1001\",\"clockMonotonicRaw\":\"900500\"}\n");
+	track(&w, NULL, 2000000, 2, 0, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 1000 + 60000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 1000 + 60001);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 1);
+	CU_ASSERT_EQUAL(p.tasks[0].submit_ns, 2000000);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 2200000 + 500);
+	CU_ASSERT_EQUAL(p.tasks[0].end_ns - p.tasks[0].start_ns, 20);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+static void tensor(struct rawdir *w, uint64_t ts, uint32_t count,
+		   const struct cann_tensor *t)
+{
+	struct cann_tensor_info r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_NODE, CANN_NODE_TENSOR_INFO, TID, 232, ts },
+		.op_name = H_ADD, .count = count,
+	};
+
+	memcpy(r.tensor, t, count * sizeof(*t));
+	put(w, "host/data/unaging.additional.tensor_info.slice_0", &r, sizeof(r), true);
+}
+
+/* tensor_info's cells: shapes quoted as msprof keeps them; none of a kind: N/A. */
+static void test_tensor_cells(void)
+{
+	static const struct cann_tensor two_in[] = {
+		{ .tensor_type = 0, .format = 2, .data_type = 0, .shape = { 64, 64 } },
+		{ .tensor_type = 0, .format = 2, .data_type = 1, .shape = { 64 } },
+		{ .tensor_type = 1, .format = 29, .data_type = 0, .shape = { 64, 64 } },
+	};
+	const struct devop *op;
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	launch(&w, 2000000, 0);
+	tensor(&w, 2000021, 3, two_in);
+	launch(&w, 2001000, 1);
+	tensor(&w, 2001021, 1, two_in);	/* an input only */
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61100);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61110);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	op = profdata_task_op(&p, &p.tasks[0]);
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN]), "\"64,64;64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN_TYPES]), "FLOAT;FLOAT16");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN_FORMATS]), "ND;ND");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT]), "\"64,64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT_FORMATS]), "FRACTAL_NZ");
+	op = profdata_task_op(&p, &p.tasks[1]);
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_IN]), "\"64,64\"");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT]), "N/A");
+	CU_ASSERT_STRING_EQUAL(naming_str(&p, op->shapes[SHAPE_OUT_TYPES]), "N/A");
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+/*
+ * Records out of time order within a (stream, task id) pair as Huawei's
+ * sorted pairing pairs them: an end read before its start; of two starts
+ * before one end, the later.
+ */
+static void test_stars_order(void)
+{
+	const struct profdata_problem *pb;
+	struct profdata p;
+	struct rawdir w;
+
+	make_dir(&w, NULL);
+	track(&w, NULL, 2000031, 2, 0, CANN_TASK_KERNEL_AICORE);
+	track(&w, NULL, 2000131, 2, 1, CANN_TASK_KERNEL_AICORE);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 0, 61010);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 0, 61000);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61200);
+	stars(&w, CANN_STARS_START, CANN_SQE_AI_CORE, 2, 1, 61100);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61300);
+	stars(&w, CANN_STARS_END, CANN_SQE_AI_CORE, 2, 1, 61400);	/* a second end */
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	CU_ASSERT_EQUAL(p.tasks[0].start_ns, 1000000 + 60000 * 20);
+	CU_ASSERT_EQUAL(p.tasks[0].end_ns - p.tasks[0].start_ns, 200);
+	CU_ASSERT_EQUAL(p.tasks[1].start_ns, 1000000 + 60200 * 20);
+	CU_ASSERT_EQUAL(p.tasks[1].end_ns - p.tasks[1].start_ns, 2000);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "start without its end");
+	CU_ASSERT(pb && pb->stop.offset == 3 * 64 && pb->count == 1);
+	pb = problem(&p, "stars_soc.data.0.slice_0", "end without its start");
+	CU_ASSERT(pb && pb->stop.offset == 5 * 64 && pb->count == 1);
+	CU_ASSERT_EQUAL(p.nproblems, 2);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
+static void hccl_info(struct rawdir *w, uint64_t ts, uint32_t plane, uint64_t bytes)
+{
+	struct cann_hccl_info r = {
+		.head = { CANN_MAGIC, CANN_LEVEL_HCCL, 0, TID, 232, ts },
+		.item_id = H_KERN, .group_name = 5878203535622082289ull,
+		.rank_size = 2, .remote_rank = 1, .plane_id = plane, .data_size = bytes,
+		.notify_id = UINT64_MAX, .link_type = 1,
+	};
+
+	put(w, "host/data/unaging.additional.hccl_info.slice_0", &r, sizeof(r), true);
+}
+
+/* One node launch of an HCCL op, two tasks with hccl_info: one op of both. */
+static void test_hccl_op(void)
+{
+	struct cann_node_basic_info b = {
+		.head = { CANN_MAGIC, CANN_LEVEL_NODE, CANN_NODE_BASIC_INFO, TID, 29, 2000003 },
+		.op_name = H_ADD, .task_type = CANN_GE_HCCL, .op_type = H_ADDT,
+	};
+	struct comm_ops c;
+	struct profdata p;
+	struct rawdir w;
+	char name[64];
+	int i;
+
+	make_dir(&w, NULL);
+	put(&w, "host/data/aging.compact.node_basic_info.slice_0", &b, sizeof(b), true);
+	for (i = 0; i < 2; i++) {
+		uint64_t u = 2000010 + (uint64_t)i * 100;
+
+		hccl_info(&w, u + 1, (uint32_t)i, 1000);
+		track(&w, NULL, u + 3, 3, (uint16_t)i, i ? CANN_TASK_MEMCPY_ASYNC : 15);
+		api(&w, CANN_LEVEL_RUNTIME, 1001, u + 2, u + 20, 0);
+		api(&w, CANN_LEVEL_HCCL, CANN_HCCL_MASTER, u, u + 30, H_KERN);
+		stars(&w, CANN_STARS_START, CANN_SQE_SDMA, 3, (uint16_t)i,
+		      61000 + (uint64_t)i * 100);
+		stars(&w, CANN_STARS_END, CANN_SQE_SDMA, 3, (uint16_t)i,
+		      61000 + (uint64_t)i * 100 + 50);
+	}
+	api(&w, CANN_LEVEL_NODE, CANN_NODE_LAUNCH, 2000002, 2000400, H_ADD);
+	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, w.dir), 0);
+	CU_ASSERT_EQUAL(p.nproblems, 0);
+	CU_ASSERT_EQUAL_FATAL(p.ntasks, 2);
+	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "MEMCPY_ASYNC");
+	CU_ASSERT_STRING_EQUAL(naming_devtask_name(&p, &p.tasks[1]), "MEMCPY_ASYNC");
+	CU_ASSERT_EQUAL_FATAL(comm_ops_load(&c, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n, 1);
+	CU_ASSERT(c.v[0].raw);
+	CU_ASSERT_EQUAL(c.v[0].ntasks, 2);
+	CU_ASSERT_EQUAL(c.v[0].start_ns, p.tasks[0].start_ns);
+	CU_ASSERT_EQUAL(c.v[0].end_ns, p.tasks[1].end_ns);
+	CU_ASSERT_EQUAL(c.v[0].bytes, 2000);
+	CU_ASSERT_EQUAL(c.v[0].rank_size, 2);
+	CU_ASSERT_EQUAL(c.v[0].call_ns, 2000002);	/* the node launch, for the flow */
+	CU_ASSERT_EQUAL(c.v[0].conn, 5);	/* the fifth API record */
+	comm_op_name(name, sizeof(name), &p, &c.v[0]);
+	CU_ASSERT_STRING_EQUAL(name, "Add_0_289_0_1");
+	CU_ASSERT_STRING_EQUAL(comm_op_type(&p, &c.v[0]), "Add");
+	comm_ops_free(&c);
+	profdata_free(&p);
+	remove_dir(&w);
+}
+
 int register_cann_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
@@ -374,6 +549,10 @@ int register_cann_tests(unsigned int *skipped)
 		{ "a host CPU counter through host_start.log", test_counter_clock },
 		{ "faults cost their record, counted with offsets", test_faults },
 		{ "raw ns onto our clock by the window's pairs", test_window_clock },
+		{ "a device directory's start_info.N places its times", test_device_start_info },
+		{ "tensor_info's cells as msprof writes them", test_tensor_cells },
+		{ "stars records out of time order pair as sorted", test_stars_order },
+		{ "a node launch's HCCL tasks with hccl_info: one op", test_hccl_op },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -248,8 +248,8 @@ static void test_collective_type(void)
 	CU_ASSERT_STRING_EQUAL(naming_devtask_type(&p, &p.tasks[1]), "AI_CORE");
 	CU_ASSERT_FALSE(overlap_is_compute(&p, &p.tasks[0]));
 	CU_ASSERT_TRUE(overlap_is_compute(&p, &p.tasks[1]));
-	/* A collective is communication_statistic's, not op_statistic's. */
 	text = written(summary_op_statistic, &p);
+	/* msprof counts collectives in communication_statistic only. */
 	CU_ASSERT_PTR_NULL(strstr(text, "hcom_allReduce_"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n0,hcomish,AI_CORE,1,"));
 	free(text);
@@ -298,7 +298,7 @@ static void test_comm_names(void)
 	comm_op_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__oup_7_1");
 	op.group = 2;
-	comm_group_name(buf, sizeof(buf), op.group);
+	comm_group_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hccl_group_2");
 	comm_op_name(buf, sizeof(buf), &p, &op);
 	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__p_2_7_1");

@@ -68,10 +68,10 @@ static void us(FILE *fp, uint64_t ns)
 static void op_key(struct outbuf *b, const struct profdata *p,
 		   const struct comm_op *op)
 {
-	char name[MSPROF_REC_NAMES_MAX + 64], group[32], key[sizeof(name) + 32];
+	char name[MSPROF_REC_NAMES_MAX + 64], group[256], key[sizeof(name) + 260];
 
 	comm_op_name(name, sizeof(name), p, op);
-	comm_group_name(group, sizeof(group), op->group);
+	comm_group_name(group, sizeof(group), p, op);
 	snprintf(key, sizeof(key), "%s@%s", name, group);
 	ob_json_str(b, key);
 	ob_flush(b);
@@ -130,20 +130,20 @@ static void communication(struct outbuf *b, const struct profdata *p,
 
 	fputc('{', fp);
 	for (i = 0; i < c->n; i++) {
-		const struct devtask *t = &p->tasks[c->v[i].task];
-		uint64_t start = profmeta_epoch_ns(&p->meta, t->start_ns);
+		const struct comm_op *op = &c->v[i];
+		uint64_t start = profmeta_epoch_ns(&p->meta, op->start_ns);
 
 		if (!comm_op_grouped(&c->v[i]))
 			continue;
 		if (!any || start < first)
 			first = start;
-		dur += t->end_ns - t->start_ns;
+		dur += op->end_ns - op->start_ns;
 		bytes += comm_op_bytes(&c->v[i]);
 		fputs(any ? ",\n" : "\n", fp);
 		any = true;
 		op_key(b, p, &c->v[i]);
 		fputc(':', fp);
-		op_info(fp, start, t->end_ns - t->start_ns, comm_op_bytes(&c->v[i]));
+		op_info(fp, start, op->end_ns - op->start_ns, comm_op_bytes(op));
 	}
 	fputs(",\n\"Total HCCL Operators\":", fp);
 	op_info(fp, first, dur, bytes);

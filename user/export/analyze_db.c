@@ -47,21 +47,20 @@ static int run(sqlite3_stmt *s)
 static int op_rows(sqlite3_stmt **st, const struct profdata *p,
 		   const struct comm_op *op)
 {
-	const struct devtask *t = &p->tasks[op->task];
-	double ms = (double)(t->end_ns - t->start_ns) / 1e6;
+	double ms = (double)(op->end_ns - op->start_ns) / 1e6;
 	double mb = (double)comm_op_bytes(op) / 1e6;
-	char name[MSPROF_REC_NAMES_MAX + 64], group[32], rank[16];
+	char name[MSPROF_REC_NAMES_MAX + 64], group[256], rank[16];
 	int i, err = 0;
 
 	comm_op_name(name, sizeof(name), p, op);
-	comm_group_name(group, sizeof(group), op->group);
+	comm_group_name(group, sizeof(group), p, op);
 	snprintf(rank, sizeof(rank), "%d", p->meta.rank_id);
 	for (i = 0; i < NST; i++) {
 		sqlite3_bind_text(st[i], 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st[i], 2, group, -1, SQLITE_STATIC);
 	}
 	sqlite3_bind_double(st[ST_TIME], 3,
-			    (double)profmeta_epoch_ns(&p->meta, t->start_ns) / 1e3);
+			    (double)profmeta_epoch_ns(&p->meta, op->start_ns) / 1e3);
 	for (i = 4; i <= 6; i++)	/* elapse, wait, synchronization */
 		sqlite3_bind_double(st[ST_TIME], i, ms);
 	sqlite3_bind_double(st[ST_BAND], 3, mb);

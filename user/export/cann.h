@@ -56,7 +56,8 @@ static inline uint64_t cann_lin_map(const struct cann_lin *l, uint64_t in)
 	int64_t d = (int64_t)(in - l->in0);
 
 	if (l->rate_q32)
-		d = (int64_t)(((__int128)d * (__int128)l->rate_q32) >> 32);
+		d = (int64_t)(((__int128)d * (__int128)l->rate_q32 +
+			       ((__int128)1 << 31)) >> 32);
 	return l->out0 + (uint64_t)d;
 }
 

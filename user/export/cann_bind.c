@@ -104,21 +104,29 @@ static const char *format_name(uint32_t v)
 	return v < sizeof(names) / sizeof(names[0]) ? names[v] : NULL;
 }
 
-/* One cell: the tensors of one kind, ';' between, each as what says. */
-static void render(char *buf, size_t len, const struct cann_tensor_info *r,
-		   uint32_t kind, int what)
+/*
+ * One cell: the tensors of one kind, ';' between, each as what says; how
+ * many there were.  A shape cell is wrapped in double quotes, as msprof's
+ * analysis keeps it (Python and C++ alike, in its CSV and its db), and as
+ * msprof-analyze's AI Core checker reads it: it drops the first and last
+ * character before splitting.
+ */
+static uint32_t render(char *buf, size_t len, const struct cann_tensor_info *r,
+		       uint32_t kind, int what)
 {
 	size_t at = 0;
-	uint32_t i, d, n = r->count < CANN_TENSORS ? r->count : CANN_TENSORS;
+	uint32_t i, d, n = r->count < CANN_TENSORS ? r->count : CANN_TENSORS, found = 0;
 	const char *name;
 
 	buf[0] = '\0';
+	if (what == 0)
+		at += (size_t)snprintf(buf, len, "\"");
 	for (i = 0; i < n && at < len; i++) {
 		const struct cann_tensor *t = &r->tensor[i];
 
 		if (t->tensor_type != kind)
 			continue;
-		at += (size_t)snprintf(buf + at, len - at, "%s", at ? ";" : "");
+		at += (size_t)snprintf(buf + at, len - at, "%s", found++ ? ";" : "");
 		if (what == 0) {
 			for (d = 0; d < CANN_SHAPE_DIMS && t->shape[d] && at < len; d++)
 				at += (size_t)snprintf(buf + at, len - at, "%s%u",
@@ -131,6 +139,9 @@ static void render(char *buf, size_t len, const struct cann_tensor_info *r,
 			      (size_t)snprintf(buf + at, len - at, "%u",
 					       what == 1 ? t->data_type : t->format);
 	}
+	if (what == 0 && at < len)
+		snprintf(buf + at, len - at, "\"");
+	return found;
 }
 
 static int edit_tensor(struct profdata *p, struct devop *op, const void *rec,
@@ -143,8 +154,9 @@ static int edit_tensor(struct profdata *p, struct devop *op, const void *rec,
 	(void)s;
 	memcpy(&r, rec, sizeof(r));
 	for (i = 0; i < SHAPES && !err; i++) {
-		render(cell, sizeof(cell), &r, i < SHAPE_OUT ? 0 : 1, i % 3);
-		err = strtab_intern(&p->names, cell, strlen(cell), &op->shapes[i]);
+		op->shapes[i] = NO_STR;	/* no tensor of the kind: N/A */
+		if (render(cell, sizeof(cell), &r, i < SHAPE_OUT ? 0 : 1, i % 3))
+			err = strtab_intern(&p->names, cell, strlen(cell), &op->shapes[i]);
 	}
 	return err;
 }
@@ -160,14 +172,22 @@ static int on_tensor(const void *rec, const struct cann_src *s, void *ctx)
 	return edit_node(ctx, head.thread_id, head.timestamp, edit_tensor, rec, s);
 }
 
-/* The task a memcpy_info or hccl_info tells of: the next on its thread. */
+/*
+ * The task a memcpy_info or hccl_info tells of: the next on its thread;
+ * its node launch's number in *node, if asked.
+ */
 static const struct devtask *next_task(struct host_load *h,
-				       const struct cann_rec_head *head)
+				       const struct cann_rec_head *head,
+				       uint32_t *node)
 {
 	size_t at = cann_first_task(h, head->thread_id,
 				    cann_host_ns(h->c, head->timestamp));
 
-	return at < h->n ? &h->p->tasks[h->order[at]] : NULL;
+	if (at >= h->n)
+		return NULL;
+	if (node)
+		*node = h->node[at];
+	return &h->p->tasks[h->order[at]];
 }
 
 static int on_memcpy(const void *rec, const struct cann_src *s, void *ctx)
@@ -181,7 +201,7 @@ static int on_memcpy(const void *rec, const struct cann_src *s, void *ctx)
 	if (!cann_head_ok(&r.head, s) || r.head.level != CANN_LEVEL_RUNTIME ||
 	    r.head.type != CANN_RT_MEMCPY_INFO)
 		return 0;
-	t = next_task(h, &r.head);
+	t = next_task(h, &r.head, NULL);
 	if (!t || p->ops[t->op].type != DT_MEMCPY_ASYNC || p->ncopies >= h->n)
 		return 0;
 	p->copies[p->ncopies++] = (struct task_copy){
@@ -217,12 +237,13 @@ static int on_hccl(const void *rec, const struct cann_src *s, void *ctx)
 	struct cann_hccl_info r;
 	const struct devtask *t;
 	struct task_hccl *x;
+	uint32_t node;
 
 	memcpy(&r, rec, sizeof(r));
 	/* Its type number is a third party's (§9): the level says it. */
 	if (!cann_head_ok(&r.head, s) || r.head.level != CANN_LEVEL_HCCL)
 		return 0;
-	t = next_task(h, &r.head);
+	t = next_task(h, &r.head, &node);
 	if (!t || p->nhccls >= h->n)
 		return 0;
 	x = &p->hccls[p->nhccls];
@@ -232,6 +253,7 @@ static int on_hccl(const void *rec, const struct cann_src *s, void *ctx)
 		.local_rank = r.local_rank, .remote_rank = r.remote_rank,
 		.rank_size = r.rank_size, .data_type = r.data_type,
 		.link_type = r.link_type, .transport_type = r.transport_type,
+		.group_id = r.group_name, .node = node,
 	};
 	p->nhccls++;
 	return hccl_names(p, &r, x);

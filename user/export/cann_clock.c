@@ -105,6 +105,23 @@ static void mono_clock(const struct profmeta *m, struct cann *c)
 					       << 32) / (e->raw_ns - s->raw_ns));
 }
 
+/*
+ * Huawei's analysis puts a device directory's times on the epoch through
+ * that directory's own start_info.N, sampled apart from host/start_info (a
+ * runtime takes each as its device starts): by how much that moves the
+ * device's times against the window's epoch, 0 without a start_info.N.
+ */
+static int64_t dir_shift(struct profdata *p, unsigned int n)
+{
+	char file[64];
+	int64_t off;
+
+	snprintf(file, sizeof(file), "device_%u/start_info.%u", n, n);
+	if (profmeta_start_offset(p->dirfd, file, &off))
+		return 0;
+	return off - profmeta_offset_ns(&p->meta);
+}
+
 /* device_<n>'s clock; false when its ticks cannot be placed. */
 static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 			 char *text)
@@ -135,6 +152,7 @@ static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 		dev = 0;
 	}
 	c->dev[n] = (struct cann_lin){ .in0 = dev, .out0 = ns, .rate_q32 = q32 };
+	c->dev[n].out0 += (uint64_t)dir_shift(p, n);
 	return true;
 }
 

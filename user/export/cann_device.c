@@ -194,11 +194,65 @@ static int place_task(struct dev_load *d, const struct stars_open *o,
 	return sqe_op(p, t->op, o->sqe, &t->op);
 }
 
+/*
+ * Keeps o waiting; of it and one of its ids and kind already waiting, the
+ * one keep_later says stays, the other a fault.
+ */
+static int wait_for_pair(struct dev_load *d, const struct stars_open *o,
+			 const struct cann_src *s, bool keep_later)
+{
+	struct stars_open was, kept;
+	int put = stars_open_put(&d->open, o, &was);
+
+	if (put <= 0)
+		return put;
+	if ((was.at > o->at) == keep_later) {
+		kept = was;
+		put = stars_open_put(&d->open, &kept, &was);
+		was = *o;
+	}
+	stars_fault(d, s, &was, o->end ? "an end without its start" :
+		    "a start without its end");
+	return put < 0 ? put : 0;
+}
+
+/* A start: an end of its ids not before it that came first closes it. */
+static int on_start(struct dev_load *d, const struct stars_open *o,
+		    const struct cann_src *s)
+{
+	struct stars_open key = *o, e;
+
+	key.end = true;
+	if (stars_open_take(&d->open, &key, &e)) {
+		if (e.at >= o->at)
+			return place_task(d, o, e.at, s);
+		if (stars_open_put(&d->open, &e, &e) < 0)
+			return -ENOMEM;
+	}
+	return wait_for_pair(d, o, s, true);
+}
+
+/* An end: the latest start of its ids not after it, else it waits. */
+static int on_end(struct dev_load *d, const struct stars_open *o,
+		  const struct cann_src *s)
+{
+	struct stars_open key = *o, st;
+
+	key.end = false;
+	if (stars_open_take(&d->open, &key, &st)) {
+		if (st.at <= o->at)
+			return place_task(d, &st, o->at, s);
+		if (stars_open_put(&d->open, &st, &st) < 0)
+			return -ENOMEM;
+	}
+	return wait_for_pair(d, o, s, false);
+}
+
 static int on_stars(const void *rec, const struct cann_src *s, void *ctx)
 {
 	struct dev_load *d = ctx;
 	struct cann_stars_log r;
-	struct stars_open o, was;
+	struct stars_open o;
 	unsigned int func, sqe;
 	char what[64];
 
@@ -219,16 +273,10 @@ static int on_stars(const void *rec, const struct cann_src *s, void *ctx)
 		cann_fault(s, what);
 		return 0;
 	}
-	o = (struct stars_open){ .at = r.syscnt, .sqe = (uint8_t)sqe, .off = s->off };
+	o = (struct stars_open){ .at = r.syscnt, .sqe = (uint8_t)sqe, .off = s->off,
+				 .end = func == CANN_STARS_END };
 	cann_stars_ids(r.stream, r.task_id, &o.stream, &o.task);
-	if (func == CANN_STARS_START)
-		return stars_open_put(&d->open, &o, &was) > 0 ?
-		       (stars_fault(d, s, &was, "a start without its end"), 0) : 0;
-	if (!stars_open_take(&d->open, o.stream, o.task, &was) || was.at > o.at) {
-		cann_fault(s, "an end without its start");
-		return 0;
-	}
-	return place_task(d, &was, o.at, s);
+	return o.end ? on_end(d, &o, s) : on_start(d, &o, s);
 }
 
 static int load_device(struct profdata *p, struct cann *c, unsigned int n,

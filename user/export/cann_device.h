@@ -9,16 +9,20 @@ struct flip {
 	uint64_t at;		/* device ticks */
 };
 
-/* A start record waiting for its end. */
+/*
+ * A start record waiting for its end, or an end that came before its
+ * start (records out of time order within a (stream, task id)).
+ */
 struct stars_open {
 	uint64_t at;		/* device ticks */
 	uint64_t off;		/* its place in its file, for a fault */
 	uint32_t stream, task;
 	uint8_t sqe;
+	bool end;		/* an end waiting for its start */
 	bool used;		/* a slot of the table that holds one */
 };
 
-/* The starts waiting, by (stream, task id): few at a time, in flight. */
+/* The records waiting, by (stream, task id, end): few at a time, in flight. */
 struct stars_table {
 	struct stars_open *v;
 	size_t n, nslots;
@@ -39,15 +43,15 @@ struct dev_load {
 };
 
 /*
- * Keeps o; 1 when it replaced a start of the same ids (then in *was), 0,
- * or -ENOMEM.
+ * Keeps o; 1 when it replaced a record of the same ids and kind (then in
+ * *was), 0, or -ENOMEM.
  */
 int stars_open_put(struct stars_table *t, const struct stars_open *o,
 		   struct stars_open *was);
-/* Takes the start of (stream, task) out into *o; false if none. */
-bool stars_open_take(struct stars_table *t, uint32_t stream, uint32_t task,
+/* Takes the record of key's ids and kind out into *o; false if none. */
+bool stars_open_take(struct stars_table *t, const struct stars_open *key,
 		     struct stars_open *o);
-/* The starts left without an end: faults. */
+/* The starts left without an end and the ends without a start: faults. */
 void stars_open_flush(struct dev_load *d);
 void stars_open_free(struct stars_table *t);
 void stars_fault(struct dev_load *d, const struct cann_src *s,

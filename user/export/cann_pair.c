@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The stars_soc starts waiting for their ends (§3.1): an end pairs with
- * the latest start of its (stream, task id) before it; a start that meets
- * another before its end, or none, is a fault of its own.
+ * The stars_soc records waiting for their other half (§3.1): an end pairs
+ * with the latest start of its (stream, task id) not after it.  Huawei's
+ * analysis sorts each (stream, task id) by time first; read as they come,
+ * records out of that order wait too: an end before any start of its ids
+ * waits for one not after it.  Of two starts with no end between, the
+ * earlier is a fault of its own; of two ends with no start, the later.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,21 +15,21 @@
 
 #include "cann_device.h"
 
-static size_t slot_of(const struct stars_table *t, uint32_t stream, uint32_t task)
+static size_t slot_of(const struct stars_table *t, const struct stars_open *o)
 {
-	uint64_t k = (uint64_t)stream << 32 | task;
+	uint64_t k = (uint64_t)o->stream << 33 | (uint64_t)o->task << 1 | o->end;
 
 	/* The product's top bits, as in cann_dict.c. */
 	return (size_t)((k * t->mul) >> (64 - __builtin_ctzll(t->nslots)));
 }
 
-static size_t find(const struct stars_table *t, uint32_t stream, uint32_t task)
+static size_t find(const struct stars_table *t, const struct stars_open *o)
 {
 	size_t at;
 
-	for (at = slot_of(t, stream, task); t->v[at].used;
-	     at = (at + 1) & (t->nslots - 1))
-		if (t->v[at].stream == stream && t->v[at].task == task)
+	for (at = slot_of(t, o); t->v[at].used; at = (at + 1) & (t->nslots - 1))
+		if (t->v[at].stream == o->stream && t->v[at].task == o->task &&
+		    t->v[at].end == o->end)
 			break;
 	return at;
 }
@@ -46,7 +49,7 @@ static int grow(struct stars_table *t)
 	b.mul |= 1;
 	for (i = 0; i < t->nslots; i++)
 		if (t->v[i].used)
-			b.v[find(&b, t->v[i].stream, t->v[i].task)] = t->v[i];
+			b.v[find(&b, &t->v[i])] = t->v[i];
 	free(t->v);
 	*t = b;
 	return 0;
@@ -63,7 +66,7 @@ int stars_open_put(struct stars_table *t, const struct stars_open *o,
 		if (err)
 			return err;
 	}
-	at = find(t, o->stream, o->task);
+	at = find(t, o);
 	if (t->v[at].used) {
 		*was = t->v[at];
 		t->v[at] = *o;
@@ -77,21 +80,21 @@ int stars_open_put(struct stars_table *t, const struct stars_open *o,
 }
 
 /* Linear probing's deletion: later entries of the run move back. */
-bool stars_open_take(struct stars_table *t, uint32_t stream, uint32_t task,
+bool stars_open_take(struct stars_table *t, const struct stars_open *key,
 		     struct stars_open *o)
 {
 	size_t at, next, home, mask = t->nslots - 1;
 
 	if (!t->nslots)
 		return false;
-	at = find(t, stream, task);
+	at = find(t, key);
 	if (!t->v[at].used)
 		return false;
 	*o = t->v[at];
 	t->v[at].used = false;
 	t->n--;
 	for (next = (at + 1) & mask; t->v[next].used; next = (next + 1) & mask) {
-		home = slot_of(t, t->v[next].stream, t->v[next].task);
+		home = slot_of(t, &t->v[next]);
 		/* It stays if its home lies cyclically in (at, next]. */
 		if (at <= next ? (home > at && home <= next) : (home > at || home <= next))
 			continue;
@@ -119,7 +122,8 @@ void stars_open_flush(struct dev_load *d)
 
 	for (i = 0; i < d->open.nslots; i++)
 		if (d->open.v[i].used)
-			stars_fault(d, &s, &d->open.v[i], "a start without its end");
+			stars_fault(d, &s, &d->open.v[i], d->open.v[i].end ?
+				    "an end without its start" : "a start without its end");
 }
 
 void stars_open_free(struct stars_table *t)

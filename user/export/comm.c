@@ -33,14 +33,14 @@ unsigned int comm_data_type_size(uint32_t data_type)
 	return data_type < NTYPES ? data_types[data_type].size : 0;
 }
 
-uint64_t comm_op_bytes(const struct comm_op *op)
+void comm_group_name(char *buf, size_t len, const struct profdata *p,
+		     const struct comm_op *op)
 {
-	return op->count * comm_data_type_size(op->data_type);
-}
+	uint32_t group = op->group;
 
-void comm_group_name(char *buf, size_t len, uint32_t group)
-{
-	if (group == COMM_UNKNOWN)
+	if (op->raw && op->group_name != NO_STR)
+		snprintf(buf, len, "%s", strtab_str(&p->names, op->group_name));
+	else if (group == COMM_UNKNOWN)
 		snprintf(buf, len, "N/A");
 	else if (!group)
 		snprintf(buf, len, "hccl_world_group");
@@ -50,18 +50,25 @@ void comm_group_name(char *buf, size_t len, uint32_t group)
 
 const char *comm_op_type(const struct profdata *p, const struct comm_op *op)
 {
-	return strtab_str(&p->names, profdata_task_op(p, &p->tasks[op->task])->name);
+	const struct devop *o = profdata_task_op(p, &p->tasks[op->task]);
+
+	if (op->raw && o->op_type != NO_STR)
+		return strtab_str(&p->names, o->op_type);
+	return naming_op_name(p, &p->tasks[op->task]);
 }
 
 void comm_op_name(char *buf, size_t len, const struct profdata *p,
 		  const struct comm_op *op)
 {
-	char group[32];
+	char group[256];
 	size_t n;
 
-	comm_group_name(group, sizeof(group), op->group);
+	if (op->raw)
+		snprintf(group, sizeof(group), "%llu", (unsigned long long)op->comm);
+	else
+		comm_group_name(group, sizeof(group), p, op);
 	n = strlen(group);
-	snprintf(buf, len, "%s_%s_%u_1", comm_op_type(p, op),
+	snprintf(buf, len, "%s_%s_%u_1", naming_op_name(p, &p->tasks[op->task]),
 		 group + (n > 3 ? n - 3 : 0), op->seq);
 }
 
@@ -197,10 +204,69 @@ out:
 	return err;
 }
 
-int comm_ops_load(struct comm_ops *c, const struct profdata *p)
+/* A collective's task of no hccl_info: an op of its own (npusim's, CUPTI's). */
+static bool is_single(const struct profdata *p, const struct devtask *t)
+{
+	return overlap_is_comm(p, t) && !comm_cann_task(p, t);
+}
+
+/* The ops of one task each, their groups from their Hccl* calls. */
+static int single_ops(struct comm_ops *c, const struct profdata *p, size_t n)
 {
 	struct by_conn bc = { p, c, NULL };
 	uint32_t unknown_seq = 0;
+	size_t i;
+	int err;
+
+	bc.idx = calloc(n, sizeof(*bc.idx));
+	if (!bc.idx)
+		return -ENOMEM;
+	for (i = 0; i < p->ntasks; i++) {
+		const struct devtask *t = &p->tasks[i];
+
+		if (!is_single(p, t))
+			continue;
+		c->v[c->n] = (struct comm_op){
+			.task = i, .conn = t->conn, .start_ns = t->start_ns,
+			.end_ns = t->end_ns, .data_type = COMM_UNKNOWN,
+			.group = COMM_UNKNOWN, .group_name = NO_STR,
+			.first = c->n, .ntasks = 1,
+		};
+		c->tasks[c->n] = i;
+		bc.idx[c->n] = c->n;
+		c->n++;
+	}
+	qsort_r(bc.idx, c->n, sizeof(*bc.idx), cmp_conn, c->v);
+	err = profdata_each_host(p, note_call, NULL, &bc);
+	free(bc.idx);
+	if (!err)
+		err = number_groups(c);
+	for (i = 0; !err && i < c->n; i++) {
+		struct comm_op *op = &c->v[i];
+
+		/* Ops whose call went unseen are numbered among themselves. */
+		if (op->group == COMM_UNKNOWN)
+			op->seq = unknown_seq++;
+		op->bytes = op->count * comm_data_type_size(op->data_type);
+	}
+	return err;
+}
+
+static int by_device_start(const void *a, const void *b, void *ctx)
+{
+	const struct comm_op *x = a, *y = b;
+	const struct profdata *p = ctx;
+	uint16_t dx = p->tasks[x->task].device, dy = p->tasks[y->task].device;
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+int comm_ops_load(struct comm_ops *c, const struct profdata *p)
+{
 	size_t i, n = 0;
 	int err;
 
@@ -210,34 +276,18 @@ int comm_ops_load(struct comm_ops *c, const struct profdata *p)
 	if (!n)
 		return 0;
 	c->v = calloc(n, sizeof(*c->v));
-	bc.idx = calloc(n, sizeof(*bc.idx));
-	if (!c->v || !bc.idx) {
-		free(bc.idx);
+	c->tasks = calloc(n, sizeof(*c->tasks));
+	if (!c->v || !c->tasks)
 		return -ENOMEM;
-	}
-	for (i = 0; i < p->ntasks; i++)
-		if (overlap_is_comm(p, &p->tasks[i])) {
-			c->v[c->n] = (struct comm_op){
-				.task = i, .conn = p->tasks[i].conn,
-				.data_type = COMM_UNKNOWN, .group = COMM_UNKNOWN,
-			};
-			bc.idx[c->n] = c->n;
-			c->n++;
-		}
-	qsort_r(bc.idx, c->n, sizeof(*bc.idx), cmp_conn, c->v);
-	err = profdata_each_host(p, note_call, NULL, &bc);
-	free(bc.idx);
-	if (!err)
-		err = number_groups(c);
-	/* Ops whose call went unseen are numbered among themselves. */
-	for (i = 0; !err && i < c->n; i++)
-		if (c->v[i].group == COMM_UNKNOWN)
-			c->v[i].seq = unknown_seq++;
+	err = single_ops(c, p, n) ?: comm_cann_ops(c, p);
+	if (!err && c->n)
+		qsort_r(c->v, c->n, sizeof(*c->v), by_device_start, (void *)p);
 	return err;
 }
 
 void comm_ops_free(struct comm_ops *c)
 {
 	free(c->v);
+	free(c->tasks);
 	memset(c, 0, sizeof(*c));
 }

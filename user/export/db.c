@@ -472,22 +472,20 @@ static int write_tasks(struct dbw *w)
 #define HCCL_NA		65534	/* ENUM_HCCL_*'s N/A */
 #define HCCL_LOCAL	2	/* ENUM_HCCL_TRANSPORT_TYPE: shared memory */
 
-/* A collective: its COMMUNICATION_OP row, and its one task's. */
+/* A collective: its COMMUNICATION_OP row. */
 static int write_comm_op(struct dbw *w, const struct comm_op *op, size_t id)
 {
 	const struct devtask *t = &w->p->tasks[op->task];
-	uint64_t bytes = comm_op_bytes(op);
-	uint64_t dur = t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
 	int64_t dtype = op->data_type == COMM_UNKNOWN ? HCCL_NA : op->data_type;
-	char name[MSPROF_REC_NAMES_MAX + 64], group[32];
-	int64_t v[16];
+	char name[MSPROF_REC_NAMES_MAX + 64], group[256];
+	int64_t v[14];
 	int err;
 
 	comm_op_name(name, sizeof(name), w->p, op);
-	comm_group_name(group, sizeof(group), op->group);
+	comm_group_name(group, sizeof(group), w->p, op);
 	err = str_id(w, name, &v[0]);
-	v[1] = epoch(w, t->start_ns);
-	v[2] = epoch(w, t->end_ns);
+	v[1] = epoch(w, op->start_ns);
+	v[2] = epoch(w, op->end_ns);
 	v[3] = op->conn ? (int64_t)op->conn : DB_NULL;
 	err = err ?: str_id(w, group, &v[4]);
 	v[5] = (int64_t)id;
@@ -498,25 +496,42 @@ static int write_comm_op(struct dbw *w, const struct comm_op *op, size_t id)
 	v[10] = op->count ? (int64_t)op->count : DB_NULL;
 	err = err ?: str_id(w, comm_op_type(w->p, op), &v[11]);
 	v[12] = t->device;
-	v[13] = 0;	/* rankSize: the communicator's size is not recorded */
-	err = err ?: row(w, T_COMMUNICATION_OP, v, 14);
-	/* name is the op's, as msprof's; the plane is the one task's. */
-	v[1] = (int64_t)op->task;
+	v[13] = op->rank_size;	/* 0: the communicator's size is not recorded */
+	return err ?: row(w, T_COMMUNICATION_OP, v, 14);
+}
+
+/* A task of a collective as hccl_info tells it (raw), or the op's one. */
+static int write_comm_task(struct dbw *w, const struct comm_op *op, size_t id,
+			   size_t task)
+{
+	const struct devtask *t = &w->p->tasks[task];
+	const struct task_hccl *x = op->raw ? profdata_hccl(w->p, t) : NULL;
+	uint64_t dur = t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
+	uint64_t bytes = x ? x->bytes : op->count ? comm_op_bytes(op) : 0;
+	char group[256];
+	int64_t v[16];
+	int err;
+
+	comm_group_name(group, sizeof(group), w->p, op);
+	/* name is the op's, as msprof's; the plane is the task's. */
+	err = str_id(w, x ? strtab_str(&w->p->names, x->name) :
+		     naming_devtask_name(w->p, t), &v[0]);
+	v[1] = (int64_t)task;
 	err = err ?: str_id(w, naming_devtask_name(w->p, t), &v[2]);
-	v[3] = 0;	/* planeId */
+	v[3] = x ? x->plane : 0;
 	err = err ?: str_id(w, group, &v[4]);
-	v[5] = -1;	/* notifyId: none, msprof's UINT64_MAX */
+	v[5] = x ? (int64_t)x->notify_id : -1;	/* none: msprof's UINT64_MAX */
 	v[6] = HCCL_NA;	/* rdmaType */
-	v[7] = w->p->meta.rank_id;	/* srcRank */
-	v[8] = UINT32_MAX;	/* dstRank: every rank */
-	v[9] = HCCL_LOCAL;
-	v[10] = op->count ? (int64_t)bytes : DB_NULL;
-	v[11] = dtype;
-	v[12] = HCCL_NA;	/* linkType */
+	v[7] = x ? (int64_t)x->local_rank : w->p->meta.rank_id;	/* srcRank */
+	v[8] = x ? x->remote_rank : UINT32_MAX;	/* dstRank: every rank */
+	v[9] = x ? x->transport_type : HCCL_LOCAL;
+	v[10] = x || op->count ? (int64_t)bytes : DB_NULL;
+	v[11] = x ? x->data_type : op->data_type == COMM_UNKNOWN ? HCCL_NA : op->data_type;
+	v[12] = x ? x->link_type : HCCL_NA;
 	v[13] = (int64_t)id;
-	v[14] = 1;	/* isMaster: the op's only task */
+	v[14] = 1;	/* isMaster: master tasks are all a runtime reports */
 	/* bandwidth: B/s, as msprof stores it (GB/s · 1e9). */
-	v[15] = dur && op->count ? (int64_t)(bytes * 1000000000ull / dur) : 0;
+	v[15] = dur ? (int64_t)(bytes * 1000000000ull / dur) : 0;
 	return err ?: row(w, T_COMM_TASK, v, 16);
 }
 
@@ -531,8 +546,13 @@ static int write_comm(struct dbw *w)
 	size_t i;
 	int err = comm_ops_load(&c, w->p);
 
-	for (i = 0; i < c.n && !err; i++)
+	for (i = 0; i < c.n && !err; i++) {
+		size_t k;
+
 		err = write_comm_op(w, &c.v[i], i);
+		for (k = 0; k < c.v[i].ntasks && !err; k++)
+			err = write_comm_task(w, &c.v[i], i, c.tasks[c.v[i].first + k]);
+	}
 	comm_ops_free(&c);
 	return err;
 }

@@ -48,6 +48,11 @@ const char *naming_devtask_name(const struct profdata *p, const struct devtask *
 	return strtab_str(&p->names, op->name);
 }
 
+const char *naming_op_name(const struct profdata *p, const struct devtask *t)
+{
+	return strtab_str(&p->names, profdata_task_op(p, t)->name);
+}
+
 const char *naming_str(const struct profdata *p, uint32_t id)
 {
 	return id != NO_STR ? strtab_str(&p->names, id) : "N/A";

@@ -30,6 +30,8 @@ const struct layer_naming *naming_layer(uint32_t layer);
 const char *naming_devtask_type(const struct profdata *p, const struct devtask *t);
 /* Its name: the op's, else the kernel's, else its type's. */
 const char *naming_devtask_name(const struct profdata *p, const struct devtask *t);
+/* Its op's name, a collective's task's too (its node launch's item). */
+const char *naming_op_name(const struct profdata *p, const struct devtask *t);
 /* A string of the names table; "N/A" for NO_STR. */
 const char *naming_str(const struct profdata *p, uint32_t id);
 

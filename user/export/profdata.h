@@ -109,6 +109,8 @@ struct task_hccl {
 	uint64_t bytes;
 	uint64_t notify_id;
 	double duration_est;
+	uint64_t group_id;	/* the group name's hash id */
+	uint32_t node;		/* its node launch's place among the API records; 0: none */
 	uint32_t name;		/* its task name (item), in profdata.names */
 	uint32_t group;		/* group name, in profdata.names */
 	uint32_t plane;

@@ -236,6 +236,30 @@ void profmeta_strerror(char *buf, size_t len, int err)
 	}
 }
 
+int profmeta_start_offset(int dirfd, const char *file, int64_t *off_ns)
+{
+	char *text = malloc(META_MAX);
+	uint64_t begin_us, raw_ns;
+	int err;
+
+	if (!text)
+		return -ENOMEM;
+	err = safe_read_small_beneath(dirfd, file, text, META_MAX);
+	if (!err) {
+		begin_us = json_str_number(text, "collectionTimeBegin");
+		raw_ns = json_str_number(text, "clockMonotonicRaw");
+		err = begin_us && raw_ns ? 0 : -EPROTO;
+		*off_ns = (int64_t)(begin_us * 1000 - raw_ns);
+	}
+	free(text);
+	return err;
+}
+
+int64_t profmeta_offset_ns(const struct profmeta *m)
+{
+	return (int64_t)(m->start.real_ns / 1000 * 1000 - m->start.raw_ns);
+}
+
 /* raw(mono): the raw clock ran at end's rate against the monotonic one. */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns)
 {
@@ -243,6 +267,6 @@ uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns)
 	uint64_t epoch0 = m->start.real_ns / 1000 * 1000;
 
 	if (m->rate_q48)
-		d = (int64_t)(((__int128)d * m->rate_q48) >> 48);
+		d = (int64_t)(((__int128)d * m->rate_q48 + ((__int128)1 << 47)) >> 48);
 	return epoch0 + (uint64_t)d;
 }

@@ -51,4 +51,13 @@ void profmeta_strerror(char *buf, size_t len, int err);
  */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns);
 
+/*
+ * epoch ns − raw ns as start_info says it at file (collectionTimeBegin·1000
+ * − clockMonotonicRaw): how msprof's tools place that directory's times;
+ * -EPROTO when either is missing, or safe_read_small_beneath()'s error.
+ */
+int profmeta_start_offset(int dirfd, const char *file, int64_t *off_ns);
+/* The same offset of the window, as profmeta_epoch_ns() applies it. */
+int64_t profmeta_offset_ns(const struct profmeta *m);
+
 #endif

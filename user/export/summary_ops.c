@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "common/keyhash.h"
 #include "naming.h"
 #include "overlap.h"
@@ -35,18 +36,30 @@ static uint64_t duration(const struct profdata *p, const struct devtask *t)
  * the cells as printed (epoch starts, durations), as msprof computes it;
  * msprof prints this one cell with std::to_string(), six decimals.
  */
+/* A row's span, for the next row's wait. */
+struct row_span {
+	bool any;
+	uint32_t device;
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+};
+
+static uint64_t span_duration(const struct profdata *p, const struct row_span *r)
+{
+	return r->end_ns > r->start_ns ? epoch(p, r->end_ns) - epoch(p, r->start_ns) : 0;
+}
+
 static void wait_time(FILE *fp, const struct profdata *p,
-		      const struct devtask *t, const struct devtask *prev)
+		      const struct row_span *r, const struct row_span *prev)
 {
 	uint64_t start, prev_end;
 
 	fputc(',', fp);
-	if (!prev || prev->device != t->device) {
+	if (!prev->any || prev->device != r->device) {
 		fputc('0', fp);
 		return;
 	}
-	start = epoch(p, t->start_ns);
-	prev_end = epoch(p, prev->start_ns) + duration(p, prev);
+	start = epoch(p, r->start_ns);
+	prev_end = epoch(p, prev->start_ns) + span_duration(p, prev);
 	csv_us(fp, start > prev_end ? start - prev_end : 0);
 	fputs("000", fp);
 }
@@ -128,14 +141,21 @@ static bool is_op(const struct devop *op)
 	       op->type != DT_OTHER && op->type != DT_UNKNOWN;
 }
 
+/* A row's OP Type: the runtime's op type (node_basic_info), else the op's name. */
+static uint32_t op_type_of(const struct devop *op)
+{
+	return op->op_type != NO_STR ? op->op_type : op->name;
+}
+
 static void op_summary_row(FILE *fp, const struct profdata *p,
-			   const struct devtask *t, const struct devtask *prev,
+			   const struct devtask *t, struct row_span *prev,
 			   const char *tail, size_t ntail)
 {
 	const struct devop *op = profdata_task_op(p, t);
 	/* The op's, even for a collective's tasks the timeline names apart. */
 	const char *name = strtab_str(&p->names, op->name);
 	const char *type = naming_devtask_type(p, t);
+	struct row_span r = { true, t->device, t->start_ns, t->end_ns };
 	int i;
 
 	csv_u64(fp, t->device);
@@ -144,14 +164,15 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 	csv_next_u64(fp, t->stream);
 	csv_next_text(fp, name);
 	/* An npusim kernel's name is its op type too. */
-	csv_next_text(fp, op->op_type != NO_STR ? naming_str(p, op->op_type) : name);
+	csv_next_text(fp, naming_str(p, op_type_of(op)));
 	csv_next_text(fp, state_of(op, type));
 	csv_next_text(fp, op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE ?
 		      "COMMUNICATION" : type);
 	csv_next_us(fp, epoch(p, t->start_ns));
 	csv_time_end(fp);
 	csv_next_us(fp, duration(p, t));
-	wait_time(fp, p, t, prev);
+	wait_time(fp, p, &r, prev);
+	*prev = r;
 	csv_next_u64(fp, op->block_dim);
 	csv_next_u64(fp, (uint64_t)op->block_dim * op->mix_ratio);
 	csv_next_text(fp, op->hf32 == 2 ? NA : op->hf32 ? "YES" : "NO");
@@ -160,28 +181,73 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 	fwrite(tail, 1, ntail, fp);
 }
 
+/*
+ * A runtime's collective: one row for the op, as msprof's (§4.4), its
+ * tasks none of their own: no ids, type COMMUNICATION, the op's span.
+ */
+static void comm_op_row(FILE *fp, const struct profdata *p, const struct comm_op *op,
+			struct row_span *prev, const char *tail, size_t ntail)
+{
+	struct row_span r = { true, p->tasks[op->task].device, op->start_ns, op->end_ns };
+	char name[MSPROF_REC_NAMES_MAX + 64];
+	int i;
+
+	comm_op_name(name, sizeof(name), p, op);
+	csv_u64(fp, r.device);
+	fputs("," NO_MODEL "," NA "," NA, fp);
+	csv_next_text(fp, name);
+	csv_next_text(fp, comm_op_type(p, op));
+	fputs("," NA ",COMMUNICATION", fp);
+	csv_next_us(fp, epoch(p, op->start_ns));
+	csv_time_end(fp);
+	csv_next_us(fp, span_duration(p, &r));
+	wait_time(fp, p, &r, prev);
+	*prev = r;
+	fputs(",0," NA "," NA, fp);	/* Block Num, Mix Block Num, HF32 */
+	for (i = 0; i < SHAPES; i++)
+		fputs("," NA, fp);
+	fwrite(tail, 1, ntail, fp);
+}
+
+/* Whether the raw op comes before the task, as rows sorted by device, start. */
+static bool op_first(const struct profdata *p, const struct comm_op *op,
+		     const struct devtask *t)
+{
+	uint16_t d = p->tasks[op->task].device;
+
+	return d != t->device ? d < t->device : op->start_ns <= t->start_ns;
+}
+
 int summary_op_summary(FILE *fp, const struct profdata *p)
 {
 	/* The same tail on every row, N/A each: Context ID, the PMU's; the line end. */
 	enum { NTAIL = 1 + NPMU };
 	char unknown[NTAIL * (sizeof("," NA) - 1) + 2];
-	const struct devtask *prev = NULL;
-	size_t i, nunknown = 0;
+	struct row_span prev = { 0 };
+	struct comm_ops c;
+	size_t i, k = 0, nunknown = 0;
+	int err = comm_ops_load(&c, p);
 
 	for (i = 0; i < NTAIL; i++)
 		nunknown += (size_t)snprintf(unknown + nunknown, sizeof(unknown) - nunknown,
 					     "," NA);
 	unknown[nunknown++] = '\n';
 	op_summary_header(fp);
-	for (i = 0; i < p->ntasks; i++) {
+	for (i = 0; i < p->ntasks && !err; i++) {
 		const struct devtask *t = &p->tasks[i];
 
-		if (!is_op(profdata_task_op(p, t)))
+		for (; k < c.n && op_first(p, &c.v[k], t); k++)
+			if (c.v[k].raw)
+				comm_op_row(fp, p, &c.v[k], &prev, unknown, nunknown);
+		if (!is_op(profdata_task_op(p, t)) || comm_cann_task(p, t))
 			continue;
-		op_summary_row(fp, p, t, prev, unknown, nunknown);
-		prev = t;
+		op_summary_row(fp, p, t, &prev, unknown, nunknown);
 	}
-	return ferror(fp) ? -EIO : 0;
+	for (; k < c.n && !err; k++)
+		if (c.v[k].raw)
+			comm_op_row(fp, p, &c.v[k], &prev, unknown, nunknown);
+	comm_ops_free(&c);
+	return err ?: ferror(fp) ? -EIO : 0;
 }
 
 int summary_task_time(FILE *fp, const struct profdata *p)
@@ -282,17 +348,10 @@ static int grow(struct op_table *tb)
 	return 0;
 }
 
-/* msprof's OP Type: node_basic_info's; an op without it, its name. */
-static uint32_t op_type_of(const struct devop *op)
+/* Counts d under (device, name, type). */
+static int add_entry(struct op_table *tb, uint32_t device, uint32_t name,
+		     const char *type, uint64_t d)
 {
-	return op->op_type != NO_STR ? op->op_type : op->name;
-}
-
-static int add_task(struct op_table *tb, const struct profdata *p,
-		    const struct devtask *t)
-{
-	const char *type = naming_devtask_type(p, t);
-	uint64_t d = duration(p, t);
 	struct op_row *r;
 	size_t s;
 	int err;
@@ -302,11 +361,10 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 		if (err)
 			return err;
 	}
-	s = slot_of(tb, t->device, op_type_of(profdata_task_op(p, t)), type);
+	s = slot_of(tb, device, name, type);
 	if (!tb->slots[s]) {
 		r = &tb->rows[tb->n++];
-		*r = (struct op_row){ .device = t->device,
-				      .name = op_type_of(profdata_task_op(p, t)),
+		*r = (struct op_row){ .device = device, .name = name,
 				      .type = type, .min = d };
 		tb->slots[s] = (uint32_t)tb->n;
 	}
@@ -318,6 +376,13 @@ static int add_task(struct op_table *tb, const struct profdata *p,
 	r->count++;
 	r->total += d;
 	return 0;
+}
+
+static int add_task(struct op_table *tb, const struct profdata *p,
+		    const struct devtask *t)
+{
+	return add_entry(tb, t->device, op_type_of(profdata_task_op(p, t)),
+			 naming_devtask_type(p, t), duration(p, t));
 }
 
 /*
@@ -373,21 +438,14 @@ static void set_device_totals(struct op_table *tb)
 }
 
 /*
- * The statistic rows of the tasks pick takes (all: NULL), under header;
- * Ratio is of the device's total of those tasks.
+ * The rows of tb (unless err), under header, with a Core Type column if
+ * core; Ratio is of the device's total of its rows.  Frees tb's arrays.
  */
-static int op_statistic(FILE *fp, const struct profdata *p,
-			bool (*pick)(const struct profdata *, const struct devtask *),
-			bool core,
-			const char *header)
+static int write_statistic(FILE *fp, const struct profdata *p,
+			   struct op_table tb, int err, bool core, const char *header)
 {
-	struct op_table tb = { 0 };
 	size_t i;
-	int err = 0;
 
-	for (i = 0; i < p->ntasks && !err; i++)
-		if (!pick || pick(p, &p->tasks[i]))
-			err = add_task(&tb, p, &p->tasks[i]);
 	if (!err) {
 		set_device_totals(&tb);
 		if (tb.n)	/* qsort_r() wants an array, even of nothing */
@@ -403,17 +461,30 @@ static int op_statistic(FILE *fp, const struct profdata *p,
 	return err;
 }
 
-/* op_summary's compute ops: a collective's are communication_statistic's. */
-static bool is_compute_op(const struct profdata *p, const struct devtask *t)
+/* op_summary's rows less the collectives', as msprof counts its ops. */
+static bool is_counted_op(const struct profdata *p, const struct devtask *t)
 {
-	const struct devop *op = profdata_task_op(p, t);
+	return is_op(profdata_task_op(p, t)) && !overlap_is_comm(p, t);
+}
 
-	return is_op(op) && op->type != DT_HCCL;
+/* The statistic of the tasks pick takes. */
+static int op_statistic(FILE *fp, const struct profdata *p,
+			bool (*pick)(const struct profdata *, const struct devtask *),
+			bool core, const char *header)
+{
+	struct op_table tb = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < p->ntasks && !err; i++)
+		if (pick(p, &p->tasks[i]))
+			err = add_task(&tb, p, &p->tasks[i]);
+	return write_statistic(fp, p, tb, err, core, header);
 }
 
 int summary_op_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, is_compute_op, true,
+	return op_statistic(fp, p, is_counted_op, true,
 			    "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }
 
@@ -428,11 +499,26 @@ bool summary_has_communication(const struct profdata *p)
 }
 
 /*
- * A collective's op is its one task, so msprof's per-op span (first task's
- * start to last task's end) is the task's duration.
+ * Per op, its span from its first task's start to its last task's end, as
+ * msprof's; an op of npusim's or CUPTI's is one task.
  */
 int summary_communication_statistic(FILE *fp, const struct profdata *p)
 {
-	return op_statistic(fp, p, overlap_is_comm, false,
-			    "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
+	struct op_table tb = { 0 };
+	struct comm_ops c;
+	size_t i;
+	int err = comm_ops_load(&c, p);
+
+	for (i = 0; i < c.n && !err; i++) {
+		const struct comm_op *op = &c.v[i];
+		const struct devop *o = profdata_task_op(p, &p->tasks[op->task]);
+		struct row_span r = { true, 0, op->start_ns, op->end_ns };
+
+		err = add_entry(&tb, p->tasks[op->task].device,
+				op->raw ? op_type_of(o) : o->name, "HCCL",
+				span_duration(p, &r));
+	}
+	comm_ops_free(&c);
+	return write_statistic(fp, p, tb, err, false,
+			       "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
 }

@@ -638,10 +638,44 @@ static uint32_t comm_tid(const struct tl *t, uint32_t group)
 	return 2 * comm_slot(t, group);
 }
 
+/* A runtime's plane (hccl_info's planeID): after every group's threads. */
+static uint32_t plane_tid(const struct tl *t, uint32_t plane)
+{
+	return 2 * ((uint32_t)t->comm.ngroups + 1) + plane;
+}
+
+/* The "Plane <id>" threads of the device's raw ops' tasks. */
+static int write_planes(struct tl *t, uint32_t dev, uint64_t pid)
+{
+	const struct comm_ops *c = &t->comm;
+	struct idset planes = { 0 };
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < c->n && !err; i++) {
+		const struct comm_op *op = &c->v[i];
+
+		if (!op->raw || t->p->tasks[op->task].device != dev)
+			continue;
+		for (k = 0; k < op->ntasks && !err; k++)
+			err = idset_add(&planes, profdata_hccl(t->p,
+				&t->p->tasks[c->tasks[op->first + k]])->plane);
+	}
+	idset_close(&planes);
+	for (i = 0; i < planes.n && !err; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "Plane %u", planes.v[i]);
+		thread(t, pid, plane_tid(t, planes.v[i]), name, plane_tid(t, planes.v[i]));
+	}
+	free(planes.v);
+	return err;
+}
+
 static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
 {
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, dev);
-	char name[64], group[32];
+	char name[300], group[256];
 	uint32_t g, tid;
 	bool any = false, *seen;
 	size_t i;
@@ -664,16 +698,17 @@ static int write_comm_names(struct tl *t, uint32_t dev, const char *label)
 			continue;
 		seen[g] = true;
 		tid = comm_tid(t, op->group);
-		comm_group_name(group, sizeof(group), op->group);
+		comm_group_name(group, sizeof(group), t->p, op);
 		if (op->group == COMM_UNKNOWN)
 			snprintf(name, sizeof(name), "Communication");
 		else
 			snprintf(name, sizeof(name), "Group %s Communication", group);
 		thread(t, pid, tid, name, tid);
-		thread(t, pid, tid + 1, "Plane 0", tid + 1);
+		if (!op->raw)
+			thread(t, pid, tid + 1, "Plane 0", tid + 1);
 	}
 	free(seen);
-	return 0;
+	return any ? write_planes(t, dev, pid) : 0;
 }
 
 /* One device's processes: its hardware, by stream, and its overlap. */
@@ -853,6 +888,95 @@ static void write_task(struct tl *t, const struct devtask *d)
 	flow(t, d->conn, pid, d->stream, true, d->start_ns);
 }
 
+static const char *hccl_name(uint32_t v, const char *const *names, size_t n)
+{
+	return v < n && names[v] ? names[v] : "N/A";
+}
+
+#define HCCL_NAME(v, names) hccl_name(v, names, sizeof(names) / sizeof(names[0]))
+
+/* A runtime's collective's task on its plane, with hccl_info's args (§4.4). */
+static void write_raw_task(struct tl *t, const struct devtask *d, uint64_t pid)
+{
+	/* hccl_info's codes, named as Huawei's analysis names them. */
+	static const char *const transports[] = { "SDMA", "RDMA", "LOCAL", "UB", "ROCE" };
+	static const char *const links[] = {
+		"ON_CHIP", "HCCS", "PCIE", "ROCE", "SIO", "HCCS_SW", "STANDARD_ROCE",
+		"UB", "UBoE",
+	};
+	const struct task_hccl *x = profdata_hccl(t->p, d);
+	const char *name = strtab_str(&t->p->names, x->name);
+	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+
+	head(t, name, pid, plane_tid(t, x->plane));
+	span_args(t, d->start_ns, d->end_ns);
+	LIT(&t->ob, "\"notify_id\":\"");
+	ob_u64(&t->ob, x->notify_id);
+	LIT(&t->ob, "\",\"duration estimated(us)\":");
+	ob_u64(&t->ob, (uint64_t)(x->duration_est > 0 && x->duration_est < 1e15 ?
+				  x->duration_est : 0));
+	LIT(&t->ob, ",\"stream id\":");
+	ob_u64(&t->ob, d->stream);
+	LIT(&t->ob, ",\"task id\":");
+	ob_u64(&t->ob, d->task_id);
+	LIT(&t->ob, ",\"context id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"task type\":");
+	ob_json_str(&t->ob, name);
+	LIT(&t->ob, ",\"src rank\":");
+	ob_u64(&t->ob, x->local_rank);
+	LIT(&t->ob, ",\"dst rank\":");
+	ob_u64(&t->ob, x->remote_rank);
+	LIT(&t->ob, ",\"transport type\":");
+	ob_json_str(&t->ob, HCCL_NAME(x->transport_type, transports));
+	LIT(&t->ob, ",\"size(Byte)\":");
+	ob_u64(&t->ob, x->bytes);
+	LIT(&t->ob, ",\"data type\":");
+	ob_json_str(&t->ob, comm_data_type_name(x->data_type));
+	LIT(&t->ob, ",\"link type\":");
+	ob_json_str(&t->ob, HCCL_NAME(x->link_type, links));
+	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
+	LIT(&t->ob, ",\"bandwidth(GB/s)\":");
+	ob_us3(&t->ob, dur ? x->bytes * 1000 / dur : 0);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, "}}");
+}
+
+/*
+ * A runtime's collective: its op on its group's thread, the flow from its
+ * node launch (msprof's id: connection id << 32, less 1), its tasks on
+ * their planes.
+ */
+static void write_raw_op(struct tl *t, const struct comm_op *op)
+{
+	const struct profdata *p = t->p;
+	uint64_t pid = track_pid(t, SORT_COMMUNICATION, p->tasks[op->task].device);
+	uint32_t tid = comm_tid(t, op->group);
+	char name[MSPROF_REC_NAMES_MAX + 64];
+	size_t k;
+
+	comm_op_name(name, sizeof(name), p, op);
+	head(t, name, pid, tid);
+	span_args(t, op->start_ns, op->end_ns);
+	LIT(&t->ob, "\"rank_size\":");
+	ob_u64(&t->ob, op->rank_size);
+	LIT(&t->ob, ",\"connection_id\":");
+	ob_u64(&t->ob, op->conn);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"data_type\":\"N/A\",\"alg_type\":\"N/A\",\"count\":-1}}");
+	if (op->call_ns) {
+		unsigned __int128 id = ((unsigned __int128)op->conn << 32) - 1;
+
+		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
+			false, op->call_ns);
+		flow_id(t, id, pid, tid, true, op->start_ns);
+	}
+	for (k = 0; k < op->ntasks; k++)
+		write_raw_task(t, &p->tasks[t->comm.tasks[op->first + k]], pid);
+}
+
 /*
  * A collective: its op on its group's thread, with msprof's args, the flow
  * from its Hccl* call to it, and its task on the plane below.
@@ -1001,7 +1125,10 @@ static int write_all(struct tl *t)
 	for (i = 0; i < p->ntasks; i++)
 		write_task(t, &p->tasks[i]);
 	for (i = 0; i < t->comm.n; i++)
-		write_comm_op(t, &t->comm.v[i]);
+		if (t->comm.v[i].raw)
+			write_raw_op(t, &t->comm.v[i]);
+		else
+			write_comm_op(t, &t->comm.v[i]);
 	err = overlap_each(p, write_overlap, t);
 	if (err)
 		return err;
