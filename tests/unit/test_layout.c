@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "export/profmeta.h"
+#include "common/rankid.h"
 #include "task/procfs.h"
 #include "task/profdir.h"
 #include "unit.h"
@@ -103,14 +104,14 @@ static void test_getenv_huge(void)
 
 static void test_rank_parse(void)
 {
-	CU_ASSERT_EQUAL(procfs_rank_parse("0"), 0);
-	CU_ASSERT_EQUAL(procfs_rank_parse("17"), 17);
-	CU_ASSERT_EQUAL(procfs_rank_parse("999999999"), 999999999);
-	CU_ASSERT_EQUAL(procfs_rank_parse("abc"), -1);
-	CU_ASSERT_EQUAL(procfs_rank_parse(""), -1);
-	CU_ASSERT_EQUAL(procfs_rank_parse("-3"), -1);
-	CU_ASSERT_EQUAL(procfs_rank_parse("3 "), -1);
-	CU_ASSERT_EQUAL(procfs_rank_parse("1234567890"), -1);
+	CU_ASSERT_EQUAL(rankid_parse("0"), 0);
+	CU_ASSERT_EQUAL(rankid_parse("17"), 17);
+	CU_ASSERT_EQUAL(rankid_parse("999999999"), 999999999);
+	CU_ASSERT_EQUAL(rankid_parse("abc"), -1);
+	CU_ASSERT_EQUAL(rankid_parse(""), -1);
+	CU_ASSERT_EQUAL(rankid_parse("-3"), -1);
+	CU_ASSERT_EQUAL(rankid_parse("3 "), -1);
+	CU_ASSERT_EQUAL(rankid_parse("1234567890"), -1);
 }
 
 /* The rank of a real process, as its /proc/<pid>/environ says. */

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "cann_meta.h"
-#include "common/fsutil.h"
+#include "common/ctrlfile.h"
+#include "common/rankid.h"
 #include "common/json.h"
 
 #define PLATFORM_VERSION	"5"	/* Ascend910B: stars_soc device data */
@@ -20,28 +21,6 @@
 #define HOST_MHZ		"1000"
 /* What npusim's AI core would run at; only PMU data would use it. */
 #define AIC_MHZ			"1850"
-
-typedef void (*put_fn)(FILE *fp, const struct cann_meta *m);
-
-static int write_file(int dir, const char *name, put_fn put,
-		      const struct cann_meta *m)
-{
-	char *text = NULL;
-	size_t len;
-	FILE *fp = open_memstream(&text, &len);
-	int err;
-
-	if (!fp)
-		return -errno;
-	put(fp, m);
-	err = ferror(fp) ? -EIO : 0;
-	if (fclose(fp) && !err)
-		err = -errno;
-	if (!err)
-		err = fsutil_write_new_at(dir, name, text, len);
-	free(text);
-	return err;
-}
 
 static void put_str_kv(FILE *fp, const char *key, const char *val)
 {
@@ -62,8 +41,9 @@ static void read_comm(char *buf, size_t len)
 	}
 }
 
-static void put_device_info(FILE *fp, const struct cann_meta *m)
+static void put_device_info(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	fprintf(fp, "\"DeviceInfo\":[{\"id\":%u,\"env_type\":3,"
 		"\"ctrl_cpu_id\":\"npusim\",\"ctrl_cpu_core_num\":0,"
 		"\"ctrl_cpu_endian_little\":1,\"ts_cpu_core_num\":0,"
@@ -76,12 +56,19 @@ static void put_device_info(FILE *fp, const struct cann_meta *m)
 }
 
 /* One line: the analysis reads the first line of a JSON file only. */
-static void put_info(FILE *fp, const struct cann_meta *m)
+static void put_info(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	char host[256] = "", comm[64], os[2 * sizeof(((struct utsname *)0)->release)];
-	const char *rank = getenv("RANK_ID");
+	static const char *const ranks[] = RANKID_ENV_NAMES;
+	int rank = -1;
 	struct utsname u;
+	size_t i;
 
+	/* As msprof takes a task's rank from its environment. */
+	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]) && rank < 0; i++)
+		if (getenv(ranks[i]))
+			rank = rankid_parse(getenv(ranks[i]));
 	gethostname(host, sizeof(host) - 1);
 	read_comm(comm, sizeof(comm));
 	snprintf(os, sizeof(os), "%s", uname(&u) ? "Linux" : u.sysname);
@@ -90,6 +77,7 @@ static void put_info(FILE *fp, const struct cann_meta *m)
 	put_str_kv(fp, "jobInfo", "NA");
 	put_str_kv(fp, "OS", os);
 	put_str_kv(fp, "hostname", host);
+	put_str_kv(fp, "hwtype", uname(&u) ? "" : u.machine);
 	fprintf(fp, "\"devices\":\"%u\",\"platform\":\"\","
 		"\"platform_version\":\"" PLATFORM_VERSION "\","
 		"\"cannVersion\":\"\",\"pid\":\"%d\",", m->device, (int)getpid());
@@ -100,15 +88,17 @@ static void put_info(FILE *fp, const struct cann_meta *m)
 		"\"Logical_CPU_Count\":\"%ld\",\"Type\":\"\"}],\"netCard\":[],",
 		(long long)sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024),
 		sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_CLK_TCK), DRV_VERSION,
-		rank && *rank ? atoi(rank) : -1, sysconf(_SC_NPROCESSORS_ONLN));
+		rank, sysconf(_SC_NPROCESSORS_ONLN));
 	put_device_info(fp, m);
 	fputs("}\n", fp);
 }
 
-static void put_sample(FILE *fp, const struct cann_meta *m)
+static void put_sample(FILE *fp, const void *ctx)
 {
-	fprintf(fp, "{\"devices\":\"%u\",\"ai_core_profiling_mode\":\"task-based\"}\n",
-		m->device);
+	const struct cann_meta *m = ctx;
+	/* The keys the analysis and its C++ loader read (sheet §6). */
+	fprintf(fp, "{\"devices\":\"%u\",\"ai_core_profiling_mode\":\"task-based\","
+		"\"llc_profiling\":\"\"}\n", m->device);
 }
 
 /* start_info / end_info: the date, µs of CLOCK_REALTIME, ns of the raw clock. */
@@ -130,27 +120,31 @@ static void put_time(FILE *fp, const struct clock_pair *c, bool end)
 		(unsigned long long)c->raw_ns);
 }
 
-static void put_start_info(FILE *fp, const struct cann_meta *m)
+static void put_start_info(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	put_time(fp, &m->start, false);
 }
 
-static void put_end_info(FILE *fp, const struct cann_meta *m)
+static void put_end_info(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	put_time(fp, &m->end, true);
 }
 
 /* The host's clock as the device's pair saw it: raw ns, as a counter too. */
-static void put_host_start(FILE *fp, const struct cann_meta *m)
+static void put_host_start(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	fprintf(fp, "[Device%u]\nclock_monotonic_raw: %llu\ncntvct: %llu\n"
 		"cntvct_diff: 0\n", m->device,
 		(unsigned long long)m->dev_raw_ns,
 		(unsigned long long)m->dev_raw_ns);
 }
 
-static void put_dev_start(FILE *fp, const struct cann_meta *m)
+static void put_dev_start(FILE *fp, const void *ctx)
 {
+	const struct cann_meta *m = ctx;
 	fprintf(fp, "clock_monotonic_raw: %llu\ncntvct: %llu\n",
 		(unsigned long long)m->dev_raw_ns,
 		(unsigned long long)m->dev_cnt);
@@ -160,7 +154,7 @@ int cann_meta_write(int dir, const struct cann_meta *m)
 {
 	static const struct {
 		const char *fmt;
-		put_fn put;
+		ctrlfile_put_fn put;
 	} files[] = {
 		{ "info.json.%u", put_info },
 		{ "sample.json", put_sample },
@@ -175,7 +169,7 @@ int cann_meta_write(int dir, const struct cann_meta *m)
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++) {
 		snprintf(name, sizeof(name), files[i].fmt, m->device);
-		err = write_file(dir, name, files[i].put, m);
+		err = ctrlfile_write_fn(dir, name, files[i].put, m);
 	}
 	return err;
 }

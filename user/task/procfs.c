@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/rankid.h"
 #include "common/printable.h"
 #include "procfs.h"
 #include "procread.h"
@@ -192,19 +193,9 @@ static int proc_read(int pid, const char *what, char *out, size_t cap,
 	return err;
 }
 
-int procfs_rank_parse(const char *val)
-{
-	size_t n = strlen(val);
-
-	/* As the runtime takes RANK_ID: digits only, and an int's worth. */
-	if (!n || n > 9 || strspn(val, "0123456789") != n)
-		return -1;
-	return atoi(val);
-}
-
 int procfs_rank_id(int pid)
 {
-	static const char *const names[] = { "RANK_ID", "RANK" };
+	static const char *const names[] = RANKID_ENV_NAMES;
 	char val[16];
 	size_t i;
 	int rank, err;
@@ -216,7 +207,7 @@ int procfs_rank_id(int pid)
 			break;
 		if (err)
 			continue;
-		rank = procfs_rank_parse(val);
+		rank = rankid_parse(val);
 		if (rank >= 0)
 			return rank;
 	}

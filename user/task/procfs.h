@@ -29,10 +29,9 @@ int procfs_getenv(int pid, const char *name, char *out, size_t len);
 int procfs_getenv_fd(int fd, const char *name, char *out, size_t len);
 /*
  * The task's rank as msprof's runtime reports it: RANK_ID, else RANK, each
- * taken only if all digits (procfs_rank_parse); -1 if neither is.
+ * taken only if all digits (common/rankid.h); -1 if neither is.
  */
 int procfs_rank_id(int pid);
-int procfs_rank_parse(const char *val);
 /* The pid the task sees itself as (last field of NSpid). */
 int procfs_ns_pid(int pid, int *ns_pid);
 /* The last pid of an NSpid field's value ("\t12\t3\n"); -EPROTO if none. */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ctrlfile.h"
 #include "common/fsutil.h"
 #include "hostinfo.h"
 #include "common/json.h"
@@ -40,49 +41,6 @@
 /* Metadata files are small: a bigger one is not ours. */
 #define META_MAX		65536
 
-/* Closes a stream; 0, or the first error it met. */
-static int close_text(FILE *fp)
-{
-	int err = ferror(fp) ? -EIO : 0;
-
-	if (fclose(fp) && !err)
-		err = -errno;
-	return err;
-}
-
-/*
- * A control file as msprof writes one: made once, then <name>.done with
- * its size.
- */
-static int write_ctrl(int dir, const char *name, const char *text, size_t len)
-{
-	char done[NAME_MAX + 16], size[32];
-	int n = snprintf(size, sizeof(size), "filesize:%zu\n", len);
-
-	if (snprintf(done, sizeof(done), "%s.done", name) >= (int)sizeof(done))
-		return -ENAMETOOLONG;
-	return fsutil_write_new_at(dir, name, text, len) ?:
-	       fsutil_write_new_at(dir, done, size, (size_t)n);
-}
-
-/* The text a FILE * writer produced, as a control file. */
-typedef void (*put_fn)(FILE *fp, const void *ctx);
-
-static int write_ctrl_fn(int dir, const char *name, put_fn put, const void *ctx)
-{
-	char *text = NULL;
-	size_t len;
-	FILE *fp = open_memstream(&text, &len);
-	int err;
-
-	if (!fp)
-		return -errno;
-	put(fp, ctx);
-	err = close_text(fp) ?: write_ctrl(dir, name, text, len);
-	free(text);
-	return err;
-}
-
 /* sample.json: the parameters the task's runtime was sent, as msprof keeps them. */
 static int write_sample(int dir, const char *name, const char *devices,
 			const struct params_switches *sw)
@@ -98,7 +56,7 @@ static int write_sample(int dir, const char *name, const char *devices,
 		return err;
 	n = strlen(line);
 	line[n++] = '\n';
-	return write_ctrl(dir, name, line, n);
+	return ctrlfile_write(dir, name, line, n);
 }
 
 /* What info.json says of the task, the same in host/ and device_<N>/. */
@@ -325,7 +283,7 @@ static int write_facts(int dir, const struct profdir_summary *s, bool ended)
 	if (!fp)
 		return -errno;
 	put_facts(fp, s, &h, ended);
-	err = close_text(fp);
+	err = ctrlfile_close_text(fp);
 	if (!err)
 		err = ended ? fsutil_write_replace_at(dir, PROFDIR_FACTS, text, len) :
 			      fsutil_write_new_at(dir, PROFDIR_FACTS, text, len);
@@ -354,11 +312,11 @@ static int write_host_meta(int dir, const struct profdir_summary *s)
 
 	hostinfo_read(&h);
 	task_of(&t, s);
-	return write_ctrl_fn(dir, PROFDIR_HOST_INFO, put_info_ctx, &info) ?:
+	return ctrlfile_write_fn(dir, PROFDIR_HOST_INFO, put_info_ctx, &info) ?:
 	       /* msprof's host id, which the analysis tells host/ by. */
 	       write_sample(dir, "host/sample.json", "64", s->switches) ?:
-	       write_ctrl_fn(dir, PROFDIR_HOST_START, put_time_info, &start) ?:
-	       write_ctrl_fn(dir, PROFDIR_HOST_START_LOG, put_start_log, &log);
+	       ctrlfile_write_fn(dir, PROFDIR_HOST_START, put_time_info, &start) ?:
+	       ctrlfile_write_fn(dir, PROFDIR_HOST_START_LOG, put_start_log, &log);
 }
 
 /* What profdir_create() makes, innermost first: what discard removes. */
@@ -485,23 +443,23 @@ int profdir_write_device_meta(int dir, unsigned int device, const char *backend,
 	snprintf(section, sizeof(section), "Device%u", device);
 	raw.text = start_info;
 	if (!err)
-		err = write_ctrl_fn(sub, name, put_info_ctx, &info);
+		err = ctrlfile_write_fn(sub, name, put_info_ctx, &info);
 	snprintf(name, sizeof(name), "start_info.%u", device);
 	if (!err)
-		err = write_ctrl_fn(sub, name, put_raw, &raw);
+		err = ctrlfile_write_fn(sub, name, put_raw, &raw);
 	snprintf(name, sizeof(name), "end_info.%u", device);
 	if (!err)
-		err = write_ctrl_fn(sub, name, put_time_info, &end_info);
+		err = ctrlfile_write_fn(sub, name, put_time_info, &end_info);
 	if (!err)
 		err = write_sample(sub, "sample.json", devices, sw);
 	snprintf(name, sizeof(name), "host_start.log.%u", device);
 	if (!err)
-		err = write_ctrl_fn(sub, name, put_start_log, &log);
+		err = ctrlfile_write_fn(sub, name, put_start_log, &log);
 	/* The device's clock is the host's: the same pair, no section. */
 	log.section = NULL;
 	snprintf(name, sizeof(name), "dev_start.log.%u", device);
 	if (!err)
-		err = write_ctrl_fn(sub, name, put_start_log, &log);
+		err = ctrlfile_write_fn(sub, name, put_start_log, &log);
 	free(start_info);
 	close(sub);
 	return err;
@@ -533,7 +491,7 @@ int profdir_finish(int dir, const struct profdir_summary *s)
 			 strerror(-err));
 		inc.incomplete_reason = why;
 	}
-	err = write_ctrl_fn(dir, PROFDIR_HOST_END, put_time_info, &end);
+	err = ctrlfile_write_fn(dir, PROFDIR_HOST_END, put_time_info, &end);
 	if (err && !inc.incomplete_reason)
 		inc.incomplete_reason = "cannot write host/end_info";
 	return write_facts(dir, &inc, true) ?: err;
