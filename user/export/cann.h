@@ -80,6 +80,7 @@ struct cann {
 	struct cann_dict hashes;	/* hash_dic */
 	uint64_t ncalls;	/* API records, for numbering */
 	bool has_api;
+	uint64_t last_ns;	/* the latest end of its API calls, our clock */
 };
 
 /* Host timestamp to our clock. */

@@ -95,6 +95,8 @@ static int load_call(const void *rec, const struct cann_src *s, void *ctx)
 		return 0;
 	w->seq++;
 	w->h->c->has_api = true;
+	if (c.end_ns > w->h->c->last_ns)
+		w->h->c->last_ns = c.end_ns;
 	if (c.level == CANN_LEVEL_NODE && c.type == CANN_NODE_LAUNCH)
 		return bind_launch(w->h, &c, (uint32_t)w->seq);
 	return 0;

@@ -377,6 +377,17 @@ static int cuda_types(struct profdata *p)
 	return 0;
 }
 
+/* A window that never closed ends with its last record, the runtime's too. */
+static void latest_of_runtime(struct profdata *p)
+{
+	size_t i;
+
+	if (p->cann)
+		latest(p, p->cann->last_ns);
+	for (i = 0; i < p->ntasks; i++)
+		latest(p, p->tasks[i].end_ns);
+}
+
 int profdata_load_at(struct profdata *p, int dirfd)
 {
 	int err;
@@ -402,6 +413,8 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (p->ncalls)
 		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
 	err = cann_load(p);
+	if (!err && !p->meta.end.mono_ns)	/* the runtime's records count too */
+		latest_of_runtime(p);
 	if (!err)
 		err = profdata_sort_tasks(p, by_device_start);
 	/* Threads repeat across runs: sorted, once each. */
