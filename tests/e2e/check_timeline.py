@@ -220,6 +220,19 @@ def check_collectives(prof, ev, apis, colls, stray):
             (node["pid"], node["tid"], node["ts"]) and \
             (v[1]["pid"], v[1]["tid"], v[1]["ts"]) == \
             (end["pid"], end["tid"], end["ts"])
+    calls = collections.defaultdict(list)
+    for e in apis:
+        if str(e["args"].get("id", "")).startswith("Hccl"):
+            calls[(e["pid"], e["tid"])].append(e)
+
+    def call_of(node):
+        """The Hccl* calls that hold the node launch."""
+        return [id(c) for c in calls[(node["pid"], node["tid"])]
+                if ns(c["ts"]) <= ns(node["ts"]) and ns(node["ts"]) +
+                dur_ns(node["dur"]) <= ns(c["ts"]) + dur_ns(c["dur"])]
+    held = collections.Counter(c for op, _, _ in colls
+                               if op["args"]["connection_id"] in nodes
+                               for c in call_of(nodes[op["args"]["connection_id"]]))
     bad = []
     for op, _, hw in colls:
         conn = op["args"]["connection_id"]
@@ -227,13 +240,15 @@ def check_collectives(prof, ev, apis, colls, stray):
         want_op = want.get((op["pid"] & 31, op["name"]))
         if (node is None or want_op is None
                 or node["args"]["item_id"] != want_op["name"]
+                or len(call_of(node)) != 1 or held[call_of(node)[0]] != 1
                 or not flow_ok(str((conn << 32) - 1), node, op)
                 or not all(flow_ok(str((conn << 32) + NO_CTX), node, t)
                            for t in hw if t is not None)):
             bad.append(op)
-    check("each op's flow from its Node@launch (id connection id << 32, less "
-          "1), and one from there to each of its tasks (id connection id << "
-          "32 plus 4294967295)", not bad, str(bad[:1]))
+    check("each op's Node@launch inside an Hccl* call of its own; from it the "
+          "op's flow (id connection id << 32, less 1) and one to each of its "
+          "tasks (id connection id << 32 plus 4294967295)", not bad,
+          str(bad[:1]))
 
 
 def main(prof, every_task_launched):
