@@ -7,17 +7,17 @@ scripts do; exits 1 if one failed.
 usage: check_ranks.py RANKS STEPS SLOW_RANK SLOW_MS PROF_DIR...
 
 - RANKS PROF_ directories whose info.json rank ids are 0 .. RANKS-1;
-- on every rank STEPS HcclAllReduce calls and STEPS HCCL device tasks;
-- each HCCL task linked by a HostToDevice flow from its HcclAllReduce slice
-  (the flow starts at that slice, on its thread, and ends at the task's op
-  on the Communication process, at the task's start);
+- on every rank STEPS HcclAllReduce calls and STEPS collective ops on the
+  Communication process (the runtime's: one a node launch of an HCCL op);
+- each op linked by its HostToDevice flow from its Node@launch, inside its
+  own HcclAllReduce slice, on its thread (one op a call), to the op;
 - the slow rank's compute: a step's compute tasks (the device tasks
-  between two HCCL tasks) SLOW_MATMULS more than every other rank's at
+  between two collective ops) SLOW_MATMULS more than every other rank's at
   least, and their median span, from the first's start to the last's end,
   longer than every other rank's by a quarter of SLOW_MS at least (its
   host computes for SLOW_MS; the span, not the tasks' summed time, which
   a loaded machine cuts short by leaving the device idle);
-- the others' wait: each other rank's median HCCL task longer than the
+- the others' wait: each other rank's median collective op longer than the
   slow rank's by a quarter of SLOW_MS at least, the slow rank's the
   shortest.  Medians and a margin far below the delay: the timings on a
   loaded machine are noisy, their order is not.
@@ -44,52 +44,52 @@ def load(prof):
         return rank, json.load(f)
 
 
-COMMUNICATION = 16  # the timeline's sort index of the Communication process
-
-
-def ends_at_op(f, task):
-    """Whether flow end f is at the task's op: msprof ends a collective's
-    flow on the Communication process of the task's device, at its start."""
-    return ((f["pid"] >> 5) & 31 == COMMUNICATION
-            and f["pid"] & 31 == task["pid"] & 31 and f["ts"] == task["ts"])
-
-
 class Rank:
     def __init__(self, rank, ev):
         self.rank = rank
         x = [e for e in ev if e["ph"] == "X"]
         self.calls = [e for e in x if e["args"].get("id") == "HcclAllReduce"]
+        self.nodes = {e["args"]["connection_id"]: e for e in x
+                      if e["name"] == "Node@launch"}
         tasks = sorted((e for e in x if "Task Type" in e["args"]),
                        key=lambda e: ns(e["ts"]))
-        self.hccl = [e for e in tasks if e["args"]["Task Type"] == "HCCL"]
-        self.compute = [e for e in tasks
-                        if e["args"]["Task Type"] not in ("HCCL",
-                                                          "MEMCPY_ASYNC")]
+        colls, _ = check_timeline.timeline_collectives(ev, tasks)
+        self.ops = sorted((op for op, _, _ in colls), key=lambda e: ns(e["ts"]))
+        theirs = {id(t) for _, _, hw in colls for t in hw}
+        self.compute = [e for e in tasks if id(e) not in theirs and
+                        e["args"]["Task Type"] != "MEMCPY_ASYNC"]
         self.starts = {e["id"]: e for e in ev if e["ph"] == "s"}
         self.ends = {e["id"]: e for e in ev if e["ph"] == "f"}
 
     def unlinked(self):
-        """The HCCL tasks without a flow from their HcclAllReduce slice."""
-        by_conn = {e["args"]["connection_id"]: e for e in self.calls}
+        """The ops without their flow from a Node@launch inside an
+        HcclAllReduce slice of its own (one op a call)."""
+        calls = set()
         bad = []
-        for t in self.hccl:
-            conn = t["args"]["connection_id"]
-            call = by_conn.get(conn)
-            s = self.starts.get(str(conn << 32))
-            f = self.ends.get(str(conn << 32))
-            if (not conn or call is None or s is None or f is None
-                    or s["cat"] != "HostToDevice"
+        for op in self.ops:
+            conn = op["args"]["connection_id"]
+            node = self.nodes.get(conn)
+            fid = str((conn << 32) - 1)
+            s, f = self.starts.get(fid), self.ends.get(fid)
+            inside = [c for c in self.calls if node is not None
+                      and c["tid"] == node["tid"] and ns(c["ts"]) <= ns(node["ts"])
+                      and ns(node["ts"]) <= ns(c["ts"]) + dur_ns(c["dur"])]
+            if (node is None or s is None or f is None or len(inside) != 1
+                    or id(inside[0]) in calls
                     or (s["pid"], s["tid"], s["ts"]) !=
-                    (call["pid"], call["tid"], call["ts"])
-                    or not ends_at_op(f, t)):
-                bad.append(t)
+                    (node["pid"], node["tid"], node["ts"])
+                    or (f["pid"], f["tid"], f["ts"]) !=
+                    (op["pid"], op["tid"], op["ts"])):
+                bad.append(op)
+            else:
+                calls.add(id(inside[0]))
         return bad
 
     def steps(self):
-        """Each step's compute tasks: those that started before its HCCL
-        task and after the one before it."""
+        """Each step's compute tasks: those that started before its
+        collective op and after the one before it."""
         steps, i = [], 0
-        for h in self.hccl:
+        for h in self.ops:
             step = []
             while i < len(self.compute) and \
                     ns(self.compute[i]["ts"]) < ns(h["ts"]):
@@ -111,8 +111,8 @@ class Rank:
         return statistics.median(spans) / 1e6 if spans else 0
 
     def hccl_ms(self):
-        return statistics.median(dur_ns(e["dur"]) for e in self.hccl) / 1e6 \
-            if self.hccl else 0
+        return statistics.median(dur_ns(e["dur"]) for e in self.ops) / 1e6 \
+            if self.ops else 0
 
 
 def main(nranks, steps, slow, slow_ms, dirs):
@@ -121,12 +121,13 @@ def main(nranks, steps, slow, slow_ms, dirs):
     check(f"{nranks} PROF_ directories with rank ids 0-{nranks - 1} "
           f"(got {ids})", ids == list(range(nranks)))
     for r in ranks:
-        check(f"rank {r.rank}: {steps} HcclAllReduce calls and HCCL tasks "
-              f"(got {len(r.calls)}, {len(r.hccl)})",
-              len(r.calls) == len(r.hccl) == steps)
+        check(f"rank {r.rank}: {steps} HcclAllReduce calls and collective "
+              f"ops (got {len(r.calls)}, {len(r.ops)})",
+              len(r.calls) == len(r.ops) == steps)
         bad = r.unlinked()
-        check(f"rank {r.rank}: each HCCL task has its flow from its "
-              f"HcclAllReduce slice", r.hccl and not bad, str(bad[:1]))
+        check(f"rank {r.rank}: each op has its flow from its Node@launch, "
+              f"inside its own HcclAllReduce slice", r.ops and not bad,
+              str(bad[:1]))
     if slow not in ids:
         check(f"the slow rank {slow} among the ranks", False)
         return
@@ -142,7 +143,7 @@ def main(nranks, steps, slow, slow_ms, dirs):
           f"{margin} ms (median spans, ms: {comp})",
           all(comp[slow] >= comp[r.rank] + margin for r in others))
     wait = {r.rank: round(r.hccl_ms(), 3) for r in ranks}
-    check(f"the others' HCCL tasks longer than the slow rank's by {margin} "
+    check(f"the others' collective ops longer than the slow rank's by {margin} "
           f"ms: they wait for it (medians, ms: {wait})",
           all(wait[r.rank] >= wait[slow] + margin for r in others))
 

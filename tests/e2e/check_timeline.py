@@ -14,8 +14,11 @@ import glob
 import json
 import os
 import re
+import bisect
 import struct
 import sys
+
+from check_cann_raw import API, HCCL, HEAD, NODE, TRACK, dictionary, records
 
 failed = 0
 LABEL = "timeline"  # what each line says it checked; importers set theirs
@@ -87,6 +90,165 @@ def runtime_calls(prof):
                     and level in LEVELS:
                 n[LEVELS[level]] += 1
     return n
+
+
+GE_HCCL = 9         # node_basic_info's GE task type of an HCCL op (§2.6)
+NO_CTX = 4294967295  # msprof's "no context id"
+
+
+def raw_collectives(prof):
+    """The runtime's collectives, from its raw files alone (cann-raw-formats.md
+    §4.1, §4.4): each node launch (node 10000, launch 5) of an HCCL op (a
+    node_basic_info of GE task type HCCL inside it, on its thread) with
+    hccl_info records inside.  Each: op name, group hash id, device (of its
+    task_tracks), launch begin, and its tasks' names (one hccl_info each)."""
+    data = os.path.join(prof, "host", "data")
+    names = dictionary(data, "hash_dic")
+    launches = collections.defaultdict(list)    # tid -> [begin, end, item]
+    for r in records(data, r"^(aging|unaging)\.api_event\.data\.slice_\d+$", 40):
+        magic, level, typ, tid, _, begin, end, item = API.unpack(r)
+        if (magic, level, typ) == (0x5A5A, 10000, 5) and begin <= end:
+            launches[tid].append((begin, end, item))
+    for v in launches.values():
+        v.sort()
+    ops = {}
+
+    def op_at(tid, ts):
+        """The node launch of thread tid open at ts (launches do not nest)."""
+        v = launches.get(tid, [])
+        i = bisect.bisect_right(v, (ts, 1 << 64, 1 << 64)) - 1
+        if i < 0 or v[i][1] < ts:
+            return None
+        return ops.setdefault((tid, v[i][0]), {
+            "name": names.get(str(v[i][2]), str(v[i][2])), "begin": v[i][0],
+            "hccl": False, "group": None, "device": None, "tasks": []})
+
+    def each(pattern, size):
+        for r in records(data, pattern, size):
+            magic, level, typ, tid, _, ts = HEAD.unpack_from(r)
+            op = op_at(tid, ts) if magic == 0x5A5A else None
+            if op is not None:
+                yield level, typ, r, op
+    for level, typ, r, op in each(r"^(aging|unaging)\.compact\.node_basic_info\.slice_\d+$", 64):
+        if (level, typ) == (10000, 0) and NODE.unpack_from(r, 24)[1] == GE_HCCL:
+            op["hccl"] = True
+    for level, typ, r, op in each(r"^(aging|unaging)\.compact\.task_track\.slice_\d+$", 64):
+        if (level, typ) == (5000, 802) and op["device"] is None:
+            op["device"] = TRACK.unpack_from(r, 24)[0] & 0xFFF
+    for level, _, r, op in each(r"^(aging|unaging)\.additional\.hccl_info\.slice_\d+$", 256):
+        if level == 5500:
+            item, _, group = HCCL.unpack_from(r, 24)
+            op["group"] = group if op["group"] is None else op["group"]
+            op["tasks"].append(names.get(str(item), str(item)))
+    return sorted((op for op in ops.values() if op["hccl"] and op["tasks"]),
+                  key=lambda op: op["begin"])
+
+
+def collective_names(raw):
+    """msprof's names of the raw ops, by (device, name): <op>_<the last 3
+    digits of the group's hash id>_<n>_1, n counting a group's ops on a
+    device in launch order, as Huawei's analysis names them."""
+    n, out = collections.Counter(), {}
+    for op in raw:
+        key = (op["device"], op["group"])
+        name = f"{op['name']}_{str(op['group'])[-3:]}_{n[key]}_1"
+        n[key] += 1
+        out[(op["device"], name)] = op
+    return out
+
+
+def timeline_collectives(ev, tasks):
+    """The Communication process's ops (args with rank_size), each with the
+    tasks on its planes that lie in its span on its device and their slices
+    on Ascend Hardware (same stream, task id, start and duration); and the
+    plane tasks in no op or in two."""
+    comm = [e for e in ev if e["ph"] == "X" and (e["pid"] >> 5) & 31 == 16]
+    ops = [e for e in comm if "rank_size" in e["args"]]
+    hw = {(e["pid"] & 31, e["tid"], e["args"]["Task Id"], e["ts"], e["dur"]): e
+          for e in tasks}
+    out, owners = [], collections.Counter()
+    for op in ops:
+        lo, hi = ns(op["ts"]), ns(op["ts"]) + dur_ns(op["dur"])
+        mine = [e for e in comm if "rank_size" not in e["args"]
+                and e["pid"] == op["pid"] and lo <= ns(e["ts"])
+                and ns(e["ts"]) + dur_ns(e["dur"]) <= hi]
+        owners.update(id(e) for e in mine)
+        out.append((op, mine, [hw.get((e["pid"] & 31, e["args"]["stream id"],
+                                       e["args"]["task id"], e["ts"], e["dur"]))
+                               for e in mine]))
+    stray = [e for e in comm if "rank_size" not in e["args"]
+             and owners[id(e)] != 1]
+    return out, stray
+
+
+def check_collectives(prof, ev, apis, colls, stray):
+    """The runtime's collectives as Huawei's analysis draws them (§4.3,
+    §4.4, docs/output.md "Collectives"), against its raw files."""
+    raw = raw_collectives(prof)
+    if not raw and not colls:
+        skip("collectives shown as Communication ops", "no collective")
+        return
+    want = collective_names(raw)
+    got = collections.Counter((op["pid"] & 31, op["name"]) for op, _, _ in colls)
+    check(f"collectives: an op per node launch of an HCCL op with hccl_info "
+          f"({len(colls)} of {len(raw)}), named <op>_<its group id's last 3 "
+          f"digits>_<n>_1 ({sorted(want)[:1]})",
+          got == collections.Counter(list(want)), str(sorted(set(got) ^ set(want))[:2]))
+    bad = [op for op, mine, hw in colls
+           if (op["pid"] & 31, op["name"]) not in want or not mine
+           or sorted(e["name"] for e in mine) !=
+           sorted(want[(op["pid"] & 31, op["name"])]["tasks"])
+           or None in hw or op["ts"] != min(e["ts"] for e in mine)
+           or ns(op["ts"]) + dur_ns(op["dur"]) !=
+           max(ns(e["ts"]) + dur_ns(e["dur"]) for e in mine)]
+    check(f"each op: a plane task per hccl_info, named by its item, each on "
+          f"Ascend Hardware; its span from the first's start to the last's "
+          f"end ({sum(len(m) for _, m, _ in colls)} tasks)",
+          not bad and not stray, str((bad + stray)[:1]))
+    nodes = {e["args"]["connection_id"]: e for e in apis
+             if e["name"] == "Node@launch"}
+    flows = collections.defaultdict(list)
+    for e in ev:
+        if e["ph"] in ("s", "f"):
+            flows[e["id"]].append(e)
+
+    def flow_ok(fid, node, end):
+        """One flow fid, from node's slice to end's start."""
+        v = sorted(flows.get(fid, []), key=lambda e: e["ph"] != "s")
+        return len(v) == 2 and [e["ph"] for e in v] == ["s", "f"] and \
+            (v[0]["pid"], v[0]["tid"], v[0]["ts"]) == \
+            (node["pid"], node["tid"], node["ts"]) and \
+            (v[1]["pid"], v[1]["tid"], v[1]["ts"]) == \
+            (end["pid"], end["tid"], end["ts"])
+    calls = collections.defaultdict(list)
+    for e in apis:
+        if str(e["args"].get("id", "")).startswith("Hccl"):
+            calls[(e["pid"], e["tid"])].append(e)
+
+    def call_of(node):
+        """The Hccl* calls that hold the node launch."""
+        return [id(c) for c in calls[(node["pid"], node["tid"])]
+                if ns(c["ts"]) <= ns(node["ts"]) and ns(node["ts"]) +
+                dur_ns(node["dur"]) <= ns(c["ts"]) + dur_ns(c["dur"])]
+    held = collections.Counter(c for op, _, _ in colls
+                               if op["args"]["connection_id"] in nodes
+                               for c in call_of(nodes[op["args"]["connection_id"]]))
+    bad = []
+    for op, _, hw in colls:
+        conn = op["args"]["connection_id"]
+        node = nodes.get(conn)
+        want_op = want.get((op["pid"] & 31, op["name"]))
+        if (node is None or want_op is None
+                or node["args"]["item_id"] != want_op["name"]
+                or len(call_of(node)) != 1 or held[call_of(node)[0]] != 1
+                or not flow_ok(str((conn << 32) - 1), node, op)
+                or not all(flow_ok(str((conn << 32) + NO_CTX), node, t)
+                           for t in hw if t is not None)):
+            bad.append(op)
+    check("each op's Node@launch inside an Hccl* call of its own; from it the "
+          "op's flow (id connection id << 32, less 1) and one to each of its "
+          "tasks (id connection id << 32 plus 4294967295)", not bad,
+          str(bad[:1]))
 
 
 def main(prof, every_task_launched):
@@ -222,13 +384,23 @@ def main(prof, every_task_launched):
     # A task no call of ours launched but the runtime tracked has msprof's
     # kernel flow (spec §4.3): id (dev<<80)+(stream<<64)+(task<<48)+
     # (batch<<32)+ctx, from the task_track's time on its thread.
+    # A collective's op has its own flow, from its node launch, besides its
+    # tasks' (docs/output.md, "Collectives").
+    colls, stray = timeline_collectives(ev, tasks)
+    op_flows = {str((op["args"]["connection_id"] << 32) - 1)
+                for op, _, _ in colls}
+    of_op = {id(t): op for op, _, hw in colls for t in hw if t is not None}
     every = [e for e in ev if e["ph"] in ("s", "f")]
     tracked = [e for e in every if int(e["id"]) >> 64]
     starts = [e for e in every if e["ph"] == "s" and not int(e["id"]) >> 64]
     ends = [e for e in every if e["ph"] == "f" and not int(e["id"]) >> 64]
     launched = [e for e in tasks if e["args"]["connection_id"]]
-    check(f"a flow per device task with a known launch ({len(starts)})",
-          len(starts) == len(ends) == len(launched))
+    nops = sum(e["id"] in op_flows for e in starts)
+    check(f"a flow per device task with a known launch ({len(starts) - nops}"
+          f" of {len(launched)}), and per collective op ({nops} of "
+          f"{len(colls)})",
+          len(starts) == len(ends) == len(launched) + len(colls) and
+          nops == len(colls))
     unlaunched = {(e["pid"], e["tid"], e["ts"]): e for e in tasks
                   if not e["args"]["connection_id"]}
     spans = collections.defaultdict(list)
@@ -253,7 +425,9 @@ def main(prof, every_task_launched):
           and all(isinstance(e["id"], str) for e in every))
 
     def launch(e):
-        return by_conn.get(int(e["id"]) >> 32)
+        """An op's flow id is its connection id << 32 less 1, the others'
+        their launch's << 32 plus a context id."""
+        return by_conn.get((int(e["id"]) + (e["id"] in op_flows)) >> 32)
 
     def bound(e):
         """Whether a viewer ties flow start e to its launching call's slice:
@@ -263,6 +437,8 @@ def main(prof, every_task_launched):
                 and ns(a["ts"]) <= ns(e["ts"]) <= ns(a["ts"]) + dur_ns(a["dur"]))
 
     nbound = sum(map(bound, starts))
+    # Of those, the device tasks' (an op is no device task).
+    ntasks_bound = sum(bound(e) for e in starts if e["id"] not in op_flows)
     bad = [e for e in starts if not bound(e)
            or e["name"] != "HostToDevice" + e["id"]
            or e["cat"] != "HostToDevice" or e["ts"] != launch(e)["ts"]]
@@ -287,35 +463,25 @@ def main(prof, every_task_launched):
             inner += [e for e in run[linked[0]:linked[-1] + 1]
                       if not e["args"]["connection_id"]]
         check(f"every device task launched in the window has its flow "
-              f"inside its launch slice ({nbound} of {len(tasks)}, "
+              f"inside its launch slice ({ntasks_bound} of {len(tasks)}, "
               f"{edges} launched outside the host window)",
-              nbound and nbound == len(launched) and not inner,
+              ntasks_bound and ntasks_bound == len(launched) and not inner,
               str(inner[:1]))
-    # A collective's flow ends at its op on the Communication process, the
-    # others' at their task on Ascend Hardware.
-    comm_ops = [e for e in ev if e["ph"] == "X" and sort_of(e) == 16
-                and "rank_size" in e["args"]]
-    hccl = [e for e in tasks if e["args"]["Task Type"] == "HCCL"]
+    # A collective's task's flow comes from its op's node launch (its id
+    # that launch's << 32 plus the task's context id, none), the op's
+    # ends at the op on the Communication process.
     at = {(e["pid"], e["tid"], e["ts"], str(e["args"]["connection_id"] << 32))
-          for e in [e for e in launched if e["args"]["Task Type"] != "HCCL"] +
-          [e for e in comm_ops if e["args"]["connection_id"]]}
+          for e in launched if id(e) not in of_op}
+    at |= {(e["pid"], e["tid"], e["ts"],
+            str((of_op[id(e)]["args"]["connection_id"] << 32) + NO_CTX))
+           for e in launched if id(e) in of_op}
+    at |= {(op["pid"], op["tid"], op["ts"],
+            str((op["args"]["connection_id"] << 32) - 1)) for op, _, _ in colls}
     bad = [e for e in ends if (e["pid"], e["tid"], e["ts"], e["id"]) not in at
            or e["bp"] != "e"]
-    check("flows end at their device task (a collective's at its op)",
+    check("flows end at their device task (a collective's op at the op)",
           not bad, str(bad[:1]))
-    if hccl:
-        ops = {(e["pid"] & 31, e["ts"], e["dur"]): e for e in comm_ops}
-        bad = [e for e in hccl if (e["pid"] & 31, e["ts"], e["dur"]) not in ops
-               or ops[(e["pid"] & 31, e["ts"], e["dur"])]["args"]
-               ["connection_id"] != e["args"]["connection_id"]
-               or not re.fullmatch(r"hcom_[A-Za-z]+__.{1,3}_\d+_\d+",
-                                   ops[(e["pid"] & 31, e["ts"], e["dur"])]
-                                   ["name"])]
-        check(f"each HCCL task ({len(hccl)}) is a Communication op named as "
-              f"msprof's ({len(comm_ops)} ops)",
-              len(comm_ops) == len(hccl) and not bad, str(bad[:1]))
-    else:
-        skip("HCCL tasks shown as Communication ops", "no collective")
+    check_collectives(prof, ev, apis, colls, stray)
 
     for dev in sorted(devs):
         over = sorted((e for e in ev if e["ph"] == "X" and sort_of(e) == 31
@@ -335,14 +501,14 @@ def main(prof, every_task_launched):
                 if ns(a["ts"]) + dur_ns(a["dur"]) > ns(b["ts"])]
         check(f"device {dev}: overlap slices do not overlap", not bad,
               str(bad[:1]))
-        dhccl = [e for e in dt if e["args"]["Task Type"] == "HCCL"
-                 and dur_ns(e["dur"])]
+        dhccl = [e for e in dt if id(e) in of_op and dur_ns(e["dur"])]
         cdur = sum(dur_ns(e["dur"]) for e in comm)
         nodur = sum(dur_ns(e["dur"]) for e in over
                     if e["name"] == "Communication(Not Overlapped)")
         if dhccl:
-            check(f"device {dev}: Communication slices cover the HCCL "
-                  f"tasks, Not Overlapped no more ({nodur} <= {cdur} ns)",
+            check(f"device {dev}: Communication slices cover the "
+                  f"collectives' tasks, Not Overlapped no more ({nodur} <= "
+                  f"{cdur} ns)",
                   comm and nodur <= cdur and all(
                       any(ns(c["ts"]) <= ns(e["ts"]) and
                           ns(e["ts"]) + dur_ns(e["dur"]) <=

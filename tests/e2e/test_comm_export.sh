@@ -1,10 +1,12 @@
 #!/bin/bash
 # The export of communication: a 4-rank job (slow rank 2) under one
 # launch-mode window, exported; each rank's timeline has the Communication
-# process with its all-reduces, flows from the HcclAllReduce calls to them
-# and Overlap Analysis slices that tile the device's span;
-# communication_statistic counts the calls; the db's COMMUNICATION_OP rows
-# join their CANN_API calls; --analyze=on writes the communication files.
+# process with its all-reduces as Huawei's analysis draws a runtime's (one
+# op a node launch of HcomAllReduce, named by the group's hash id), flows
+# from their node launches inside the HcclAllReduce calls, and Overlap
+# Analysis slices that tile the device's span; communication_statistic
+# counts the ops; the db's COMMUNICATION_OP rows join their node launches
+# in CANN_API; --analyze=on writes the communication files.
 source tests/e2e/lib.sh
 STEPS=12
 
@@ -28,19 +30,27 @@ for d in $(prof_dirs "$WORK/out"); do
 	check "  a Communication process, sort index 16" [ "$got" = 1 ]
 	got=$(timeline "$d" '[.[] | select(.ph=="M" and .name=="thread_name" and .args.name=="Group hccl_world_group Communication")] | length')
 	check "  its group thread" [ "$got" = 1 ]
-	ops=$(timeline "$d" -c '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and (.name | test("^hcom_allReduce__oup_[0-9]+_1$")))]')
-	check "  an op per call, named hcom_allReduce__oup_<n>_1 (got $(jq length <<<"$ops"))" \
-		[ "$(jq length <<<"$ops")" = "$calls" ]
+	# The group's hash id, as the runtime named it (hash_dic): msprof's op
+	# names carry its last 3 digits.
+	gid=$(sed -n 's/^\([0-9]*\):hccl_world_group$/\1/p' "$d"/host/data/unaging.additional.hash_dic.slice_* | head -1)
+	g=${gid: -3}
+	ops=$(timeline "$d" -c '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null)]')
+	check "  an op per call, named hcom_allReduce__${g}_<n>_1 (got $(jq length <<<"$ops"))" \
+		[ -n "$g" -a "$(jq length <<<"$ops")" = "$calls" ]
 	check "  op names numbered 0..$((STEPS - 1))" [ "$(jq -r '[.[].name] | sort | join(",")' <<<"$ops")" = \
-		"$(for i in $(seq 0 $((STEPS - 1))); do echo "hcom_allReduce__oup_${i}_1"; done | sort | paste -sd,)" ]
-	# Each op's flow starts at its HcclAllReduce slice and ends at the op.
+		"$(for i in $(seq 0 $((STEPS - 1))); do echo "hcom_allReduce__${g}_${i}_1"; done | sort | paste -sd,)" ]
+	check "  each with the job's 4 ranks" [ "$(jq '[.[] | select(.args.rank_size == 4)] | length' <<<"$ops")" = "$calls" ]
+	# Each op's flow (id its connection id << 32, less 1) starts at its
+	# Node@launch and ends at the op (check_timeline.py: each node launch
+	# inside an Hccl* call of its own).
 	got=$(timeline "$d" '
-		([.[] | select(.ph=="X" and .args.id=="HcclAllReduce") | {key: ("\(.args.connection_id * 4294967296)"), value: .}] | from_entries) as $call
-		| ([.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | {key: ("\(.args.connection_id * 4294967296)"), value: .}] | from_entries) as $op
-		| [.[] | select(.ph=="s" and $call[.id] != null and .ts == $call[.id].ts and .tid == $call[.id].tid)] as $s
+		([.[] | select(.ph=="X" and .name=="Node@launch" and .args.item_id=="hcom_allReduce_") | {key: ("\(.args.connection_id * 4294967296 - 1)"), value: .}] | from_entries) as $node
+		| ([.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | {key: ("\(.args.connection_id * 4294967296 - 1)"), value: .}] | from_entries) as $op
+		| [.[] | select(.ph=="s" and $node[.id] != null and $op[.id] != null and .ts == $node[.id].ts and .tid == $node[.id].tid)] as $s
 		| [.[] | select(.ph=="f" and $op[.id] != null and .ts == $op[.id].ts and .pid == $op[.id].pid and .tid == $op[.id].tid)] as $f
-		| [($s | length), ($f | length)] | map(tostring) | join(" ")' -r)
-	check "  a flow from each HcclAllReduce call to its op (starts ends: $got)" [ "$got" = "$calls $calls" ]
+		| [($s | length), ($f | length), ($s | map(.id) | unique | length)] | map(tostring) | join(" ")' -r)
+	check "  a flow from each op's node launch to the op (starts ends distinct: $got)" \
+		[ "$got" = "$calls $calls $calls" ]
 	got=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 31) | .name]
 		| [(map(select(. == "Communication")) | length),
 		   (map(select(. == "Communication(Not Overlapped)")) | length)] | map(tostring) | join(" ")')
@@ -49,7 +59,8 @@ for d in $(prof_dirs "$WORK/out"); do
 	csv=$(ls "$d"/mindstudio_profiler_output/communication_statistic_*.csv 2>/dev/null)
 	check "  communication_statistic_<ts>.csv" [ -n "$csv" ]
 	check "  its header" [ "$(head -1 "$csv")" = "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)" ]
-	check "  its count is the HcclAllReduce calls" [ "$(sed -n 2p "$csv" | cut -d, -f1-3)" = "0,hcom_allReduce_,$calls" ]
+	check "  one row, HcomAllReduce (the node's op type), counting the HcclAllReduce calls" \
+		[ "$(sed 1d "$csv" | cut -d, -f1-3)" = "0,HcomAllReduce,$calls" ]
 	check "  README.txt names it" grep -q '^[0-9]*\.communication_statistic\.csv:' "$d/mindstudio_profiler_output/README.txt"
 done
 
@@ -67,21 +78,24 @@ for d in $(prof_dirs "$WORK/out"); do
 	done < <(python3 tests/e2e/db_check.py "$db" "$tl" 2>&1 || echo "FAIL db_check.py ran to its end")
 	check "  COMMUNICATION_OP: a row per HcclAllReduce call" \
 		[ "$(q 'SELECT count(*) FROM COMMUNICATION_OP')" = $STEPS ]
+	# As the timeline's ops: the node launch's connection id (a CANN_API
+	# row of the node level), the node's op type, the group's name, the
+	# group id's digits in the op's name, the job's 4 ranks.
+	gid=$(sed -n 's/^\([0-9]*\):hccl_world_group$/\1/p' "$d"/host/data/unaging.additional.hash_dic.slice_* | head -1)
 	got=$(q "SELECT count(*) FROM COMMUNICATION_OP o
 		JOIN CANN_API a ON a.connectionId = o.connectionId
 		JOIN STRING_IDS n ON n.id = a.name
 		JOIN STRING_IDS t ON t.id = o.opType
 		JOIN STRING_IDS g ON g.id = o.groupName
 		JOIN STRING_IDS on_ ON on_.id = o.opName
-		WHERE n.value = 'HcclAllReduce' AND t.value = 'hcom_allReduce_'
-		AND g.value = 'hccl_world_group' AND on_.value LIKE 'hcom_allReduce__oup_%_1'
-		AND a.startNs <= o.startNs AND o.endNs > o.startNs AND o.count > 0
-		AND o.dataType = (SELECT id FROM ENUM_HCCL_DATA_TYPE WHERE name = 'FP32')")
-	check "  each joined to its HcclAllReduce in CANN_API, named, typed (got $got)" [ "$got" = $STEPS ]
+		WHERE n.value = 'launch' AND a.type = 10000 AND t.value = 'HcomAllReduce'
+		AND g.value = 'hccl_world_group' AND on_.value LIKE 'hcom_allReduce__${gid: -3}_%_1'
+		AND a.startNs <= o.startNs AND o.endNs > o.startNs AND o.rankSize = 4")
+	check "  each joined to its node launch in CANN_API, named, typed (got $got)" [ "$got" = $STEPS ]
 	got=$(q "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId
 		JOIN COMMUNICATION_OP o ON o.opId = c.opId JOIN STRING_IDS s ON s.id = t.taskType
-		WHERE s.value = 'HCCL' AND c.name = o.opName AND t.startNs = o.startNs")
-	check "  COMMUNICATION_TASK_INFO: each op's task, in TASK (got $got)" [ "$got" = $STEPS ]
+		WHERE s.value = 'MEMCPY_ASYNC' AND t.startNs >= o.startNs AND t.endNs <= o.endNs")
+	check "  COMMUNICATION_TASK_INFO: each op's task (MEMCPY_ASYNC), in TASK, in its op's span (got $got)" [ "$got" = $STEPS ]
 	check "  RANK_DEVICE_MAP: rank $r" [ "$(q 'SELECT rankId, deviceId FROM RANK_DEVICE_MAP')" = "$r|0" ]
 	check "  OVERLAP_ANALYSIS: communication and not overlapped rows" \
 		[ "$(q 'SELECT count(DISTINCT type) FROM OVERLAP_ANALYSIS WHERE type IN (1, 2)')" = 2 ]
@@ -93,11 +107,14 @@ for d in $(prof_dirs "$WORK/out"); do
 	r=$(jq .rank_id "$d/host/info.json")
 	"$MSPROF" --analyze=on --output="$d" >>"$WORK/analyze.log" 2>&1
 	check "rank $r: --analyze=on: exit 0" [ $? -eq 0 ]
-	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null and (.name | test("__oup_"))) | .name + "@hccl_world_group"] | sort | join(",")')
+	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | .name + "@hccl_world_group"] | sort | join(",")')
 	got=$(jq -r '[keys[] | select(. != "Total HCCL Operators")] | sort | join(",")' "$d/analyze/communication.json")
 	check "  communication.json: an entry per timeline op, keyed <op>@<group>" [ -n "$ops" -a "$got" = "$ops" ]
-	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Wait Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")
-	check "  each with its time info (got $got)" [ "$got" = $((STEPS + 1)) ]
+	# As Huawei's analysis times a runtime's op: an on-chip Memcpy (npusim's
+	# one task a collective) is no transit, and without a Notify_Wait there
+	# is no wait: all of its time is idle.
+	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Transit Time(ms)" == 0 and ."Wait Time(ms)" == 0 and ."Synchronization Time(ms)" == 0 and ."Idle Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")
+	check "  each with its time info, all idle (got $got)" [ "$got" = $((STEPS + 1)) ]
 	got=$(jq -r '[keys[]] | sort | join(",")' "$d/analyze/communication_matrix.json")
 	check "  communication_matrix.json: the same ops" [ "$got" = "$ops" ]
 	got=$(jq -r "[.[] | .\"$r-$r\".\"Transport Type\"] | unique | join(\",\")" "$d/analyze/communication_matrix.json")
@@ -106,7 +123,7 @@ done
 for d in $(prof_dirs "$WORK/out"); do
 	r=$(jq .rank_id "$d/host/info.json")
 	adb=$d/analyze/communication_analyzer.db
-	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerTime WHERE group_name = 'hccl_world_group' AND elapse_time > 0 AND wait_time = elapse_time" 2>&1)
+	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerTime WHERE group_name = 'hccl_world_group' AND elapse_time > 0 AND wait_time = 0 AND idle_time = elapse_time" 2>&1)
 	check "rank $r: communication_analyzer.db: CommAnalyzerTime, a row per op (got $got)" \
 		[ "$got" = "$(jq '[keys[] | select(. != "Total HCCL Operators")] | length' "$d/analyze/communication.json")" ]
 	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerMatrix WHERE src_rank = '$r' AND transport_type = 'LOCAL'" 2>&1)

@@ -944,9 +944,11 @@ static void write_raw_task(struct tl *t, const struct devtask *d, uint64_t pid)
 }
 
 /*
- * A runtime's collective: its op on its group's thread, the flow from its
- * node launch (msprof's id: connection id << 32, less 1), its tasks on
- * their planes.
+ * A runtime's collective: its op on its group's thread, its tasks on their
+ * planes, and from its node launch a flow to the op and one to each task
+ * on Ascend Hardware, as Huawei's analysis draws them: the op's id is the
+ * connection id << 32 less 1 (an op has no context id), a task's the
+ * connection id << 32 plus its context id (none: 4294967295).
  */
 static void write_raw_op(struct tl *t, const struct comm_op *op)
 {
@@ -954,6 +956,7 @@ static void write_raw_op(struct tl *t, const struct comm_op *op)
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, p->tasks[op->task].device);
 	uint32_t tid = comm_tid(t, op->group);
 	char name[MSPROF_REC_NAMES_MAX + 64];
+	unsigned __int128 id;
 	size_t k;
 
 	comm_op_name(name, sizeof(name), p, op);
@@ -967,14 +970,23 @@ static void write_raw_op(struct tl *t, const struct comm_op *op)
 	ob_u64(&t->ob, NO_ID);
 	LIT(&t->ob, ",\"data_type\":\"N/A\",\"alg_type\":\"N/A\",\"count\":-1}}");
 	if (op->call_ns) {
-		unsigned __int128 id = ((unsigned __int128)op->conn << 32) - 1;
-
+		id = ((unsigned __int128)op->conn << 32) - 1;
 		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
 			false, op->call_ns);
 		flow_id(t, id, pid, tid, true, op->start_ns);
 	}
-	for (k = 0; k < op->ntasks; k++)
-		write_raw_task(t, &p->tasks[t->comm.tasks[op->first + k]], pid);
+	for (k = 0; k < op->ntasks; k++) {
+		const struct devtask *d = &p->tasks[t->comm.tasks[op->first + k]];
+
+		write_raw_task(t, d, pid);
+		if (!op->call_ns)
+			continue;
+		id = (unsigned __int128)op->conn << 32 | NO_ID;
+		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
+			false, op->call_ns);
+		flow_id(t, id, track_pid(t, SORT_HARDWARE, d->device), d->stream,
+			true, d->start_ns);
+	}
 }
 
 /*
