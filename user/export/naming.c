@@ -9,7 +9,8 @@ const struct layer_naming *naming_layer(uint32_t layer)
 	static const struct layer_naming names[] = {
 		[MSPROF_LAYER_ACL] = { "AscendCL@", "acl", 20000 },
 		[MSPROF_LAYER_RUNTIME] = { "Runtime@", "runtime", 5000 },
-		[MSPROF_LAYER_HCCL] = { "Communication@", "communication", 5500 },
+		/* Hccl* calls are acl-level in CANN's records (HOST_HCCL). */
+		[MSPROF_LAYER_HCCL] = { "AscendCL@", "acl", 20000 },
 		[MSPROF_LAYER_CUDA_RUNTIME] = { "CUDA@", "cuda", 20000 },
 		[MSPROF_LAYER_CUDA_DRIVER] = { "CUDADriver@", "cuda_driver", 5000 },
 		[MSPROF_LAYER_CUSTOM] = { "Api@", "api", 20000 },

@@ -238,6 +238,8 @@ static void numbered_thread(struct tl *t, uint64_t pid, const char *what,
 /* msprof's Mode of an AscendCL call, from its family; other layers' level. */
 static const char *api_mode(const struct api_desc *d)
 {
+	if (d->layer == MSPROF_LAYER_HCCL)
+		return "HOST_HCCL";	/* the acl group CANN reports them in */
 	if (d->layer != MSPROF_LAYER_ACL)
 		return naming_layer(d->layer)->level;
 	if (!strncmp(d->name, "aclrt", 5))
