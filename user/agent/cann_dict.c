@@ -30,7 +30,11 @@ static size_t ntypes;
 static struct dict_str *strs;
 static size_t str_slots;	/* a power of two, over twice nstrs */
 static size_t nstrs;
-static struct keyhash_key str_key;
+static struct keyhash_key str_key;	/* random: the table's slots */
+/* Fixed: the ids (any constant would do; these spell "msprof-hashdic00"). */
+static const struct keyhash_key id_key = {
+	{ 0x6d7370726f662d68ull, 0x61736864696330ull },
+};
 static bool defaults_done;
 
 /*
@@ -123,9 +127,14 @@ void cann_dict_type_name(uint16_t level, uint32_t type, char *out, size_t len)
 }
 
 /* Under dict_lock: the slot of id, or the empty one where it would go. */
+/*
+ * The slot is the id's keyed hash: ids are the same in every process
+ * (below), so a table placed by the id itself would let names chosen to
+ * share low bits pile into one run.
+ */
 static struct dict_str *str_slot(uint64_t id)
 {
-	size_t i = (size_t)id & (str_slots - 1);
+	size_t i = (size_t)keyhash(&str_key, &id, sizeof(id)) & (str_slots - 1);
 
 	while (strs[i].s && strs[i].id != id)
 		i = (i + 1) & (str_slots - 1);
@@ -159,9 +168,12 @@ static int str_room(void)
 }
 
 /*
- * Under dict_lock.  Ids are the string's keyed hash; should another
- * string hold that id already, the next free id is taken, so every id
- * names one string.
+ * Under dict_lock.  An id is the string's hash under a fixed key, the
+ * same in every process, as a runtime's are: every rank's hash_dic gives
+ * a group name the same id, and msprof's op names carry its last digits,
+ * which the cluster analysis matches across ranks.  Should another string
+ * hold that id already, the next free id is taken, so every id names one
+ * string.
  */
 static uint64_t str_id(const char *s, size_t len)
 {
@@ -171,7 +183,7 @@ static uint64_t str_id(const char *s, size_t len)
 
 	if (str_room())
 		return 0;
-	for (id = keyhash(&str_key, s, len) ?: 1;; id = id + 1 ?: 1) {
+	for (id = keyhash(&id_key, s, len) ?: 1;; id = id + 1 ?: 1) {
 		slot = str_slot(id);
 		if (!slot->s)
 			break;
