@@ -110,11 +110,12 @@ for d in $(prof_dirs "$WORK/out"); do
 	ops=$(timeline "$d" -r '[.[] | select(.ph=="X" and (.pid / 32 | floor) % 32 == 16 and .args.rank_size != null) | .name + "@hccl_world_group"] | sort | join(",")')
 	got=$(jq -r '[keys[] | select(. != "Total HCCL Operators")] | sort | join(",")' "$d/analyze/communication.json")
 	check "  communication.json: an entry per timeline op, keyed <op>@<group>" [ -n "$ops" -a "$got" = "$ops" ]
-	# As Huawei's analysis times a runtime's op: an on-chip Memcpy (npusim's
-	# one task a collective) is no transit, and without a Notify_Wait there
-	# is no wait: all of its time is idle.
-	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Transit Time(ms)" == 0 and ."Wait Time(ms)" == 0 and ."Synchronization Time(ms)" == 0 and ."Idle Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")
-	check "  each with its time info, all idle (got $got)" [ "$got" = $((STEPS + 1)) ]
+	# npusim's collective is one task that waits for its peers inside it:
+	# all of its time counts as waiting (user/export/analyze.c says why;
+	# Huawei's rules, which know only notify tasks as waits, would call an
+	# on-chip Memcpy's time idle and hide the slow rank).
+	got=$(jq '[.[] | ."Communication Time Info" | select(."Elapse Time(ms)" > 0 and ."Wait Time(ms)" == ."Elapse Time(ms)")] | length' "$d/analyze/communication.json")
+	check "  each with its time info, all waiting (got $got)" [ "$got" = $((STEPS + 1)) ]
 	got=$(jq -r '[keys[]] | sort | join(",")' "$d/analyze/communication_matrix.json")
 	check "  communication_matrix.json: the same ops" [ "$got" = "$ops" ]
 	got=$(jq -r "[.[] | .\"$r-$r\".\"Transport Type\"] | unique | join(\",\")" "$d/analyze/communication_matrix.json")
@@ -123,7 +124,7 @@ done
 for d in $(prof_dirs "$WORK/out"); do
 	r=$(jq .rank_id "$d/host/info.json")
 	adb=$d/analyze/communication_analyzer.db
-	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerTime WHERE group_name = 'hccl_world_group' AND elapse_time > 0 AND wait_time = 0 AND idle_time = elapse_time" 2>&1)
+	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerTime WHERE group_name = 'hccl_world_group' AND elapse_time > 0 AND wait_time = elapse_time" 2>&1)
 	check "rank $r: communication_analyzer.db: CommAnalyzerTime, a row per op (got $got)" \
 		[ "$got" = "$(jq '[keys[] | select(. != "Total HCCL Operators")] | length' "$d/analyze/communication.json")" ]
 	got=$(sqlite3 "$adb" "SELECT count(*) FROM CommAnalyzerMatrix WHERE src_rank = '$r' AND transport_type = 'LOCAL'" 2>&1)
