@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "cann.h"
 #include "common/fsutil.h"
 #include "comm.h"
 #include "naming.h"
@@ -612,6 +613,29 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	return err;
 }
 
+/*
+ * A call only the runtime reported: the row of the timeline's slice of it,
+ * by its level's number and msprof's name, on its thread of the CANN
+ * process.  One eBPF recorded too is ours (write_api).
+ */
+static int write_cann_call(const struct cann_call *c, void *ctx)
+{
+	struct dbw *w = ctx;
+	char num[CANN_NUM_LEN];
+	int64_t v[6];
+	int err;
+
+	if (c->seen)
+		return 0;
+	v[0] = epoch(w, c->begin_ns);
+	v[1] = epoch(w, c->end_ns);
+	v[2] = c->level;
+	v[3] = w->pid_hi | c->tid;
+	v[4] = (int64_t)c->conn;
+	err = str_id(w, cann_call_name(c, num), &v[5]);
+	return err ?: row(w, T_CANN_API, v, 6);
+}
+
 static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 {
 	struct dbw *w = ctx;
@@ -667,6 +691,7 @@ static int fill(struct dbw *w)
 	      write_tasks(w) ?:
 	      write_comm(w) ?:
 	      profdata_each_host(w->p, write_api, write_ioctl, w) ?:
+	      cann_each_call(w->p, write_cann_call, w) ?:
 	      overlap_each(w->p, write_overlap, w) ?:
 	      write_strings(w) ?:
 	      flush_all(w);
