@@ -45,6 +45,9 @@ for e in ("API_TYPE", "MODULE", "HCCL_DATA_TYPE", "HCCL_LINK_TYPE",
 PK = {"STRING_IDS": "id", "COMPUTE_TASK_INFO": "globalTaskId",
       "CANN_API": "connectionId", "COMMUNICATION_OP": "opId",
       "OVERLAP_ANALYSIS": "id"}
+# msprof's compute task types and op states (COMPUTE_TASK_INFO).
+COMPUTE = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "KERNEL"}
+STATES = {"static", "dynamic", "N/A"}
 OVERLAP = ["Computing", "Communication", "Communication(Not Overlapped)",
            "Free"]
 
@@ -111,9 +114,14 @@ nmemcpy = one("SELECT count(*) FROM MEMCPY_INFO")
 ncomm = one("SELECT count(*) FROM COMMUNICATION_TASK_INFO")
 say(ntask > 0 and ntask == len(dev),
     "TASK rows = device task slices (%d = %d)" % (ntask, len(dev)))
-say(ncomp > 0 and nmemcpy > 0 and ncomp + nmemcpy + ncomm == ntask,
-    "COMPUTE_TASK_INFO + MEMCPY_INFO + COMMUNICATION_TASK_INFO rows = TASK rows "
-    "(%d + %d + %d = %d)" % (ncomp, nmemcpy, ncomm, ntask))
+# A device task of no task_track (a window's edge) is named by its SQE type;
+# of those, only a compute one has a row of its kind.
+nsqe = one("""SELECT count(*) FROM TASK JOIN STRING_IDS s ON s.id = TASK.taskType
+              WHERE s.value LIKE '%\\_SQE' ESCAPE '\\' AND globalTaskId NOT IN
+              (SELECT globalTaskId FROM COMPUTE_TASK_INFO)""")
+say(ncomp > 0 and ncomp + nmemcpy + ncomm + nsqe == ntask,
+    "COMPUTE_TASK_INFO + MEMCPY_INFO + COMMUNICATION_TASK_INFO rows + tasks of no "
+    "task_track = TASK rows (%d + %d + %d + %d = %d)" % (ncomp, nmemcpy, ncomm, nsqe, ntask))
 say(one("SELECT count(*) FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId)") == ncomp,
     "every COMPUTE_TASK_INFO row joins its TASK by globalTaskId")
 # A copy launched before the window opened has no call to take them from.
@@ -124,9 +132,12 @@ say(launched > 0 and one(
     "WHERE connectionId IS NOT NULL AND size > 0 AND memcpyOperation = 2") == launched,
     "every MEMCPY_INFO row of a copy launched in the window has its size and direction "
     "(device to host; %d of %d launched in it)" % (launched, nmemcpy))
+# ... and one launched before it only what the runtime's memcpy_info says.
 say(one("SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
-        "WHERE connectionId IS NULL AND (size IS NOT NULL OR memcpyOperation != 65535)") == 0,
-    "a copy launched before the window has no size and direction OTHER")
+        "WHERE connectionId IS NULL AND NOT (size IS NULL AND memcpyOperation = 65535) "
+        "AND NOT (size > 0 AND memcpyOperation BETWEEN 0 AND 7)") == 0,
+    "a copy launched before the window has its memcpy_info's size and direction, "
+    "or none and direction OTHER")
 n = one("SELECT count(*) FROM CANN_API")
 say(n > 0 and n == len(api), "CANN_API rows = API slices (%d = %d)" % (n, len(api)))
 n = one("SELECT count(*) FROM OSRT_API")
@@ -212,7 +223,9 @@ try:
              FROM COMPUTE_TASK_INFO c JOIN TASK ON TASK.globalTaskId = c.globalTaskId
              JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = c.opType
              JOIN STRING_IDS t ON t.id = c.taskType JOIN STRING_IDS s ON s.id = c.opState""")
-    say(len(r) == ncomp and all(x[2] == "AI_CORE" and x[11] == "N/A" for x in r),
-        "an op summary join over STRING_IDS names every op (AI_CORE, state N/A)")
+    say(len(r) == ncomp and all((x[2] in COMPUTE or x[2].endswith("_SQE")) and x[11] in STATES
+                              for x in r),
+        "an op summary join over STRING_IDS names every op (task types %s, states %s)"
+        % (sorted({x[2] for x in r}), sorted({x[11] for x in r})))
 except sqlite3.Error as err:
     say(False, "msprof-analyze's selects work (%s)" % err)

@@ -120,17 +120,18 @@ struct call_walk {
 };
 
 /*
- * Whether eBPF recorded the call too: a call on its thread of the same
- * name whose span meets it.  Calls are by (thread, start): those that
- * start before the runtime's call ends are looked at, the latest first,
- * back to the first outermost one.
+ * Our call that stands for the runtime's, if eBPF recorded it too: a call
+ * on its thread of the same name whose span meets it; its connection id,
+ * 0 if none.  Calls are by (thread, start): those that start before the
+ * runtime's call ends are looked at, the latest first, back to the first
+ * outermost one.
  */
-static bool seen_by_ebpf(const struct profdata *p, const struct cann_call *c)
+static uint64_t seen_by_ebpf(const struct profdata *p, const struct cann_call *c)
 {
 	size_t lo = 0, hi = p->ncalls;
 
 	if (!c->type_name || !p->ncalls)
-		return false;
+		return 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct profcall *k = &p->calls[mid];
@@ -148,11 +149,11 @@ static bool seen_by_ebpf(const struct profdata *p, const struct cann_call *c)
 			break;
 		d = profdata_desc(p, k->api_id);
 		if (k->end_ns >= c->begin_ns && d && !strcmp(d->name, c->type_name))
-			return true;
+			return lo + 1;
 		if (!k->depth && k->end_ns < c->begin_ns)
 			break;
 	}
-	return false;
+	return 0;
 }
 
 static int walk_call(const void *rec, const struct cann_src *s, void *ctx)
@@ -164,9 +165,21 @@ static int walk_call(const void *rec, const struct cann_src *s, void *ctx)
 		return 0;
 	/* After ours: one namespace of connection ids in every output. */
 	c.conn = w->p->ncalls + ++w->seq;
-	c.seen = (c.level == CANN_LEVEL_ACL || c.level == CANN_LEVEL_RUNTIME ||
-		  c.level == CANN_LEVEL_HCCL) && seen_by_ebpf(w->p, &c);
+	if (c.level == CANN_LEVEL_ACL || c.level == CANN_LEVEL_RUNTIME ||
+	    c.level == CANN_LEVEL_HCCL)
+		c.ours = seen_by_ebpf(w->p, &c);
+	c.seen = c.ours != 0;
 	return w->fn(&c, w->ctx);
+}
+
+const char *cann_call_name(const struct cann_call *c, char num[CANN_NUM_LEN])
+{
+	if (c->level == CANN_LEVEL_HCCL && c->item)
+		return c->item;
+	if (c->type_name)
+		return c->type_name;
+	snprintf(num, CANN_NUM_LEN, "%u", c->type);
+	return num;
 }
 
 int cann_each_call(const struct profdata *p, cann_call_fn fn, void *ctx)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "cann.h"
 #include "common/fsutil.h"
 #include "comm.h"
 #include "naming.h"
@@ -410,16 +411,70 @@ static int by_conn(const void *a, const void *b)
 	return (x->conn > y->conn) - (x->conn < y->conn);
 }
 
-/* Device tasks: TASK, and COMPUTE_TASK_INFO or MEMCPY_INFO (via the call). */
+/* A compute task's COMPUTE_TASK_INFO row: what its op launch said. */
+static int write_compute(struct dbw *w, const struct devtask *t, size_t id,
+			 const char *type)
+{
+	/* msprof's order of the tensor columns, from the model's. */
+	static const uint8_t tensor[] = {
+		SHAPE_IN_FORMATS, SHAPE_IN_TYPES, SHAPE_IN,
+		SHAPE_OUT_FORMATS, SHAPE_OUT_TYPES, SHAPE_OUT,
+	};
+	const struct profdata *p = w->p;
+	const struct devop *op = profdata_task_op(p, t);
+	int64_t v[17];
+	size_t j;
+	int err;
+
+	err = str_id(w, naming_devtask_name(p, t), &v[0]);
+	v[1] = (int64_t)id;
+	v[2] = op->block_dim;
+	v[3] = (int64_t)op->block_dim * op->mix_ratio;
+	err = err ?: str_id(w, type, &v[4]);
+	err = err ?: str_id(w, naming_str(p, naming_op_type(op)), &v[5]);
+	for (j = 0; j < sizeof(tensor) && !err; j++)
+		err = str_id(w, naming_str(p, op->shapes[tensor[j]]), &v[6 + j]);
+	err = err ?: str_id(w, "N/A", &v[12]);	/* attrInfo: not reported */
+	err = err ?: str_id(w, naming_op_state(op, type), &v[13]);
+	err = err ?: str_id(w, op->hf32 == 2 ? "N/A" : op->hf32 ? "YES" : "NO",
+			    &v[14]);
+	v[15] = 0;	/* gridDim, blockDim: SIMT only */
+	v[16] = 0;
+	return err ?: row(w, T_COMPUTE_TASK_INFO, v, 17);
+}
+
+/*
+ * A copy's MEMCPY_INFO row: the runtime's memcpy_info, else the arguments
+ * of our call that made it (write_memcpys, once that call is walked), else
+ * not known (a copy launched before the window).
+ */
+static int write_copy(struct dbw *w, const struct devtask *t, size_t id)
+{
+	const struct task_copy *c = profdata_copy(w->p, t);
+
+	if (c)
+		return row(w, T_MEMCPY_INFO, (int64_t[]){ (int64_t)id,
+			   (int64_t)c->bytes, c->kind <= 7 ? c->kind : MEMCPY_OTHER }, 3);
+	if (t->conn) {
+		w->memcpys[w->nmemcpys++] = (struct memcpy_ref){ t->conn, id };
+		return 0;
+	}
+	return row(w, T_MEMCPY_INFO, (int64_t[]){ (int64_t)id, DB_NULL,
+		   MEMCPY_OTHER }, 3);
+}
+
+/*
+ * Device tasks: TASK, and COMPUTE_TASK_INFO or MEMCPY_INFO; a collective's
+ * are COMMUNICATION_TASK_INFO's (write_comm).
+ */
 static int write_tasks(struct dbw *w)
 {
 	const struct profdata *p = w->p;
-	int64_t na, v[17];
-	size_t i, j;
-	int err;
+	int64_t v[11];
+	size_t i;
+	int err = 0;
 
-	err = str_id(w, "N/A", &na);
-	if (!err && p->ntasks) {
+	if (p->ntasks) {
 		w->memcpys = calloc(p->ntasks, sizeof(*w->memcpys));
 		err = w->memcpys ? 0 : -ENOMEM;
 	}
@@ -439,30 +494,12 @@ static int write_tasks(struct dbw *w)
 		v[9] = t->task_id;
 		v[10] = 0;	/* modelId: no graphs */
 		err = err ?: row(w, T_TASK, v, 11);
-		if (err)
-			break;
-		if (!strcmp(type, "MEMCPY_ASYNC")) {
-			if (t->conn)
-				w->memcpys[w->nmemcpys++] =
-					(struct memcpy_ref){ t->conn, i };
-			else
-				err = row(w, T_MEMCPY_INFO, (int64_t[]){
-					  (int64_t)i, DB_NULL, MEMCPY_OTHER }, 3);
+		if (err || comm_cann_task(p, t))
 			continue;
-		}
-		if (!overlap_is_compute(p, t))
-			continue;
-		err = str_id(w, naming_devtask_name(p, t), &v[0]);
-		v[1] = (int64_t)i;
-		v[2] = profdata_task_op(p, t)->block_dim;
-		v[3] = 0;	/* mixBlockNum */
-		err = err ?: str_id(w, type, &v[4]);
-		v[5] = v[0];	/* opType: the kernel's name is all we know */
-		for (j = 6; j <= 14; j++)
-			v[j] = na;
-		v[15] = 0;	/* gridDim, blockDim: SIMT only */
-		v[16] = 0;
-		err = err ?: row(w, T_COMPUTE_TASK_INFO, v, 17);
+		if (!strcmp(type, "MEMCPY_ASYNC"))
+			err = write_copy(w, t, i);
+		else if (overlap_is_compute(p, t))
+			err = write_compute(w, t, i, type);
 	}
 	if (w->nmemcpys)
 		qsort(w->memcpys, w->nmemcpys, sizeof(*w->memcpys), by_conn);
@@ -612,6 +649,29 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	return err;
 }
 
+/*
+ * A call only the runtime reported: the row of the timeline's slice of it,
+ * by its level's number and msprof's name, on its thread of the CANN
+ * process.  One eBPF recorded too is ours (write_api).
+ */
+static int write_cann_call(const struct cann_call *c, void *ctx)
+{
+	struct dbw *w = ctx;
+	char num[CANN_NUM_LEN];
+	int64_t v[6];
+	int err;
+
+	if (c->seen)
+		return 0;
+	v[0] = epoch(w, c->begin_ns);
+	v[1] = epoch(w, c->end_ns);
+	v[2] = c->level;
+	v[3] = w->pid_hi | c->tid;
+	v[4] = (int64_t)c->conn;
+	err = str_id(w, cann_call_name(c, num), &v[5]);
+	return err ?: row(w, T_CANN_API, v, 6);
+}
+
 static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 {
 	struct dbw *w = ctx;
@@ -667,6 +727,7 @@ static int fill(struct dbw *w)
 	      write_tasks(w) ?:
 	      write_comm(w) ?:
 	      profdata_each_host(w->p, write_api, write_ioctl, w) ?:
+	      cann_each_call(w->p, write_cann_call, w) ?:
 	      overlap_each(w->p, write_overlap, w) ?:
 	      write_strings(w) ?:
 	      flush_all(w);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* msprof's names for what msprof-ebpf records. */
 
+#include <string.h>
+
 #include "msprof/probe_packs.h"
 #include "naming.h"
 
@@ -57,4 +59,31 @@ const char *naming_op_name(const struct profdata *p, const struct devtask *t)
 const char *naming_str(const struct profdata *p, uint32_t id)
 {
 	return id != NO_STR ? strtab_str(&p->names, id) : "N/A";
+}
+
+/*
+ * "static" for a kernel: a precompiled binary launched as it is, with its
+ * block dim fixed at launch; no graph engine compiled it for the shapes it
+ * met, which is what msprof's "dynamic" means.  Copies and sets are no ops.
+ * (msprof-analyze's advisor takes a window without one static op for a
+ * dynamic-shape one, and then skips its block-dim and bound checks.)
+ */
+static const char *kernel_state(const char *type)
+{
+	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") ?
+	       "static" : "N/A";
+}
+
+const char *naming_op_state(const struct devop *op, const char *type)
+{
+	if (op->state == OPSTATE_DYNAMIC)
+		return "dynamic";
+	if (op->state == OPSTATE_STATIC)
+		return "static";
+	return op->sqe == DEVOP_NO_SQE ? kernel_state(type) : "N/A";
+}
+
+uint32_t naming_op_type(const struct devop *op)
+{
+	return op->op_type != NO_STR ? op->op_type : op->name;
 }

@@ -106,29 +106,6 @@ static void op_summary_header(FILE *fp)
 }
 
 /*
- * "static" for a kernel: a precompiled binary launched as it is, with its
- * block dim fixed at launch; no graph engine compiled it for the shapes it
- * met, which is what msprof's "dynamic" means.  Copies and sets are no ops.
- * (msprof-analyze's advisor takes a window without one static op for a
- * dynamic-shape one, and then skips its block-dim and bound checks.)
- */
-static const char *op_state(const char *type)
-{
-	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") ?
-	       "static" : NA;
-}
-
-/* The op's state: the runtime's word (§2.6), else as op_state() says. */
-static const char *state_of(const struct devop *op, const char *type)
-{
-	if (op->state == OPSTATE_DYNAMIC)
-		return "dynamic";
-	if (op->state == OPSTATE_STATIC)
-		return "static";
-	return op->sqe == DEVOP_NO_SQE ? op_state(type) : NA;
-}
-
-/*
  * A runtime's task that is no op (a copy, an event, a notify, one of no
  * task_track): msprof's op_summary leaves it out (§4.4).  npusim's and
  * CUPTI's older records keep every task.
@@ -139,12 +116,6 @@ static bool is_op(const struct devop *op)
 		return true;
 	return op->type != DT_MEMCPY_ASYNC && op->type != DT_MEMSET &&
 	       op->type != DT_OTHER && op->type != DT_UNKNOWN;
-}
-
-/* A row's OP Type: the runtime's op type (node_basic_info), else the op's name. */
-static uint32_t op_type_of(const struct devop *op)
-{
-	return op->op_type != NO_STR ? op->op_type : op->name;
 }
 
 static void op_summary_row(FILE *fp, const struct profdata *p,
@@ -164,8 +135,8 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 	csv_next_u64(fp, t->stream);
 	csv_next_text(fp, name);
 	/* An npusim kernel's name is its op type too. */
-	csv_next_text(fp, naming_str(p, op_type_of(op)));
-	csv_next_text(fp, state_of(op, type));
+	csv_next_text(fp, naming_str(p, naming_op_type(op)));
+	csv_next_text(fp, naming_op_state(op, type));
 	csv_next_text(fp, op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE ?
 		      "COMMUNICATION" : type);
 	csv_next_us(fp, epoch(p, t->start_ns));
@@ -381,7 +352,7 @@ static int add_entry(struct op_table *tb, uint32_t device, uint32_t name,
 static int add_task(struct op_table *tb, const struct profdata *p,
 		    const struct devtask *t)
 {
-	return add_entry(tb, t->device, op_type_of(profdata_task_op(p, t)),
+	return add_entry(tb, t->device, naming_op_type(profdata_task_op(p, t)),
 			 naming_devtask_type(p, t), duration(p, t));
 }
 
@@ -515,7 +486,7 @@ int summary_communication_statistic(FILE *fp, const struct profdata *p)
 		struct row_span r = { true, 0, op->start_ns, op->end_ns };
 
 		err = add_entry(&tb, p->tasks[op->task].device,
-				op->raw ? op_type_of(o) : o->name, "HCCL",
+				op->raw ? naming_op_type(o) : o->name, "HCCL",
 				span_duration(p, &r));
 	}
 	comm_ops_free(&c);

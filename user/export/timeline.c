@@ -84,6 +84,12 @@ struct tl {
 	struct api_text api[MSPROF_MAX_APIS];
 	struct idset io_tids;	/* threads with ioctls */
 	struct idset cann_tids;	/* threads with runtime-reported calls */
+	/*
+	 * By our call (connection id - 1): the runtime's record of the same
+	 * call, as its place among the API records (0: none); allocated at
+	 * the first such call.
+	 */
+	uint32_t *cann_of;
 	struct copy_info *copies;	/* by conn */
 	size_t ncopies;
 	struct comm_ops comm;	/* the collectives */
@@ -446,6 +452,10 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	ob_i64(&t->ob, e->ret);
 	LIT(&t->ob, ",\"depth\":");
 	ob_u64(&t->ob, e->depth);
+	if (t->cann_of && conn && conn <= t->p->ncalls && t->cann_of[conn - 1]) {
+		LIT(&t->ob, ",\"cann_connection_id\":");
+		ob_u64(&t->ob, t->p->ncalls + t->cann_of[conn - 1]);
+	}
 	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
 		if (!a->key[i].len)
 			continue;
@@ -531,6 +541,22 @@ static const char *acl_mode(uint32_t type)
 	return g < sizeof(modes) / sizeof(modes[0]) && modes[g] ? modes[g] : "N/A";
 }
 
+/* Our call stands for the runtime's: it is to carry the runtime's id. */
+static int note_seen(struct tl *t, const struct cann_call *c)
+{
+	uint64_t seq = c->conn - t->p->ncalls;
+
+	if (seq > UINT32_MAX || c->ours > t->p->ncalls)
+		return 0;
+	if (!t->cann_of) {
+		t->cann_of = calloc(t->p->ncalls, sizeof(*t->cann_of));
+		if (!t->cann_of)
+			return -ENOMEM;
+	}
+	t->cann_of[c->ours - 1] = (uint32_t)seq;
+	return 0;
+}
+
 /*
  * A call the runtime reported and eBPF did not record (a level eBPF cannot
  * see, or a window of Huawei's msprof alone), drawn as msprof draws it:
@@ -540,15 +566,13 @@ static const char *acl_mode(uint32_t type)
 static int write_cann_call(const struct cann_call *c, void *ctx)
 {
 	struct tl *t = ctx;
-	char name[MSPROF_REC_NAMES_MAX + 32], num[24];
-	const char *what = c->type_name;
+	char name[MSPROF_REC_NAMES_MAX + 32], num[CANN_NUM_LEN];
+	const char *what;
 
 	if (c->seen)
-		return 0;
-	snprintf(num, sizeof(num), "%u", c->type);
-	if (c->level == CANN_LEVEL_HCCL && c->item)
-		what = c->item;
-	snprintf(name, sizeof(name), "%s%s", cann_prefix(c->level), what ? what : num);
+		return note_seen(t, c);
+	what = cann_call_name(c, num);
+	snprintf(name, sizeof(name), "%s%s", cann_prefix(c->level), what);
 	head(t, name, track_pid(t, SORT_CANN, HOST_DEVICE), c->tid);
 	span_args(t, c->begin_ns, c->end_ns);
 	LIT(&t->ob, "\"Thread Id\":");
@@ -559,7 +583,8 @@ static int write_cann_call(const struct cann_call *c, void *ctx)
 	LIT(&t->ob, ",\"level\":");
 	ob_json_str(&t->ob, cann_level_name(c->level));
 	LIT(&t->ob, ",\"id\":");
-	ob_json_str(&t->ob, c->level == CANN_LEVEL_ACL && what ? what : "0");
+	ob_json_str(&t->ob, c->level == CANN_LEVEL_ACL && c->type_name ?
+		    c->type_name : "0");
 	LIT(&t->ob, ",\"item_id\":");
 	if (c->item) {
 		ob_json_str(&t->ob, c->item);
@@ -1129,9 +1154,9 @@ static int write_all(struct tl *t)
 	ob_char(&t->ob, '[');
 	write_cann_names(t);
 	err = write_devices_names(t);
-	if (!err)
-		err = profdata_each_host(p, write_api, write_ioctl, t);
+	/* The runtime's first: ours then carry the ids of its same calls. */
 	err = err ?: cann_each_call(p, write_cann_call, t);
+	err = err ?: profdata_each_host(p, write_api, write_ioctl, t);
 	if (err)
 		return err;
 	write_cann_tids(t);
@@ -1175,6 +1200,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 	comm_ops_free(&t->comm);
 	free(t->io_tids.v);
 	free(t->cann_tids.v);
+	free(t->cann_of);
 	free(t);
 	if (err)
 		return err;
