@@ -3,6 +3,7 @@
 # msprof's schema and against the timeline exported beside it.  Prints
 # "PASS <what>" or "FAIL <what>" lines for test_db.sh's `check`.
 import json
+import os
 import sqlite3
 import sys
 
@@ -54,6 +55,16 @@ OVERLAP = ["Computing", "Communication", "Communication(Not Overlapped)",
 
 def say(ok, what):
     print(("PASS " if ok else "FAIL ") + what)
+
+
+def skip(what, why):
+    print("SKIP %s (%s)" % (what, why))
+
+
+# A window Huawei's msprof wrote alone holds no record of ours: no ioctls,
+# and no call of ours launched its tasks (their connection ids are NULL).
+OURS = os.path.exists(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])),
+                                   "msprof_ebpf_window.json"))
 
 
 db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
@@ -127,11 +138,14 @@ say(one("SELECT count(*) FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId)")
 # A copy launched before the window opened has no call to take them from.
 launched = one("SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
                "WHERE connectionId IS NOT NULL")
-say(launched > 0 and one(
-    "SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
-    "WHERE connectionId IS NOT NULL AND size > 0 AND memcpyOperation = 2") == launched,
-    "every MEMCPY_INFO row of a copy launched in the window has its size and direction "
-    "(device to host; %d of %d launched in it)" % (launched, nmemcpy))
+what = "every MEMCPY_INFO row of a copy launched in the window has its size and direction"
+if OURS:
+    say(launched > 0 and one(
+        "SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
+        "WHERE connectionId IS NOT NULL AND size > 0 AND memcpyOperation = 2") == launched,
+        "%s (device to host; %d of %d launched in it)" % (what, launched, nmemcpy))
+else:
+    skip(what, "a runtime's window alone: no call of ours launched a copy")
 # ... and one launched before it only what the runtime's memcpy_info says.
 say(one("SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
         "WHERE connectionId IS NULL AND NOT (size IS NULL AND memcpyOperation = 65535) "
@@ -141,10 +155,11 @@ say(one("SELECT count(*) FROM MEMCPY_INFO JOIN TASK USING (globalTaskId) "
 n = one("SELECT count(*) FROM CANN_API")
 say(n > 0 and n == len(api), "CANN_API rows = API slices (%d = %d)" % (n, len(api)))
 n = one("SELECT count(*) FROM OSRT_API")
-say(n > 0 and n == len(ioctl), "OSRT_API rows = ioctl slices (%d = %d)" % (n, len(ioctl)))
-say(one("SELECT count(*) FROM TASK t JOIN CANN_API c USING (connectionId)") ==
-    one("SELECT count(*) FROM TASK WHERE connectionId IS NOT NULL") > 0,
-    "every TASK connectionId names a CANN_API call")
+say((n > 0 or not OURS) and n == len(ioctl), "OSRT_API rows = ioctl slices (%d = %d)" % (n, len(ioctl)))
+linked = one("SELECT count(*) FROM TASK WHERE connectionId IS NOT NULL")
+say(one("SELECT count(*) FROM TASK t JOIN CANN_API c USING (connectionId)") == linked
+    and (linked > 0 or not OURS),
+    "every TASK connectionId names a CANN_API call (%d)" % linked)
 say(one("SELECT count(DISTINCT type) FROM CANN_API WHERE type NOT IN (SELECT id FROM ENUM_API_TYPE)") == 0,
     "every CANN_API type is an ENUM_API_TYPE level")
 pid = one("SELECT DISTINCT globalPid FROM TASK")

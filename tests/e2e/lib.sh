@@ -90,6 +90,16 @@ skip() {	# skip "what" "why"
 	echo "skip $1 ($2)"
 }
 
+# db_check_line PREFIX STATUS WHAT: one line of db_check.py's, counted:
+# PASS ok, SKIP skip (its reason in WHAT), anything else a failure.
+db_check_line() {
+	if [ "$2" = SKIP ]; then
+		echo "skip $1$3"
+	else
+		check "$1$3" [ "$2" = PASS ]
+	fi
+}
+
 # wait_socket DIR PID: until DIR holds PID's agent socket (10 s at most).
 wait_socket() {
 	local i

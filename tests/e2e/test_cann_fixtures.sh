@@ -42,7 +42,7 @@ for c in "${cases[@]}"; do
 			tl=$(ls -t "$d"/mindstudio_profiler_output/msprof_*.json 2>/dev/null | head -1)
 			if [ -n "$f" ] && [ -n "$tl" ]; then
 				while read -r status what; do
-					check "cann $c db: $what" [ "$status" = PASS ]
+					db_check_line "cann $c db: " "$status" "$what"
 				done < <(python3 tests/e2e/db_check.py "$f" "$tl" 2>&1 ||
 					echo "FAIL db_check.py ran to its end")
 			fi

@@ -74,7 +74,7 @@ for d in $(prof_dirs "$WORK/out"); do
 	# The shared db checker: schema, overlap tiling, the timeline's sums.
 	tl=$(ls -t "$d"/mindstudio_profiler_output/msprof_*.json | head -1)
 	while read -r status what; do
-		check "  $what" [ "$status" = PASS ]
+		db_check_line "  " "$status" "$what"
 	done < <(python3 tests/e2e/db_check.py "$db" "$tl" 2>&1 || echo "FAIL db_check.py ran to its end")
 	check "  COMMUNICATION_OP: a row per HcclAllReduce call" \
 		[ "$(q 'SELECT count(*) FROM COMMUNICATION_OP')" = $STEPS ]

@@ -1006,7 +1006,8 @@ static void write_raw_op(struct tl *t, const struct comm_op *op)
 		const struct devtask *d = &p->tasks[t->comm.tasks[op->first + k]];
 
 		write_raw_task(t, d, pid);
-		if (!op->call_ns)
+		/* msprof's flow to a collective's task: its copies' only. */
+		if (!op->call_ns || strcmp(naming_devtask_type(p, d), "MEMCPY_ASYNC"))
 			continue;
 		id = (unsigned __int128)op->conn << 32 | NO_ID;
 		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
