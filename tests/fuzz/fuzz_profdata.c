@@ -99,9 +99,10 @@ static void check_loaded(const struct profdata *p)
 				(void)strlen(d->args[j]);
 	}
 	for (i = 0; i < p->ntasks; i++) {
-		if (p->tasks[i].name >= p->names.n)
+		if (p->tasks[i].op >= p->nops ||
+		    profdata_task_op(p, &p->tasks[i])->name >= p->names.n)
 			abort();
-		(void)strlen(strtab_str(&p->names, p->tasks[i].name));
+		(void)strlen(strtab_str(&p->names, profdata_task_op(p, &p->tasks[i])->name));
 		if (p->tasks[i].conn > p->ncalls)
 			abort();
 		/* The load's sweep and the lookup agree. */
