@@ -2,8 +2,9 @@
 /*
  * Reading a PROF_ directory back, and the timeline written from it.  The
  * input holds the directory's files one after the other, each starting with
- * the PART marker: msprof_ebpf_window.json, host_trace.data, then device 0's and device
- * 1's task_time.data.  A file the input does not reach is left out.  Each
+ * the PART marker: msprof_ebpf_window.json, host_trace.data, device 0's and
+ * device 1's task_time.data, then a CANN runtime's raw files and device 0's
+ * clocks (files[]).  A file the input does not reach is left out.  Each
  * run builds its own directory under $TMPDIR and removes it.
  */
 #include <errno.h>
@@ -31,8 +32,21 @@ static const char *const dirs[] = {
 	"device_1", "device_1/data",
 };
 
+/* Ours first, then what a CANN runtime writes (docs/output.md). */
 static const char *const files[] = {
 	PROFDIR_FACTS, PROFDIR_HOST_FILE, DEV(0), DEV(1),
+	"host/data/unaging.api_event.data.slice_0",
+	"host/data/aging.compact.task_track.slice_0",
+	"host/data/aging.compact.node_basic_info.slice_0",
+	"host/data/aging.compact.memcpy_info.slice_0",
+	"host/data/unaging.additional.hccl_info.slice_0",
+	"host/data/unaging.additional.tensor_info.slice_0",
+	"host/data/unaging.additional.type_info_dic.slice_0",
+	"host/data/unaging.additional.hash_dic.slice_0",
+	"device_0/info.json.0", "device_0/host_start.log.0",
+	"device_0/dev_start.log.0",
+	"device_0/data/stars_soc.data.0.slice_0",
+	"device_0/data/ts_track.data.0.slice_0",
 };
 
 #define NR_DIRS (sizeof(dirs) / sizeof(dirs[0]))
