@@ -3,7 +3,9 @@
  * The compact and additional records that tell more of a task (§2.6-2.8,
  * §4.1): each binds to the tasks its thread submitted from its time on,
  * node_basic_info and tensor_info to every task of the same node launch,
- * memcpy_info and hccl_info to the one task next.
+ * memcpy_info and hccl_info to the one task next.  Also the header check
+ * and the task lookup every binder (this file's and cann_api.c's) shares,
+ * below cann_host.c, which drives them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,42 @@
 
 #include "cann.h"
 #include "cann_host.h"
+
+/* The header checks every host record takes; false: a fault, skipped. */
+bool cann_head_ok(const struct cann_rec_head *h, const struct cann_src *s)
+{
+	char what[64];
+
+	if (h->magic != CANN_MAGIC) {
+		snprintf(what, sizeof(what), "wrong magic 0x%04x", h->magic);
+		cann_fault(s, what);
+		return false;
+	}
+	if (!cann_level_known(h->level)) {
+		snprintf(what, sizeof(what), "unknown level %u", h->level);
+		cann_fault(s, what);
+		return false;
+	}
+	return true;
+}
+
+/* Where in h->order the thread's first task at or after ns is; n: none. */
+size_t cann_first_task(const struct host_load *h, uint32_t tid, uint64_t ns)
+{
+	const struct devtask *v = h->p->tasks;
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct devtask *t = &v[h->order[mid]];
+
+		if (t->host_tid < tid || (t->host_tid == tid && t->submit_ns < ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->n && v[h->order[lo]].host_tid == tid ? lo : h->n;
+}
 
 typedef int (*edit_fn)(struct profdata *p, struct devop *op, const void *rec,
 		       const struct cann_src *s);

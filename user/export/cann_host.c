@@ -19,24 +19,6 @@
 /* Marks in start_ns/end_ns before the device half: a flip, to drop. */
 #define FLIP_MARK	UINT64_MAX
 
-/* The header checks every host record takes; false: a fault, skipped. */
-bool cann_head_ok(const struct cann_rec_head *h, const struct cann_src *s)
-{
-	char what[64];
-
-	if (h->magic != CANN_MAGIC) {
-		snprintf(what, sizeof(what), "wrong magic 0x%04x", h->magic);
-		cann_fault(s, what);
-		return false;
-	}
-	if (!cann_level_known(h->level)) {
-		snprintf(what, sizeof(what), "unknown level %u", h->level);
-		cann_fault(s, what);
-		return false;
-	}
-	return true;
-}
-
 static enum devtask_type type_of_task(uint64_t type)
 {
 	switch (type) {
@@ -212,24 +194,6 @@ static int by_tid_submit(const void *a, const void *b, void *arg)
 	if (x->host_tid != y->host_tid)
 		return x->host_tid < y->host_tid ? -1 : 1;
 	return (x->submit_ns > y->submit_ns) - (x->submit_ns < y->submit_ns);
-}
-
-/* Where in h->order the thread's first task at or after ns is; n: none. */
-size_t cann_first_task(const struct host_load *h, uint32_t tid, uint64_t ns)
-{
-	const struct devtask *v = h->p->tasks;
-	size_t lo = 0, hi = h->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct devtask *t = &v[h->order[mid]];
-
-		if (t->host_tid < tid || (t->host_tid == tid && t->submit_ns < ns))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < h->n && v[h->order[lo]].host_tid == tid ? lo : h->n;
 }
 
 static int make_order(struct host_load *h, size_t from)

@@ -12,7 +12,6 @@
 #include "common/fsutil.h"
 #include "common/growarr.h"
 #include "common/printable.h"
-#include "cann.h"
 #include "msprof/probe_packs.h"
 #include "profdata.h"
 #include "task/profdir.h"
@@ -377,18 +376,7 @@ static int cuda_types(struct profdata *p)
 	return 0;
 }
 
-/* A window that never closed ends with its last record, the runtime's too. */
-static void latest_of_runtime(struct profdata *p)
-{
-	size_t i;
-
-	if (p->cann)
-		latest(p, p->cann->last_ns);
-	for (i = 0; i < p->ntasks; i++)
-		latest(p, p->tasks[i].end_ns);
-}
-
-int profdata_load_at(struct profdata *p, int dirfd)
+int profdata_read_ours(struct profdata *p, int dirfd)
 {
 	int err;
 
@@ -403,41 +391,28 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	err = load_file(p, PROFDIR_HOST_FILE);
 	if (!err)
 		err = fsutil_dir_for_each(dirfd, load_device, p);
-	if (err) {
-		profdata_free(p);
+	if (err)
 		return err;
-	}
 	if (p->meta.end.mono_ns)	/* else the window never closed */
 		p->end_mono_ns = p->meta.end.mono_ns;
 	/* qsort() wants an array, even of nothing. */
 	if (p->ncalls)
 		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
-	err = cann_load(p);
-	if (!err && !p->meta.end.mono_ns)	/* the runtime's records count too */
-		latest_of_runtime(p);
-	if (!err)
-		err = profdata_sort_tasks(p, by_device_start);
-	/* Threads repeat across runs: sorted, once each. */
-	p->ntids = profdata_sort_unique(p->tids, p->ntids);
-	err = err ?: link_tasks(p);
-	err = err ?: cuda_types(p);
-	if (err)
-		profdata_free(p);
-	return err;
+	return 0;
 }
 
-int profdata_load(struct profdata *p, const char *dir)
+void profdata_latest(struct profdata *p, uint64_t ns)
 {
-	int err, fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	latest(p, ns);
+}
 
-	if (fd < 0) {
-		memset(p, 0, sizeof(*p));
-		p->dirfd = -1;
-		return -errno;
-	}
-	err = profdata_load_at(p, fd);
-	close(fd);
-	return err;
+int profdata_index(struct profdata *p)
+{
+	int err = profdata_sort_tasks(p, by_device_start);
+
+	/* Threads repeat across runs: sorted, once each. */
+	p->ntids = profdata_sort_unique(p->tids, p->ntids);
+	return err ?: link_tasks(p) ?: cuda_types(p);
 }
 
 void profdata_strerror(char *buf, size_t len, int err)
@@ -445,7 +420,7 @@ void profdata_strerror(char *buf, size_t len, int err)
 	profmeta_strerror(buf, len, err);
 }
 
-void profdata_free(struct profdata *p)
+void profdata_free_model(struct profdata *p)
 {
 	size_t i;
 
@@ -458,7 +433,6 @@ void profdata_free(struct profdata *p)
 	free(p->op_slots);
 	free(p->copies);
 	free(p->hccls);
-	cann_free(p->cann);
 	strtab_free(&p->names);
 	if (p->dirfd >= 0)
 		close(p->dirfd);

@@ -193,6 +193,17 @@ void profdata_strerror(char *buf, size_t len, int err);
 void profdata_free(struct profdata *p);
 
 /*
+ * profdata_load_at()'s steps (profdata_load.c), for it alone: our own
+ * records read (on error p may hold some: profdata_free() it, unless
+ * p->dirfd is -1), a time as the window's latest, the indexes built once
+ * the runtime's tasks are in, and all but the runtime's part freed.
+ */
+int profdata_read_ours(struct profdata *p, int dirfd);
+void profdata_latest(struct profdata *p, uint64_t ns);
+int profdata_index(struct profdata *p);
+void profdata_free_model(struct profdata *p);
+
+/*
  * Keeps a fault of file at offset: the first of each (file, what) with a
  * count of them all.
  */
