@@ -117,12 +117,14 @@ static int by_index(const void *a, const void *b, void *arg)
 int profdata_sort_range(struct profdata *p, size_t from, size_t count,
 			int (*cmp)(const void *, const void *, void *))
 {
-	struct devtask *v = p->tasks + from;
-	struct sort_ctx c = { v, cmp };
 	uint32_t *order, i, j, k, n = (uint32_t)count;
+	struct sort_ctx c = { NULL, cmp };
+	struct devtask *v;
 
-	if (n < 2)
+	if (n < 2)	/* p->tasks may be NULL then: no offset from it */
 		return 0;
+	v = p->tasks + from;
+	c.tasks = v;
 	order = malloc((size_t)n * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
