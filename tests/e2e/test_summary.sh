@@ -62,11 +62,13 @@ def rows_of(base):
     raw = open(path, 'rb').read().decode()
     lines = raw.split('\n')
     rows = list(csv.reader(lines[1:-1]))
-    quoted = {HEADERS[base].split(',')[i] for l, r in zip(lines[1:-1], rows)
-              for i, c in enumerate(r) if '"' in l and ',' in c}
+    cols = HEADERS[base].split(',')
+    # A shape cell is msprof's: its value wrapped in quotes ("64,64").
+    quoted = {cols[i] for r in rows for i, c in enumerate(r) if '"' in c}
     check("%s: no quoting but of shapes, no CR (%s)" % (base, sorted(quoted)),
           '\r' not in raw and quoted <= set(SHAPES) and
-          all('"' not in c for r in rows for c in r))
+          all(re.fullmatch(r'"[^"]*"', c) for r in rows for i, c in enumerate(r)
+              if i < len(cols) and cols[i] in quoted))
     check("%s: the exact header" % base, lines[0] == HEADERS[base])
     check("%s: ends with a line end" % base, raw.endswith('\n'))
     ncol = len(HEADERS[base].split(','))
