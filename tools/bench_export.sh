@@ -66,11 +66,13 @@ huawei_vs_ours() {
 	[ -n "$hw" ] || return 1
 	mkdir "$work/ours" && cp -a "$hw" "$work/ours/" || return 1
 	ours=$work/ours/$(basename "$hw")
-	a=$( { /usr/bin/time -f %e sh -c 'cd "$1" && python3 -S -I msprof/msprof.py export timeline -dir "$2" &&
+	/usr/bin/time -f %e -o "$work/huawei.time" sh -c 'cd "$1" &&
+		python3 -S -I msprof/msprof.py export timeline -dir "$2" &&
 		python3 -S -I msprof/msprof.py export summary -dir "$2"' sh "$py" "$hw" \
-		>"$work/huawei.log" 2>&1; } 2>&1) || return 1
-	b=$( { /usr/bin/time -f %e "$MSPROF" --export=on --output="$ours" \
-		>"$work/ours.log" 2>&1; } 2>&1) || return 1
+		>"$work/huawei.log" 2>&1 || return 1
+	/usr/bin/time -f %e -o "$work/ours.time" "$MSPROF" --export=on \
+		--output="$ours" >"$work/ours.log" 2>&1 || return 1
+	read -r a <"$work/huawei.time" && read -r b <"$work/ours.time" &&
 	echo "$a $b"
 }
 
