@@ -1,8 +1,9 @@
 #!/bin/bash
 # make bench, export part: how fast msprof --export=on turns a large window
 # into its files, and the most memory it takes doing so.  The window is
-# synthetic (build/tools/synth_window: npu_sample's shape, EXPORT_STEPS
-# steps of 4 events each), so the figure is the exporter's alone.  Prints
+# synthetic (build/tools/synth_window: npu_sample's shape, our records and
+# a CANN runtime's raw files, EXPORT_STEPS steps of 5.75 events each), so
+# the figure is the exporter's alone.  Prints
 # a table and writes the figures under "export" in RESULTS
 # (bench/results.json; its other keys are kept).  With MSPROF_ANALYSIS
 # naming a checkout of Huawei's msprof analysis (its root or its
@@ -11,7 +12,7 @@
 # prints the ratio; without it the row says "not given".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-EXPORT_STEPS=${EXPORT_STEPS:-300000}
+EXPORT_STEPS=${EXPORT_STEPS:-1000000}
 RESULTS=${RESULTS:-bench/results.json}
 MSPROF=${MSPROF:-build/bin/msprof}	# another build, to compare
 # What the issue asks of it: events per second and peak RSS, on a window
