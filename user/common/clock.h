@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Clock readings taken together, so the two clocks can be related later. */
+/* Clock readings taken together, so the clocks can be related later: mono
+ * and raw as one instant, real within microseconds of it. */
 struct clock_pair {
 	uint64_t mono_ns;	/* CLOCK_MONOTONIC, the clock of every record */
 	uint64_t real_ns;	/* CLOCK_REALTIME */
