@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,6 +106,36 @@ void unit_skip(unsigned int *skipped, const char *suite, const char *test,
 	(*skipped)++;
 }
 
+/* More test files than this is a build error caught at the first run. */
+#define UNIT_MAX_SUITES 128
+
+static unit_register_fn *suites[UNIT_MAX_SUITES];
+static unsigned int nsuites;
+static bool too_many;
+
+void unit_suite_add(unit_register_fn *fn)
+{
+	if (nsuites == UNIT_MAX_SUITES)
+		too_many = true;
+	else
+		suites[nsuites++] = fn;
+}
+
+static int register_all(unsigned int *skipped)
+{
+	unsigned int i;
+
+	if (too_many) {
+		fprintf(stderr, "unit: more than %d suites: raise UNIT_MAX_SUITES\n",
+			UNIT_MAX_SUITES);
+		return -1;
+	}
+	for (i = 0; i < nsuites; i++)
+		if (suites[i](skipped))
+			return -1;
+	return 0;
+}
+
 /* Ends with the line tests/run-all.sh counts, as every suite does. */
 int main(void)
 {
@@ -112,21 +143,7 @@ int main(void)
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	if (register_options_tests() || register_profdir_tests(&skipped) ||
-	    register_recfile_tests() || register_growarr_tests() ||
-	    register_hccl_reduce_tests() || register_profdata_tests(&skipped) ||
-	    register_cann_tests(&skipped) ||
-	    register_outbuf_tests() || register_timeline_tests(&skipped) ||
-	    register_protocol_tests() ||
-	    register_elfsym_tests() || register_agent_tests() ||
-	    register_kfeatures_tests() ||
-	    register_agent_path_tests() || register_db_tests(&skipped) ||
-	    register_summary_tests() || register_params_tests(&skipped) ||
-	    register_layout_tests(&skipped) || register_probe_packs_tests() ||
-	    register_cupti_tests(&skipped) || register_tasklist_tests(&skipped) ||
-	    register_start_at_tests() || register_line_input_tests() ||
-	    register_procread_tests() || register_fsutil_tests(&skipped) ||
-	    register_cann_trace_tests(&skipped)) {
+	if (register_all(&skipped)) {
 		CU_cleanup_registry();
 		return 1;
 	}

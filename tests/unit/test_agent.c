@@ -470,7 +470,7 @@ static void test_home_dir(void)
 	free(old);
 }
 
-int register_agent_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "mkdir -p", test_mkdir_p },
@@ -492,3 +492,5 @@ int register_agent_tests(void)
 
 	return add_suite("agent", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -69,7 +69,7 @@ static void test_given_path_checked(void)
 	rmdir(dir);
 }
 
-int register_agent_path_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "MSPROF_AGENT's path is checked like the installed one", test_given_path_checked },
@@ -78,3 +78,5 @@ int register_agent_path_tests(void)
 
 	return add_suite("agent_path", tests);
 }
+
+UNIT_SUITE(register_tests)

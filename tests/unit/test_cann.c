@@ -540,7 +540,7 @@ static void test_hccl_op(void)
 	remove_dir(&w);
 }
 
-int register_cann_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
 	static const CU_TestInfo tests[] = {
@@ -558,3 +558,5 @@ int register_cann_tests(unsigned int *skipped)
 
 	return add_suite_needing("cann", none, tests, unit_no_openat2(), skipped);
 }
+
+UNIT_SUITE(register_tests)

@@ -323,7 +323,7 @@ static void test_trace_flip(void)
 	remove_dir(dir);
 }
 
-int register_cann_trace_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "slice limit test knob", test_slice_limit_knob },
@@ -340,3 +340,5 @@ int register_cann_trace_tests(unsigned int *skipped)
 	return add_suite_needing("cann_trace", tests, files, unit_no_openat2(),
 				 skipped);
 }
+
+UNIT_SUITE(register_tests)

@@ -232,7 +232,7 @@ static void test_window(void)
 }
 #endif
 
-int register_cupti_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const char no_driver[] = "absent without a CUDA driver, quietly";
 	const char *why = no_driver_skip_reason();
@@ -252,3 +252,5 @@ int register_cupti_tests(unsigned int *skipped)
 	tests[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
 	return add_suite("cupti", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -280,7 +280,7 @@ static void test_db_export(void)
 	free_tasks(p);
 }
 
-int register_db_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "overlap: Computing is the union of ops, Free the rest", test_overlap },
@@ -297,3 +297,5 @@ int register_db_tests(unsigned int *skipped)
 	return add_suite_needing("db and overlap", tests, needy,
 				 unit_no_openat2(), skipped);
 }
+
+UNIT_SUITE(register_tests)

@@ -328,7 +328,7 @@ static void test_symcache_refusal(void)
 	close(fd);
 }
 
-int register_elfsym_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "finds a function's file offset", test_finds_own_function },
@@ -346,3 +346,5 @@ int register_elfsym_tests(void)
 
 	return add_suite("elfsym", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -150,7 +150,7 @@ static void test_size_text(void)
 	CU_ASSERT_STRING_EQUAL(fsutil_size_text(~0ull, buf, sizeof(buf)), "15.9 EiB");
 }
 
-int register_fsutil_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "sizes as people read them", test_size_text },
@@ -167,3 +167,5 @@ int register_fsutil_tests(unsigned int *skipped)
 	return add_suite_needing("fsutil", tests, needy, unit_no_openat2(),
 				 skipped);
 }
+
+UNIT_SUITE(register_tests)

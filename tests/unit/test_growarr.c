@@ -37,7 +37,7 @@ static void test_push_overflow(void)
 	CU_ASSERT_EQUAL(cap, SIZE_MAX / 16);
 }
 
-int register_growarr_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "pushed elements are kept in order", test_push_keeps_elements },
@@ -47,3 +47,5 @@ int register_growarr_tests(void)
 
 	return add_suite("growarr", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -64,7 +64,7 @@ static void test_wrap(void)
 	CU_ASSERT_EQUAL(i8, -127);
 }
 
-int register_hccl_reduce_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "element sizes and which types reduce", test_sizes },
@@ -75,3 +75,5 @@ int register_hccl_reduce_tests(void)
 
 	return add_suite("hccl_reduce", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -19,7 +19,7 @@ static void test_release_floor(void)
 	CU_ASSERT_TRUE(kfeatures_release_ok("custom"));
 }
 
-int register_kfeatures_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "kernels from 5.10 on", test_release_floor },
@@ -28,3 +28,5 @@ int register_kfeatures_tests(void)
 
 	return add_suite("kfeatures", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -271,7 +271,7 @@ static void test_device_meta(void)
 	drop_window(base, out);
 }
 
-int register_layout_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
@@ -291,3 +291,5 @@ int register_layout_tests(unsigned int *skipped)
 	return add_suite_needing("layout", tests, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
+
+UNIT_SUITE(register_tests)

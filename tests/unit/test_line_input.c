@@ -76,7 +76,7 @@ static void test_too_long(void)
 	close(p[1]);
 }
 
-int register_line_input_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static CU_TestInfo tests[] = {
 		{ "lines split across reads; an empty pipe is no end", test_lines_across_reads },
@@ -86,3 +86,5 @@ int register_line_input_tests(void)
 
 	return add_suite("line input", tests);
 }
+
+UNIT_SUITE(register_tests)

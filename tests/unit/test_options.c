@@ -745,7 +745,7 @@ static void test_job(void)
 	expect_error(host_only, "--job cannot be combined with --host-only=on");
 }
 
-int register_options_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "launch mode with trailing app", test_launch_trailing_app },
@@ -784,3 +784,5 @@ int register_options_tests(void)
 
 	return add_suite("options", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -275,7 +275,7 @@ static void test_printable(void)
 	CU_ASSERT_STRING_EQUAL(printable_as(latin, false), "??2J ?? ok");
 }
 
-int register_outbuf_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "numbers are formatted as printf would", test_numbers },
@@ -291,3 +291,5 @@ int register_outbuf_tests(void)
 
 	return add_suite("outbuf", tests);
 }
+
+UNIT_SUITE(register_tests)

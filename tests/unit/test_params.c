@@ -395,7 +395,7 @@ static void test_take_device_cap(void)
 	stage_close(&t, stage, out);
 }
 
-int register_params_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "the payload a runtime reads", test_payload },
@@ -421,3 +421,5 @@ int register_params_tests(unsigned int *skipped)
 	return add_suite_needing("params", tests, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
+
+UNIT_SUITE(register_tests)

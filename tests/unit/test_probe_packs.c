@@ -379,7 +379,7 @@ static void test_long_uprobe_name(void)
 	free(c);
 }
 
-int register_probe_packs_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "packs: named, a library, a layer with a switch", test_packs },
@@ -396,3 +396,5 @@ int register_probe_packs_tests(void)
 
 	return add_suite("probe_packs", tests);
 }
+
+UNIT_SUITE(register_tests)

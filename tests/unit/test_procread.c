@@ -210,7 +210,7 @@ static void test_holdings(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, " 1"));
 }
 
-int register_procread_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "an answer, or the call's own failure; the reader stays", test_answers },
@@ -222,3 +222,5 @@ int register_procread_tests(void)
 
 	return add_suite("procread", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -406,7 +406,7 @@ static void test_sort_unique(void)
 	CU_ASSERT_EQUAL(profdata_sort_unique(NULL, 0), 0);
 }
 
-int register_profdata_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo lookups[] = {
 		{ "a connection id names its call", test_call_of_conn },
@@ -427,3 +427,5 @@ int register_profdata_tests(unsigned int *skipped)
 	return add_suite_needing("profdata", lookups, tests, unit_no_openat2(),
 				 skipped);
 }
+
+UNIT_SUITE(register_tests)

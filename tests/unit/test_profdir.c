@@ -157,7 +157,7 @@ static void test_output_checks(void)
 	CU_ASSERT_EQUAL(system(path), 0);
 }
 
-int register_profdir_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "PROF_ names follow msprof", test_name_format },
@@ -174,3 +174,5 @@ int register_profdir_tests(unsigned int *skipped)
 	return add_suite_needing("profdir", tests, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
+
+UNIT_SUITE(register_tests)

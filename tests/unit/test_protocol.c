@@ -275,7 +275,7 @@ static void test_ctl_request_all(void)
 	CU_ASSERT_EQUAL(big[DYNSOCK_BATCH], -E2BIG);
 }
 
-int register_protocol_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "message layout matches CANN", test_layout },
@@ -292,3 +292,5 @@ int register_protocol_tests(void)
 
 	return add_suite("protocol", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -486,7 +486,7 @@ static void test_append_too_long(void)
 	unlink(path);
 }
 
-int register_recfile_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "records read back as written", test_round_trip },
@@ -504,3 +504,5 @@ int register_recfile_tests(void)
 
 	return add_suite("recfile", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -81,7 +81,7 @@ static void test_refused(void)
 	parse_bad("", T0, "ISO 8601");
 }
 
-int register_start_at_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static CU_TestInfo tests[] = {
 		{ "@<epoch seconds>[.fraction]", test_epoch },
@@ -92,3 +92,5 @@ int register_start_at_tests(void)
 
 	return add_suite("start at", tests);
 }
+
+UNIT_SUITE(register_tests)

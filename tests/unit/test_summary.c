@@ -311,7 +311,7 @@ static void test_comm_names(void)
 	free_window(&p);
 }
 
-int register_summary_tests(void)
+static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "times are ns with a point inserted", test_us },
@@ -329,3 +329,5 @@ int register_summary_tests(void)
 
 	return add_suite("summary", tests);
 }
+
+UNIT_SUITE(register_tests)

@@ -326,7 +326,7 @@ static void test_passwd_long_line(void)
 	CU_ASSERT_EQUAL(target_passwd_home_fd(fd, 1000, home, sizeof(home)), -EINVAL);
 }
 
-int register_tasklist_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "NSpid: the innermost pid, digits only", test_nspid_parse },
@@ -354,3 +354,5 @@ int register_tasklist_tests(unsigned int *skipped)
 		why = "/run/msprof needs root";
 	return add_suite_needing("tasklist, as root", none, root_tests, why, skipped);
 }
+
+UNIT_SUITE(register_tests)

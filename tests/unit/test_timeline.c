@@ -943,7 +943,7 @@ static void test_comm_analyze_escapes(void)
 	remove_dir(dir);
 }
 
-int register_timeline_tests(unsigned int *skipped)
+static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo plain[] = {
 		{ "the tests' JSON reader refuses what is not JSON", test_json_reader },
@@ -965,3 +965,5 @@ int register_timeline_tests(unsigned int *skipped)
 	return add_suite_needing("timeline", plain, tests, unit_no_openat2(),
 				 skipped);
 }
+
+UNIT_SUITE(register_tests)

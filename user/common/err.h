@@ -4,7 +4,12 @@
 
 #include <stdio.h>
 
-/* One line on stderr, in msprof's name: errors and warnings alike. */
+/*
+ * The one way the controller and export speak to the user: a line on
+ * stderr in msprof's name.  ERR says why something failed, WARN what went
+ * on anyway (data left out, a fallback); nothing else prints to stderr.
+ */
 #define ERR(fmt, ...) fprintf(stderr, "msprof: " fmt "\n", ##__VA_ARGS__)
+#define WARN(fmt, ...) fprintf(stderr, "msprof: warning: " fmt "\n", ##__VA_ARGS__)
 
 #endif

@@ -190,7 +190,7 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	/* As in launch mode, the job's ranks started since. */
 	if (s->job && tasklist_each_rank(s->job, s->job_start, targets_adopt_rank,
 					 ts, &left) == -ETIME)
-		ERR("warning: job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
+		WARN("job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
 		    s->job, left, TASKSCAN_BUDGET_MS / 1000);
 	s->w.number++;
 	/* One budget for the window, however many targets share it. */
@@ -320,16 +320,16 @@ int session_stop(struct session *s)
 	}
 	/* Each window says its own; this counts those of every target. */
 	if (lost)
-		ERR("warning: %llu host events were lost (ring buffer full)",
+		WARN("%llu host events were lost (ring buffer full)",
 		    (unsigned long long)lost);
 	if (unnamed)
-		ERR("warning: %llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
+		WARN("%llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
 		    (unsigned long long)unnamed);
 	if (cut)
 		printf("msprof: %llu calls were still running at stop and are not in the window\n",
 		       (unsigned long long)cut);
 	if (s->w.collector.unattributed)
-		ERR("warning: %llu host events of processes that joined as the window closed were not kept",
+		WARN("%llu host events of processes that joined as the window closed were not kept",
 		    (unsigned long long)s->w.collector.unattributed);
 	for (i = 0; i < ts->n; i++) {
 		if (!*ts->v[i].dir)
