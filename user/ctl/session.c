@@ -2,7 +2,7 @@
 /*
  * open, start, stop, quit: what a session and its windows are made of, in
  * the order it happens.  One target's window is window.c's; who the
- * targets are is targets.c's.
+ * targets are is target_set.c's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,7 +19,7 @@
 #include "launch.h"
 #include "msprof/protocol.h"
 #include "session.h"
-#include "targets.h"
+#include "target_set.h"
 #include "tasklist.h"
 #include "window.h"
 #include "task/procfs.h"
@@ -28,7 +28,7 @@
 /* Everything one interactive msprof controls: its targets and windows. */
 struct session {
 	struct window_ctx w;		/* what every target's window shares */
-	struct targets targets;
+	struct target_set targets;
 	bool follow;			/* targets' new processes become targets */
 	pid_t launched;			/* launch mode: the app msprof started */
 	const char *home;		/* where launched ranks' sockets appear */
@@ -106,7 +106,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	s->w.link.stage_budget = &s->w.stage_budget;
 	s->w.host_only = o->host_only;
 	/* From here on session_close() undoes whatever was done. */
-	err = targets_init(&s->targets, &s->w);
+	err = target_set_init(&s->targets, &s->w);
 	if (err) {
 		ERR("cannot allocate the session: %s", strerror(-err));
 	} else {
@@ -129,7 +129,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	s->job_start = o->job_start;
 	testpoint("before-lock");
 	for (i = 0; !err && i < npids; i++)
-		err = targets_take(&s->targets, pids[i], !s->w.host_only);
+		err = target_set_take(&s->targets, pids[i], !s->w.host_only);
 	testpoint("after-lock");
 	/* Loaded before the output is made: a refusal must leave nothing. */
 	if (!err)
@@ -138,7 +138,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	if (!err)
 		err = open_output(o->output, &s->w.link.out_fd, s->w.link.output);
 	if (!err)
-		err = targets_connect_all(&s->targets);
+		err = target_set_connect_all(&s->targets);
 	testpoint("after-connect");
 	if (err)
 		session_close(s);
@@ -153,13 +153,13 @@ int session_open(struct session **sp, const struct msprof_opts *o,
  */
 static void abort_start(struct session *s)
 {
-	struct targets *ts = &s->targets;
+	struct target_set *ts = &s->targets;
 	int i;
 
 	tracer_set_gate(s->w.tracer, false);
 	tracer_detach(s->w.tracer);
 	/* What the probes recorded goes to the files about to go. */
-	targets_consume(ts);
+	target_set_consume(ts);
 	for (i = 0; i < ts->n; i++)
 		if (ts->v[i].dir_fd >= 0)
 			window_abort(&s->w, &ts->v[i]);
@@ -171,7 +171,7 @@ static void abort_start(struct session *s)
 
 int session_start(struct session *s, uint64_t requested_real_ns)
 {
-	struct targets *ts = &s->targets;
+	struct target_set *ts = &s->targets;
 	size_t left;
 	int i, err;
 
@@ -183,12 +183,12 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	}
 	testpoint("start-begin");
 	/* A server that ended the session since is connected again below. */
-	targets_drop_ended_agents(ts);
+	target_set_drop_ended_agents(ts);
 	/* Ranks the launched app started since: each with its own agent. */
 	if (s->launched)
-		launch_each_task(s->launched, s->home, targets_adopt_rank, ts);
+		launch_each_task(s->launched, s->home, target_set_adopt_rank, ts);
 	/* As in launch mode, the job's ranks started since. */
-	if (s->job && tasklist_each_rank(s->job, s->job_start, targets_adopt_rank,
+	if (s->job && tasklist_each_rank(s->job, s->job_start, target_set_adopt_rank,
 					 ts, &left) == -ETIME)
 		WARN("job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
 		    s->job, left, TASKSCAN_BUDGET_MS / 1000);
@@ -210,7 +210,7 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 		err = window_begin(&s->w, t);
 		/* One that exited since the last look is no reason to fail. */
 		if (err && !procfs_alive(t->host_pid)) {
-			targets_forget(ts, i--);
+			target_set_forget(ts, i--);
 			err = 0;
 		}
 	}
@@ -228,9 +228,9 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	}
 	s->w.collecting = true;
 	/* An agent lost earlier (a timeout, a restart) gets another chance. */
-	targets_reconnect(ts);
+	target_set_reconnect(ts);
 	/* Device collection failing still leaves a useful host window. */
-	targets_request(ts, MSPROF_START_REQ);
+	target_set_request(ts, MSPROF_START_REQ);
 	testpoint("after-start-req");
 	puts(MSPROF_SAYS_START_SUCCESS);
 	printf("msprof: collection started (window %u)\n", s->w.number);
@@ -243,7 +243,7 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 }
 
 /* An agent answered the window's STOP with a failure. */
-static bool agent_failed(const struct targets *ts)
+static bool agent_failed(const struct target_set *ts)
 {
 	int i;
 
@@ -259,7 +259,7 @@ static bool agent_failed(const struct targets *ts)
  */
 static uint64_t count_losses(struct session *s, struct window_losses *wl)
 {
-	struct targets *ts = &s->targets;
+	struct target_set *ts = &s->targets;
 	int pids[MSPROF_MAX_PIDS], i;
 	uint64_t open[MSPROF_MAX_PIDS], cut = 0;
 
@@ -284,7 +284,7 @@ int session_stop(struct session *s)
 {
 	struct window_losses wl[MSPROF_MAX_PIDS] = { 0 };
 	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, cut;
-	struct targets *ts = &s->targets;
+	struct target_set *ts = &s->targets;
 	int i, err, first = 0;
 
 	if (!s->w.collecting) {
@@ -304,11 +304,11 @@ int session_stop(struct session *s)
 	 */
 	tracer_detach_begin(s->w.tracer);
 	testpoint("after-detach");
-	targets_request(ts, MSPROF_STOP_REQ);
+	target_set_request(ts, MSPROF_STOP_REQ);
 	testpoint("after-stop-req");
 	/* msprof's word on the stop, as the agents answered; details follow. */
 	puts(agent_failed(ts) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_STOP_SUCCESS);
-	err = targets_consume(ts);
+	err = target_set_consume(ts);
 	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
@@ -341,13 +341,13 @@ int session_stop(struct session *s)
 	/* Exited targets are done: their slots serve new ones. */
 	for (i = 0; i < ts->n; i++)
 		if (ts->v[i].exited)
-			targets_forget(ts, i--);
+			target_set_forget(ts, i--);
 	tracer_detach_end(s->w.tracer);
 	/*
 	 * Ioctls that returned since the drain are no window's (counted
 	 * unfinished above): taken out now, so that no later window gets them.
 	 */
-	targets_consume(ts);
+	target_set_consume(ts);
 	s->w.collector.unattributed = 0;
 	printf("msprof: collection stopped (window %u)\n", s->w.number);
 	return first;
@@ -360,15 +360,15 @@ int session_quit(struct session *s)
 	testpoint("quit-begin");
 	if (s->w.tracer) {
 		/* What is still in the ring buffer decides what is kept. */
-		targets_consume(&s->targets);
+		target_set_consume(&s->targets);
 		/* A task that is gone gets no goodbye, and no error about it. */
-		targets_notice_exits(&s->targets);
+		target_set_notice_exits(&s->targets);
 		if (s->w.collecting)
 			err = session_stop(s);
 	}
-	qerr = targets_request(&s->targets, MSPROF_QUIT_REQ);
+	qerr = target_set_request(&s->targets, MSPROF_QUIT_REQ);
 	testpoint("after-quit-req");
-	targets_disconnect(&s->targets);
+	target_set_disconnect(&s->targets);
 	return err ?: qerr;
 }
 
@@ -376,7 +376,7 @@ void session_close(struct session *s)
 {
 	/* Once quit, nothing is collecting and no agent is connected. */
 	session_quit(s);
-	targets_free(&s->targets);
+	target_set_free(&s->targets);
 	tracer_close(s->w.tracer);
 	probe_set_free(&s->w.probes);
 	if (s->w.link.out_fd >= 0)
@@ -387,12 +387,12 @@ void session_close(struct session *s)
 void session_status(struct session *s)
 {
 	uint64_t stats[MSPROF_STAT_MAX] = { 0 };
-	struct targets *ts = &s->targets;
+	struct target_set *ts = &s->targets;
 	struct collector_sink *sink;
 	struct clock_pair now;
 	int i;
 
-	targets_consume(ts);
+	target_set_consume(ts);
 	clock_pair_now(&now);
 	tracer_stats(s->w.tracer, stats);
 	if (s->w.collecting)
@@ -429,12 +429,12 @@ void session_status(struct session *s)
 
 int session_consume(struct session *s)
 {
-	return targets_consume(&s->targets);
+	return target_set_consume(&s->targets);
 }
 
 bool session_check_targets(struct session *s)
 {
-	return targets_notice_exits(&s->targets);
+	return target_set_notice_exits(&s->targets);
 }
 
 bool session_collecting(const struct session *s)

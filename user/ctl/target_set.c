@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who is a target: checking and locking a task, connecting its agent,
- * adopting ranks and followed children, forgetting the ones that are gone.
+ * The session's set of targets: checking and locking a task, connecting
+ * its agent, adopting ranks and followed children, forgetting the ones
+ * that are gone.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,12 +14,12 @@
 #include "common/printable.h"
 #include "msprof/protocol.h"
 #include "options.h"
-#include "targets.h"
+#include "target_set.h"
 #include "task/ctl_lock.h"
 #include "task/procfs.h"
 #include "task/procread.h"
 
-int targets_init(struct targets *ts, struct window_ctx *w)
+int target_set_init(struct target_set *ts, struct window_ctx *w)
 {
 	ts->v = calloc(MSPROF_MAX_PIDS, sizeof(*ts->v));
 	ts->n = 0;
@@ -26,7 +27,7 @@ int targets_init(struct targets *ts, struct window_ctx *w)
 	return ts->v ? 0 : -ENOMEM;
 }
 
-void targets_free(struct targets *ts)
+void target_set_free(struct target_set *ts)
 {
 	int i;
 
@@ -79,7 +80,7 @@ static int check_kind(int pid)
 	return err ? say_gone(pid, err) : 0;
 }
 
-int targets_take(struct targets *ts, int pid, bool need_agent)
+int target_set_take(struct target_set *ts, int pid, bool need_agent)
 {
 	struct target *t = &ts->v[ts->n];
 	int holder, err;
@@ -130,7 +131,7 @@ int targets_take(struct targets *ts, int pid, bool need_agent)
 }
 
 /* Filters for t in the kernel; connects its agent unless --host-only. */
-static int connect_target(struct targets *ts, struct target *t)
+static int connect_target(struct target_set *ts, struct target *t)
 {
 	int err = tracer_add_target(ts->w->tracer, t->host_pid);
 
@@ -160,7 +161,7 @@ static void announce(const struct target *t)
 		printf("msprof: attached to pid %d (%s)\n", t->host_pid, comm);
 }
 
-int targets_connect_all(struct targets *ts)
+int target_set_connect_all(struct target_set *ts)
 {
 	int i, err = 0;
 
@@ -176,7 +177,7 @@ int targets_connect_all(struct targets *ts)
  * The kernel filter needs no second look: a target loses it only when it
  * exits (skipped here) or leaves the table.
  */
-void targets_reconnect(struct targets *ts)
+void target_set_reconnect(struct target_set *ts)
 {
 	int i;
 
@@ -194,7 +195,7 @@ void targets_reconnect(struct targets *ts)
 }
 
 /* unfilter: the pid is no process msprof follows any more. */
-static void forget(struct targets *ts, int i, bool unfilter)
+static void forget(struct target_set *ts, int i, bool unfilter)
 {
 	struct target *t = &ts->v[i];
 
@@ -207,7 +208,7 @@ static void forget(struct targets *ts, int i, bool unfilter)
 	*t = ts->v[--ts->n];
 }
 
-void targets_forget(struct targets *ts, int i)
+void target_set_forget(struct target_set *ts, int i)
 {
 	forget(ts, i, true);
 }
@@ -218,7 +219,7 @@ void targets_forget(struct targets *ts, int i)
  * kernel from its first instruction).  Inside a window it gets its own
  * PROF_ directory at once.
  */
-static int adopt(struct targets *ts, int pid, bool need_agent)
+static int adopt(struct target_set *ts, int pid, bool need_agent)
 {
 	struct window_ctx *w = ts->w;
 	struct target *t;
@@ -241,7 +242,7 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 		tracer_remove_target(w->tracer, pid);
 		return -ESRCH;
 	}
-	err = targets_take(ts, pid, need_agent);
+	err = target_set_take(ts, pid, need_agent);
 	if (err) {
 		tracer_remove_target(w->tracer, pid);
 		return err;
@@ -254,7 +255,7 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 	if (!err && w->collecting)
 		err = window_begin(w, t);
 	if (err) {
-		targets_forget(ts, ts->n - 1);
+		target_set_forget(ts, ts->n - 1);
 		return err;
 	}
 	if (w->collecting)
@@ -262,13 +263,13 @@ static int adopt(struct targets *ts, int pid, bool need_agent)
 	return 0;
 }
 
-int targets_adopt_rank(int pid, void *ts)
+int target_set_adopt_rank(int pid, void *ts)
 {
 	adopt(ts, pid, true);
 	return 0;
 }
 
-int targets_consume(struct targets *ts)
+int target_set_consume(struct target_set *ts)
 {
 	struct collector *c = &ts->w->collector;
 	int pid, err;
@@ -287,7 +288,7 @@ int targets_consume(struct targets *ts)
  * A followed process that ended without a record is forgotten at once, so
  * a shell's stream of short helpers cannot fill the table.
  */
-static bool forget_if_idle(struct targets *ts, int i)
+static bool forget_if_idle(struct target_set *ts, int i)
 {
 	struct target *t = &ts->v[i];
 	struct collector_sink *sink = collector_find(&ts->w->collector,
@@ -295,11 +296,11 @@ static bool forget_if_idle(struct targets *ts, int i)
 
 	if (!t->followed || (sink && (sink->api_events || sink->ioctl_events)))
 		return false;
-	targets_forget(ts, i);
+	target_set_forget(ts, i);
 	return true;
 }
 
-bool targets_notice_exits(struct targets *ts)
+bool target_set_notice_exits(struct target_set *ts)
 {
 	int i, alive = 0;
 
@@ -324,16 +325,16 @@ bool targets_notice_exits(struct targets *ts)
 		}
 		alive += !t->exited;
 	}
-	targets_drop_ended_agents(ts);
+	target_set_drop_ended_agents(ts);
 	return alive > 0;
 }
 
-int targets_request(struct targets *ts, int type)
+int target_set_request(struct target_set *ts, int type)
 {
 	return agent_link_request_all(ts->v, (size_t)ts->n, &ts->w->link, type);
 }
 
-void targets_drop_ended_agents(struct targets *ts)
+void target_set_drop_ended_agents(struct target_set *ts)
 {
 	int i;
 
@@ -341,7 +342,7 @@ void targets_drop_ended_agents(struct targets *ts)
 		agent_link_check_ended(&ts->v[i], &ts->w->link);
 }
 
-void targets_disconnect(struct targets *ts)
+void target_set_disconnect(struct target_set *ts)
 {
 	int i;
 
