@@ -23,6 +23,7 @@
 #include "options.h"
 #include "session.h"
 #include "tasklist.h"
+#include "common/err.h"
 #include "common/home.h"
 #include "common/testpoint.h"
 #include "version.h"
@@ -59,20 +60,20 @@ static int check_kernel(struct kfeatures *kf)
 	int err = kfeatures_probe(kf, why, sizeof(why));
 
 	if (err == -ENOTSUP)
-		fprintf(stderr, "msprof: %s\n", why);
+		ERR("%s", why);
 	else if (err == -EPERM)
-		fprintf(stderr, "msprof: cannot load BPF programs: msprof needs root (or CAP_BPF and CAP_PERFMON)\n");
+		ERR("cannot load BPF programs: msprof needs root (or CAP_BPF and CAP_PERFMON)");
 	else if (err)
-		fprintf(stderr, "msprof: cannot ask the kernel what BPF features it has: %s\n",
-			strerror(-err));
+		ERR("cannot ask the kernel what BPF features it has: %s",
+		    strerror(-err));
 	if (err || !getenv("MSPROF_VERBOSE"))
 		return err;
 	if (!kf->cookies)
-		fprintf(stderr, "msprof: kernel %s has no BPF attach cookies (Linux 5.15): probed functions are told apart by address\n",
-			kf->release);
+		WARN("kernel %s has no BPF attach cookies (Linux 5.15): probed functions are told apart by address",
+		     kf->release);
 	if (!kf->uprobe_multi)
-		fprintf(stderr, "msprof: kernel %s has no uprobe_multi links (Linux 6.6): two links per probed function\n",
-			kf->release);
+		WARN("kernel %s has no uprobe_multi links (Linux 6.6): two links per probed function",
+		     kf->release);
 	return 0;
 }
 
@@ -119,18 +120,18 @@ static int find_agent(struct agent_path *ap)
 	from = given ? "MSPROF_AGENT" : "msprof's install";
 	err = agent_path_find(given, ap);
 	if (err == -EPERM)
-		fprintf(stderr, "msprof: not preloading the profiling agent %s (from %s) into the app: %s can be changed by a user other than root or msprof's owner\n",
-			ap->path, from, ap->refused);
+		ERR("not preloading the profiling agent %s (from %s) into the app: %s can be changed by a user other than root or msprof's owner",
+		    ap->path, from, ap->refused);
 	else if (err == -EINVAL)
-		fprintf(stderr, "msprof: profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':', a blank or '$'\n",
-			ap->path, from);
+		ERR("profiling agent %s (from %s): LD_PRELOAD cannot carry a path with ':', a blank or '$'",
+		    ap->path, from);
 	else if (err == -ENOEXEC)
-		fprintf(stderr, "msprof: profiling agent %s (from %s) is not a regular file\n",
-			ap->path, from);
+		ERR("profiling agent %s (from %s) is not a regular file",
+		    ap->path, from);
 	else if (err)
-		fprintf(stderr, "msprof: no profiling agent at %s (from %s): %s%s\n",
-			ap->path, from, strerror(-err),
-			given ? "" : "; reinstall msprof or set MSPROF_AGENT=<path>");
+		ERR("no profiling agent at %s (from %s): %s%s", ap->path, from,
+		    strerror(-err),
+		    given ? "" : "; reinstall msprof or set MSPROF_AGENT=<path>");
 	return err;
 }
 
@@ -142,7 +143,7 @@ static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
 	pid_t child;
 
 	if (getenv("PROFILING_MODE") || getenv("PROFILING_OPTIONS")) {
-		fprintf(stderr, "msprof: unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app\n");
+		ERR("unset PROFILING_MODE and PROFILING_OPTIONS: in launch mode msprof sets them for the app");
 		return -EINVAL;
 	}
 	err = find_agent(&agent);
@@ -150,20 +151,19 @@ static int run_launch(const struct msprof_opts *o, const struct kfeatures *kf,
 		return err;
 	err = launch_app(o->app_argv, agent.path, oldmask, &child);
 	if (err) {
-		fprintf(stderr, "msprof: cannot run %s: %s\n", o->app_argv[0],
-			strerror(-err));
+		ERR("cannot run %s: %s", o->app_argv[0], strerror(-err));
 		return err;
 	}
 	printf("msprof: launched %s (pid %d)\n", o->app_argv[0], child);
 	err = launch_find_task(child, own_home(), launch_wait_ms(), &task_pid);
 	if (err == -ECHILD) {
-		fprintf(stderr, "msprof: %s exited before any profiling agent of it started; if it puts the service in the background, use attach mode: msprof --dynamic=on --pid=<pid>\n",
-			o->app_argv[0]);
+		ERR("%s exited before any profiling agent of it started; if it puts the service in the background, use attach mode: msprof --dynamic=on --pid=<pid>",
+		    o->app_argv[0]);
 		return err;
 	}
 	if (err) {
-		fprintf(stderr, "msprof: no profiling socket from %s or its children within %d s; it keeps running; if the service runs in the background, use attach mode: msprof --dynamic=on --pid=<pid>\n",
-			o->app_argv[0], launch_wait_ms() / 1000);
+		ERR("no profiling socket from %s or its children within %d s; it keeps running; if the service runs in the background, use attach mode: msprof --dynamic=on --pid=<pid>",
+		    o->app_argv[0], launch_wait_ms() / 1000);
 		return err;
 	}
 	err = run_session(o, kf, &task_pid, 1, sigfd, child, ctl_fd);
@@ -190,63 +190,15 @@ static int take_job(struct msprof_opts *o)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The signals that end a session in order, through the event loop, as a
+ * signalfd; *oldmask is the mask before, for a launched app.
+ */
+static int block_signals(sigset_t *oldmask)
 {
-	sigset_t mask, oldmask;
-	struct msprof_opts o;
-	struct control ctl;
-	struct kfeatures kf;
-	char err_msg[512];
-	int err, sigfd;
+	sigset_t mask;
+	int fd, err;
 
-	/* Lines in order with stderr's, even when a script reads them. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	testpoint_init();
-	err = opts_parse(&o, argc, argv, err_msg, sizeof(err_msg));
-	if (err) {
-		fprintf(stderr, "msprof: %s\n", err_msg);
-		opts_free(&o);
-		return 1;
-	}
-	if (o.mode == MSPROF_MODE_HELP) {
-		opts_usage(stdout);
-		return 0;
-	}
-	if (o.mode == MSPROF_MODE_VERSION) {
-		printf("msprof %s\n", MSPROF_VERSION);
-		return 0;
-	}
-	if (o.mode == MSPROF_MODE_EXPORT) {
-		testpoint("export-begin");
-		err = export_run(o.output, o.db);
-		opts_free(&o);
-		return err ? 1 : 0;
-	}
-	if (o.mode == MSPROF_MODE_ANALYZE) {
-		err = analyze_run(o.output);
-		opts_free(&o);
-		return err ? 1 : 0;
-	}
-	if (o.mode == MSPROF_MODE_LIST) {
-		err = tasklist_print(stdout);
-		opts_free(&o);
-		return err ? 1 : 0;
-	}
-	if (o.mode == MSPROF_MODE_COLLECT) {
-		err = collect_run(o.collect, o.app_argv);
-		opts_free(&o);
-		return err ? 1 : 0;
-	}
-	if (o.mode == MSPROF_MODE_QUERY) {
-		err = query_run(o.output);
-		opts_free(&o);
-		return err ? 1 : 0;
-	}
-	if (check_kernel(&kf) || (o.job && take_job(&o))) {
-		opts_free(&o);
-		return 1;
-	}
-	/* Signals end the session in order, through the event loop. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -260,28 +212,116 @@ int main(int argc, char **argv)
 	 * SIGCHLD), and one of those pending since before the exec would end
 	 * every wait on an agent as a signal for msprof.
 	 */
-	sigprocmask(SIG_SETMASK, &mask, &oldmask);
+	sigprocmask(SIG_SETMASK, &mask, oldmask);
 	signal(SIGPIPE, SIG_IGN);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sigfd < 0) {
-		perror("msprof: signalfd");
-		return 1;
-	}
+	fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	err = -errno;
+	ERR("signalfd: %s", strerror(-err));
+	return err;
+}
+
+/* Launch and attach mode: a session on the kernel's BPF side. */
+static int run_profile(struct msprof_opts *o)
+{
+	struct control ctl = { .fd = -1 };
+	struct kfeatures kf;
+	sigset_t oldmask;
+	int err, sigfd;
+
+	err = check_kernel(&kf);
+	if (!err && o->job)
+		err = take_job(o);
+	if (err)
+		return err;
+	sigfd = block_signals(&oldmask);
+	if (sigfd < 0)
+		return sigfd;
 	/* Made before the app starts: a refused path leaves nothing running. */
-	ctl.fd = -1;
-	if (o.control && control_open(&ctl, o.control)) {
-		close(sigfd);
-		opts_free(&o);
-		return 1;
+	if (o->control) {
+		err = control_open(&ctl, o->control);
+		if (!err)
+			printf("msprof: commands are read from %s too\n", ctl.path);
 	}
-	if (o.control)
-		printf("msprof: commands are read from %s too\n", ctl.path);
-	if (o.mode == MSPROF_MODE_LAUNCH)
-		err = run_launch(&o, &kf, &oldmask, sigfd, ctl.fd);
-	else
-		err = run_session(&o, &kf, o.pids, o.npids, sigfd, 0, ctl.fd);
+	if (!err && o->mode == MSPROF_MODE_LAUNCH)
+		err = run_launch(o, &kf, &oldmask, sigfd, ctl.fd);
+	else if (!err)
+		err = run_session(o, &kf, o->pids, o->npids, sigfd, 0, ctl.fd);
 	control_close(&ctl);
 	close(sigfd);
+	return err;
+}
+
+static int run_help(struct msprof_opts *o)
+{
+	(void)o;
+	opts_usage(stdout);
+	return 0;
+}
+
+static int run_version(struct msprof_opts *o)
+{
+	(void)o;
+	printf("msprof %s\n", MSPROF_VERSION);
+	return 0;
+}
+
+static int run_export(struct msprof_opts *o)
+{
+	testpoint("export-begin");
+	return export_run(o->output, o->db);
+}
+
+static int run_analyze(struct msprof_opts *o)
+{
+	return analyze_run(o->output);
+}
+
+static int run_list(struct msprof_opts *o)
+{
+	(void)o;
+	return tasklist_print(stdout);
+}
+
+static int run_collect(struct msprof_opts *o)
+{
+	return collect_run(o->collect, o->app_argv);
+}
+
+static int run_query(struct msprof_opts *o)
+{
+	return query_run(o->output);
+}
+
+/* What each mode runs, as bpftool's and git's command tables: 0 or an error. */
+static int (*const modes[])(struct msprof_opts *o) = {
+	[MSPROF_MODE_LAUNCH] = run_profile,
+	[MSPROF_MODE_ATTACH] = run_profile,
+	[MSPROF_MODE_EXPORT] = run_export,
+	[MSPROF_MODE_QUERY] = run_query,
+	[MSPROF_MODE_ANALYZE] = run_analyze,
+	[MSPROF_MODE_LIST] = run_list,
+	[MSPROF_MODE_COLLECT] = run_collect,
+	[MSPROF_MODE_HELP] = run_help,
+	[MSPROF_MODE_VERSION] = run_version,
+};
+
+int main(int argc, char **argv)
+{
+	struct msprof_opts o;
+	char err_msg[512];
+	int err;
+
+	/* Lines in order with stderr's, even when a script reads them. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	testpoint_init();
+	err = opts_parse(&o, argc, argv, err_msg, sizeof(err_msg));
+	if (err)
+		ERR("%s", err_msg);
+	else
+		err = modes[o.mode](&o);
+	/* The one way out: whatever the mode, the options are freed. */
 	opts_free(&o);
 	return err ? 1 : 0;
 }
