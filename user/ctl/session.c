@@ -102,6 +102,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 		ERR("cannot allocate the session: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	s->w.host = &window_tracer_ops;
 	s->w.link.out_fd = -1;
 	s->w.link.stage_budget = &s->w.stage_budget;
 	s->w.host_only = o->host_only;

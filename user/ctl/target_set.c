@@ -133,7 +133,7 @@ int target_set_take(struct target_set *ts, int pid, bool need_agent)
 /* Filters for t in the kernel; connects its agent unless --host-only. */
 static int connect_target(struct target_set *ts, struct target *t)
 {
-	int err = tracer_add_target(ts->w->tracer, t->host_pid);
+	int err = ts->w->host->filter(ts->w->tracer, t->host_pid);
 
 	if (err) {
 		ERR("pid %d: cannot filter for it in the kernel: %s", t->host_pid,
@@ -202,7 +202,7 @@ static void forget(struct target_set *ts, int i, bool unfilter)
 	if (*t->dir)
 		window_end(ts->w, t, &(struct window_losses){ 0 });
 	if (unfilter)
-		tracer_remove_target(ts->w->tracer, t->host_pid);
+		ts->w->host->unfilter(ts->w->tracer, t->host_pid);
 	agent_link_disconnect(t);
 	ctl_unlock(&t->lock);
 	*t = ts->v[--ts->n];
@@ -239,12 +239,12 @@ static int adopt(struct target_set *ts, int pid, bool need_agent)
 	}
 	/* A helper that is already gone: nothing to say, nothing to keep. */
 	if (!need_agent && !procfs_alive(pid)) {
-		tracer_remove_target(w->tracer, pid);
+		w->host->unfilter(w->tracer, pid);
 		return -ESRCH;
 	}
 	err = target_set_take(ts, pid, need_agent);
 	if (err) {
-		tracer_remove_target(w->tracer, pid);
+		w->host->unfilter(w->tracer, pid);
 		return err;
 	}
 	t = &ts->v[ts->n - 1];
@@ -275,7 +275,7 @@ int target_set_consume(struct target_set *ts)
 	int pid, err;
 
 	do {
-		err = tracer_consume(ts->w->tracer);
+		err = ts->w->host->consume(ts->w->tracer);
 		pid = c->forked;
 		c->forked = 0;
 		if (pid)
@@ -312,9 +312,9 @@ bool target_set_notice_exits(struct target_set *ts)
 				i--;
 				continue;
 			}
-			tracer_target_lost(ts->w->tracer, t->host_pid,
+			ts->w->host->lost(ts->w->tracer, t->host_pid,
 					   &t->lost_at_exit);
-			tracer_remove_target(ts->w->tracer, t->host_pid);
+			ts->w->host->unfilter(ts->w->tracer, t->host_pid);
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
 			/* An agent flushes a running window as its task exits. */

@@ -15,6 +15,14 @@
 #include "task/profdir.h"
 #include "window.h"
 
+const struct window_host_ops window_tracer_ops = {
+	.arm = tracer_arm_target,
+	.filter = tracer_add_target,
+	.unfilter = tracer_remove_target,
+	.lost = tracer_target_lost,
+	.consume = tracer_consume,
+};
+
 /* What the window's metadata says of t, as far as the start knows. */
 static void window_summary(const struct window_ctx *w, const struct target *t,
 			   struct profdir_summary *sum)
@@ -95,11 +103,6 @@ void window_abort(struct window_ctx *w, struct target *t)
 	discard_window(w, t);
 }
 
-static int add_device_node(dev_t rdev, void *tracer)
-{
-	return tracer_add_device(tracer, rdev);
-}
-
 /* Says what a target was not probed for: attached[] from the tracer. */
 static void report_unprobed(const struct window_ctx *w, const struct target *t,
 			    const bool *attached)
@@ -131,7 +134,7 @@ static void report_unprobed(const struct window_ctx *w, const struct target *t,
 
 /* A file the task maps that was not read for its symbols: its one line. */
 static void report_refused(const struct target *t,
-			   struct tracer_refused *r)
+			   struct attach_refused *r)
 {
 	if (!*r->path)
 		return;
@@ -144,25 +147,30 @@ static void report_refused(const struct target *t,
 		    printable(r->path), r->why);
 }
 
+/* Why t could not be armed, unless it is gone (then the caller forgets it). */
+static void report_unarmed(const struct target *t, struct tracer_armed *a,
+			   int err)
+{
+	if (!procfs_alive(t->host_pid))
+		return;
+	if (a->failed == TRACER_ARM_DEVICES)
+		ERR("pid %d: cannot filter its device nodes: %s", t->host_pid,
+		    procread_strerror(err));
+	else
+		ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
+		    *a->lib ? " in " : "", printable(a->lib),
+		    procread_strerror(err));
+}
+
 int window_begin(struct window_ctx *w, struct target *t)
 {
-	bool attached[MSPROF_MAX_APIS];
-	struct tracer_refused refused;
-	char lib[PATH_MAX];
+	struct tracer_armed armed;
 	int err;
 
 	/* A followed process may have become another program since. */
 	if (t->followed)
 		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
 	t->rank_id = procfs_rank_id(t->host_pid);
-	/* Its runtime's device nodes, now that its libraries are mapped. */
-	err = probe_devices(t->host_pid, add_device_node, w->tracer);
-	if (err) {
-		if (procfs_alive(t->host_pid))
-			ERR("pid %d: cannot filter its device nodes: %s",
-			    t->host_pid, procread_strerror(err));
-		return err;
-	}
 	t->stage_ignored = 0;
 	t->stage_left_out = 0;
 	t->stage_left_why = 0;
@@ -172,21 +180,16 @@ int window_begin(struct window_ctx *w, struct target *t)
 	err = open_window(w, t);
 	if (err)
 		return err;
-	err = tracer_attach_target(w->tracer, t->host_pid, &w->probes, attached,
-				   lib, sizeof(lib), &refused);
+	err = w->host->arm(w->tracer, t->host_pid, &w->probes, &armed);
 	if (err) {
-		/* One that exited meanwhile is no failure: the caller forgets it. */
-		if (procfs_alive(t->host_pid))
-			ERR("pid %d: cannot attach probes%s%s: %s", t->host_pid,
-			    *lib ? " in " : "", printable(lib),
-			    procread_strerror(err));
+		report_unarmed(t, &armed, err);
 		window_abort(w, t);
 		return err;
 	}
 	/* A followed child's files are its parent's: said for the parent. */
 	if (!t->followed) {
-		report_refused(t, &refused);
-		report_unprobed(w, t, attached);
+		report_refused(t, &armed.refused);
+		report_unprobed(w, t, armed.attached);
 	}
 	return 0;
 }

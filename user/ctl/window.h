@@ -17,8 +17,23 @@
 #include "task/agent_link.h"
 #include "task/target.h"
 
+/*
+ * What the windows and the set of targets ask of the kernel's side: the
+ * tracer's (window_tracer_ops), or a unit test's stand-in.
+ */
+struct window_host_ops {
+	int (*arm)(struct tracer *t, int host_pid, const struct probe_set *ps,
+		   struct tracer_armed *a);
+	int (*filter)(struct tracer *t, int pid);
+	int (*unfilter)(struct tracer *t, int host_pid);
+	int (*lost)(struct tracer *t, int host_pid, uint64_t *lost);
+	int (*consume)(struct tracer *t);
+};
+extern const struct window_host_ops window_tracer_ops;
+
 /* What every target's window shares. */
 struct window_ctx {
+	const struct window_host_ops *host;
 	struct tracer *tracer;
 	struct collector collector;
 	struct probe_set probes;	/* what is probed; index = API id */

@@ -36,7 +36,7 @@ void probe_set_free(struct probe_set *ps);
  * Whether a function of the set may be probed in the library at path: a
  * --uprobe one in a file whose name holds its <lib>, a pack's in a file
  * that is one of the libraries of a pack that has it (or in the task's
- * main program: the caller's to know, see tracer_attach_target).
+ * main program: the caller's to know, see tracer_arm_target).
  */
 int probe_in_library(const struct probe *p, const char *path);
 /* The first file host_pid maps that p may be probed in; -ENOENT if none. */

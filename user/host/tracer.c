@@ -20,6 +20,8 @@
 #include "probes.h"
 #include "task/procfs.h"
 #include "tracer.h"
+#include "attach.h"
+#include "links.h"
 #include "uprobe_multi.h"
 
 /*
@@ -33,10 +35,7 @@
 
 /* A window's links, going. */
 struct detach_work {
-	int *fds;
-	size_t nfds;
-	struct bpf_link **links;
-	size_t nlinks;
+	struct link_set links;
 	size_t next;		/* the next link to go, taken atomically */
 	pthread_t helpers[DETACH_THREADS];
 	size_t nhelpers;
@@ -47,17 +46,13 @@ struct tracer {
 	struct ring_buffer *rb;
 	bool multi;		/* the kernel takes uprobe_multi links */
 	bool cookies;		/* else functions are told apart by address */
-	struct bpf_link **links;	/* libbpf's: perf-event uprobes, tracepoints */
-	size_t nlinks;
-	size_t cap;
-	int *link_fds;		/* our uprobe_multi links */
-	size_t nfds;
-	size_t fd_cap;
+	struct link_set attached;	/* this window's, so far */
 	/* The session's probe names and where each mapped file has them. */
 	const char **names;
 	struct symcache *syms;
 	struct detach_work *detaching;	/* the last window's links, or NULL */
 };
+
 
 static int warnings_only(enum libbpf_print_level level, const char *fmt,
 			 va_list ap)
@@ -173,8 +168,8 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	tracer_detach(t);
-	free(t->links);
-	free(t->link_fds);
+	free(t->attached.links);
+	free(t->attached.fds);
 	symcache_free(t->syms);
 	free(t->names);
 	ring_buffer__free(t->rb);
@@ -197,8 +192,9 @@ int tracer_add_target(struct tracer *t, int pid)
 	return 0;
 }
 
-int tracer_add_device(struct tracer *t, dev_t rdev)
+static int add_device(dev_t rdev, void *tracer)
 {
+	struct tracer *t = tracer;
 	__u32 dev = MSPROF_KDEV(major(rdev), minor(rdev)), one = 1;
 
 	if (bpf_map__update_elem(t->skel->maps.devs, &dev, sizeof(dev), &one,
@@ -260,229 +256,6 @@ int tracer_remove_target(struct tracer *t, int host_pid)
 	return t->cookies ? 0 : forget_entries(t, key);
 }
 
-static int keep_link(struct tracer *t, struct bpf_link *link)
-{
-	struct bpf_link **slot;
-
-	if (!link)
-		return -errno;
-	slot = growarr_push((void **)&t->links, &t->nlinks, &t->cap,
-			    sizeof(*t->links));
-	if (!slot) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	*slot = link;
-	return 0;
-}
-
-static int keep_link_fd(struct tracer *t, int fd)
-{
-	int *slot;
-
-	if (fd < 0)
-		return fd;
-	slot = growarr_push((void **)&t->link_fds, &t->nfds, &t->fd_cap,
-			    sizeof(*t->link_fds));
-	if (!slot) {
-		close(fd);
-		return -ENOMEM;
-	}
-	*slot = fd;
-	return 0;
-}
-
-static int attach_uprobe(struct tracer *t, int pid, const char *path,
-			 uint64_t offset, size_t api_id, bool ret)
-{
-	/* libbpf refuses any cookie where the kernel has none. */
-	LIBBPF_OPTS(bpf_uprobe_opts, opts,
-		    .bpf_cookie = t->cookies ? api_id : 0, .retprobe = ret);
-	struct bpf_program *prog = ret ? t->skel->progs.api_exit :
-					 t->skel->progs.api_enter;
-
-	return keep_link(t, bpf_program__attach_uprobe_opts(prog, pid, path,
-							    (size_t)offset,
-							    &opts));
-}
-
-/* The kernel's internal ENOTSUPP (an instruction it cannot probe). */
-#define KERNEL_ENOTSUPP 524
-
-struct attach_walk {
-	struct tracer *t;
-	int pid;
-	const struct probe_set *ps;
-	bool *done;		/* per probe: attached from an earlier library */
-	uint64_t *batch_offsets;	/* this library's functions to probe */
-	uint64_t *batch_ids;
-	char *lib;		/* the library that failed, for the caller */
-	size_t lib_len;
-	struct stat exe;	/* the main program (st_ino 0: unknown) */
-	struct tracer_refused *refused;
-};
-
-/* One uprobe_multi link for the entries, one for the returns. */
-static int attach_batch_multi(struct tracer *t, int pid, const char *path,
-			      const uint64_t *offsets, const uint64_t *ids,
-			      size_t n)
-{
-	int err;
-
-	/*
-	 * Returns first: a call entering between the two attachments would
-	 * otherwise leave a frame that no return pops.
-	 */
-	err = keep_link_fd(t, uprobe_multi_attach(
-		bpf_program__fd(t->skel->progs.api_exit), path, offsets, ids, n,
-		pid, true));
-	if (!err)
-		err = keep_link_fd(t, uprobe_multi_attach(
-			bpf_program__fd(t->skel->progs.api_enter), path, offsets,
-			ids, n, pid, false));
-	return err;
-}
-
-/* Older kernels: a perf-event uprobe and uretprobe per function. */
-static int attach_batch_each(struct tracer *t, int pid, const char *path,
-			     const uint64_t *offsets, const uint64_t *ids,
-			     size_t n)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < n; i++) {
-		err = attach_uprobe(t, pid, path, offsets[i], ids[i], true);
-		if (!err)
-			err = attach_uprobe(t, pid, path, offsets[i], ids[i], false);
-	}
-	return err;
-}
-
-/*
- * Without cookies the entry probe knows a function by its address in the
- * task: this mapping's, for the functions that lie inside it.  The others
- * (in a second executable segment) are left out of the batch, whose new
- * length is *n.
- */
-static int name_entries(struct tracer *t, int pid, const struct procfs_map *m,
-			uint64_t *offsets, uint64_t *ids, size_t *n)
-{
-	struct msprof_entry_key key = { .tgid = (__u32)pid };
-	size_t i, kept = 0;
-	__u32 id;
-
-	for (i = 0; i < *n; i++) {
-		if (offsets[i] < m->pgoff ||
-		    offsets[i] - m->pgoff >= m->end - m->start)
-			continue;
-		key.addr = m->start + offsets[i] - m->pgoff;
-		id = (__u32)ids[i];
-		if (bpf_map__update_elem(t->skel->maps.entry_ids, &key,
-					 sizeof(key), &id, sizeof(id), BPF_ANY))
-			return -errno;
-		offsets[kept] = offsets[i];
-		ids[kept++] = ids[i];
-	}
-	*n = kept;
-	return 0;
-}
-
-/* Whether the file is the task's main program. */
-static bool is_main_program(const struct attach_walk *w, const char *file)
-{
-	struct stat st;
-
-	return w->exe.st_ino && !stat(file, &st) &&
-	       st.st_dev == w->exe.st_dev && st.st_ino == w->exe.st_ino;
-}
-
-/* Whether function i is still to be found, and may be in this file. */
-static bool wanted(const struct attach_walk *w, size_t i, const char *path,
-		   bool main_program)
-{
-	const struct probe *p = &w->ps->v[i];
-
-	return !w->done[i] &&
-	       (probe_in_library(p, path) || (main_program && !p->lib));
-}
-
-static bool file_wanted(const struct attach_walk *w, const char *path,
-			bool main_program)
-{
-	size_t i;
-
-	for (i = 0; i < w->ps->n; i++)
-		if (wanted(w, i, path, main_program))
-			return true;
-	return false;
-}
-
-static void note_refused(struct attach_walk *w, const char *path,
-			 const char *why)
-{
-	struct tracer_refused *r = w->refused;
-
-	if (*r->path) {
-		r->others++;
-		return;
-	}
-	snprintf(r->path, sizeof(r->path), "%s", path);
-	snprintf(r->why, sizeof(r->why), "%s", why);
-}
-
-static int attach_library(const struct procfs_map *m, void *ctx)
-{
-	struct attach_walk *w = ctx;
-	const char *file = m->file;
-	const uint64_t *offsets;
-	char full[PATH_MAX], why[sizeof(w->refused->why)];
-	bool main_program;
-	size_t i, n = 0;
-	int err;
-
-	/*
-	 * map_files needs CAP_SYS_ADMIN; without it, the path through the
-	 * task's root, so that a library inside a container resolves.
-	 */
-	if (access(file, F_OK)) {
-		if (snprintf(full, sizeof(full), "/proc/%d/root%s", w->pid,
-			     m->path) >= (int)sizeof(full))
-			return 0;
-		file = full;
-	}
-	/* Only a file a probe may be in is read: the task chose them all. */
-	main_program = is_main_program(w, file);
-	if (!file_wanted(w, m->path, main_program))
-		return 0;
-	err = symcache_lookup(w->t->syms, file, &offsets, why, sizeof(why));
-	if (err)
-		note_refused(w, m->path, why);
-	if (!offsets)
-		return 0;	/* not an ELF file we can read, or nothing to probe */
-	for (i = 0; i < w->ps->n; i++) {
-		if (!offsets[i] || !wanted(w, i, m->path, main_program))
-			continue;
-		w->batch_offsets[n] = offsets[i];
-		w->batch_ids[n++] = i;
-	}
-	if (!n)
-		return 0;
-	err = w->t->cookies ? 0 : name_entries(w->t, w->pid, m,
-						w->batch_offsets,
-						w->batch_ids, &n);
-	if (!err && n)
-		err = (w->t->multi ? attach_batch_multi : attach_batch_each)(
-			w->t, w->pid, file, w->batch_offsets, w->batch_ids, n);
-	if (err) {
-		snprintf(w->lib, w->lib_len, "%s", m->path);
-		return err == -KERNEL_ENOTSUPP ? -EOPNOTSUPP : err;
-	}
-	for (i = 0; i < n; i++)
-		w->done[w->batch_ids[i]] = true;
-	return 0;
-}
-
 /* The symbol cache belongs to the session's one probe set. */
 static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 {
@@ -498,50 +271,58 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 	return symcache_new(&t->syms, t->names, ps->n);
 }
 
-int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, bool *attached, char *lib,
-			 size_t len, struct tracer_refused *refused)
+static int attach_target(struct tracer *t, int host_pid,
+			 const struct probe_set *ps, struct tracer_armed *a)
 {
-	struct attach_walk w = {
-		.t = t, .pid = host_pid, .ps = ps, .done = attached,
-		.lib = lib, .lib_len = len, .refused = refused,
+	struct attach_conf c = {
+		.skel = t->skel, .multi = t->multi, .cookies = t->cookies,
+		.links = &t->attached,
 	};
-	char exe[64];
 	int err;
 
-	if (len)
-		*lib = '\0';
-	memset(refused, 0, sizeof(*refused));
-	memset(attached, 0, ps->n * sizeof(*attached));
 	if (!ps->n)
 		return 0;
 	err = ensure_symcache(t, ps);
 	if (err)
 		return err;
-	symcache_walk_begin(t->syms);
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", host_pid);
-	if (stat(exe, &w.exe))
-		w.exe.st_ino = 0;	/* then no file is taken for it */
-	err = -ENOMEM;
-	w.batch_offsets = calloc(ps->n, sizeof(*w.batch_offsets));
-	w.batch_ids = calloc(ps->n, sizeof(*w.batch_ids));
-	if (w.batch_offsets && w.batch_ids)
-		err = procfs_exec_maps(host_pid, attach_library, &w);
-	free(w.batch_offsets);
-	free(w.batch_ids);
+	c.syms = t->syms;
+	return attach_probes(&c, host_pid, ps, a->attached, a->lib,
+			     sizeof(a->lib), &a->refused);
+}
+
+int tracer_arm_target(struct tracer *t, int host_pid,
+		      const struct probe_set *ps, struct tracer_armed *a)
+{
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	/* Its runtime's device nodes, now that its libraries are mapped. */
+	err = probe_devices(host_pid, add_device, t);
+	if (err) {
+		a->failed = TRACER_ARM_DEVICES;
+		return err;
+	}
+	err = attach_target(t, host_pid, ps, a);
+	if (err)
+		a->failed = TRACER_ARM_PROBES;
 	return err;
 }
 
 int tracer_attach_syscalls(struct tracer *t, bool follow)
 {
-	int err = keep_link(t, bpf_program__attach(t->skel->progs.ioctl_enter));
+	struct msprof_bpf *skel = t->skel;
+	int err = link_set_keep(&t->attached,
+				bpf_program__attach(skel->progs.ioctl_enter));
 
 	if (!err)
-		err = keep_link(t, bpf_program__attach(t->skel->progs.ioctl_exit));
+		err = link_set_keep(&t->attached,
+				    bpf_program__attach(skel->progs.ioctl_exit));
 	if (!err)
-		err = keep_link(t, bpf_program__attach(t->skel->progs.thread_exit));
+		err = link_set_keep(&t->attached,
+				    bpf_program__attach(skel->progs.thread_exit));
 	if (!err && follow)
-		err = keep_link(t, bpf_program__attach(t->skel->progs.task_fork));
+		err = link_set_keep(&t->attached,
+				    bpf_program__attach(skel->progs.task_fork));
 	return err;
 }
 
@@ -596,11 +377,11 @@ static void *detach_some(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) <
-	       w->nfds + w->nlinks) {
-		if (i < w->nfds)
-			close(w->fds[i]);
+	       w->links.nfds + w->links.nlinks) {
+		if (i < w->links.nfds)
+			close(w->links.fds[i]);
 		else
-			bpf_link__destroy(w->links[i - w->nfds]);
+			bpf_link__destroy(w->links.links[i - w->links.nfds]);
 	}
 	return NULL;
 }
@@ -608,20 +389,14 @@ static void *detach_some(void *arg)
 /* The links attached so far become w's to detach; t starts afresh. */
 static void hand_over_links(struct tracer *t, struct detach_work *w)
 {
-	w->fds = t->link_fds;
-	w->nfds = t->nfds;
-	w->links = t->links;
-	w->nlinks = t->nlinks;
-	t->link_fds = NULL;
-	t->nfds = t->fd_cap = 0;
-	t->links = NULL;
-	t->nlinks = t->cap = 0;
+	w->links = t->attached;
+	t->attached = (struct link_set){ 0 };
 }
 
 static void free_work(struct detach_work *w)
 {
-	free(w->fds);
-	free(w->links);
+	free(w->links.fds);
+	free(w->links.links);
 	free(w);
 }
 
@@ -638,7 +413,7 @@ void tracer_detach_begin(struct tracer *t)
 	 */
 	if (t->skel)
 		__atomic_add_fetch(&t->skel->bss->window, 1, __ATOMIC_SEQ_CST);
-	if (!t->nfds && !t->nlinks)
+	if (!t->attached.nfds && !t->attached.nlinks)
 		return;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -647,13 +422,13 @@ void tracer_detach_begin(struct tracer *t)
 
 		hand_over_links(t, &here);
 		detach_some(&here);
-		free(here.fds);
-		free(here.links);
+		free(here.links.fds);
+		free(here.links.links);
 		return;
 	}
 	hand_over_links(t, w);
 	while (w->nhelpers < DETACH_THREADS &&
-	       w->nhelpers < w->nfds + w->nlinks &&
+	       w->nhelpers < w->links.nfds + w->links.nlinks &&
 	       !pthread_create(&w->helpers[w->nhelpers], NULL, detach_some, w))
 		w->nhelpers++;
 	/* Threads that cannot start leave the work to this one. */

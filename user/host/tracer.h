@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "attach.h"
 #include "msprof/events.h"
 #include "probes.h"
 
@@ -28,38 +29,36 @@ int tracer_open(struct tracer **out, const struct tracer_config *cfg,
 		ring_buffer_sample_fn on_event, void *ctx);
 void tracer_close(struct tracer *t);
 
-/*
- * The kernel-side filters: which processes (pids as msprof sees them),
- * which driver device nodes.
- */
+/* The kernel-side filter of processes (pids as msprof sees them). */
 int tracer_add_target(struct tracer *t, int pid);
 /* Its losses go with it: tracer_target_lost() first to keep them. */
 int tracer_remove_target(struct tracer *t, int host_pid);
-int tracer_add_device(struct tracer *t, dev_t rdev);
 
-/* Files of a target not read for their symbols, for the caller's one line. */
-struct tracer_refused {
-	char path[PATH_MAX];	/* the first, as the task names it ("": none) */
-	char why[160];		/* what it claims past which bound */
-	unsigned int others;	/* how many more were refused */
+/* What arming a target did, for the caller's lines. */
+struct tracer_armed {
+	enum { TRACER_ARM_DEVICES = 1, TRACER_ARM_PROBES } failed; /* 0: none */
+	bool attached[MSPROF_MAX_APIS];	/* per function of the set: probed */
+	char lib[PATH_MAX];	/* the library the kernel refused probes in, or "" */
+	struct attach_refused refused;
 };
 
 /*
- * Attaches entry/return probes on every function of the set that host_pid
- * maps (the first file wins): a pack's in the libraries of its packs and
- * in the task's main program (a runtime linked in statically), a
+ * Arms host_pid for a window, the one call a window makes: the driver
+ * device nodes of every runtime it maps into the kernel's filter
+ * (probe_devices), then entry/return probes on every function of the set
+ * that it maps (the first file wins): a pack's in the libraries of its
+ * packs and in the task's main program (a runtime linked in statically), a
  * --uprobe one in the files its <lib> names (probe_in_library).  No other
  * file is read.  The cookie (or, without cookies, the entry address's
- * key) names the function's index.  attached[i] (ps->n of them) says
+ * key) names the function's index.  a->attached[i] (ps->n of them) says
  * whether function i was found.  The set must be the same at every call
- * (files are looked up once).  On failure lib[len] names the library the
- * kernel refused probes in ("" if none did), for the caller's one line.
- * A file whose symbol tables are past elfsym's or symcache's bounds is
- * left out, which is no failure: *refused says which.
+ * (files are looked up once).  On failure a->failed says which step, and
+ * a->lib the library the kernel refused probes in.  A file whose symbol
+ * tables are past elfsym's or symcache's bounds is left out, which is no
+ * failure: a->refused says which.
  */
-int tracer_attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, bool *attached, char *lib,
-			 size_t len, struct tracer_refused *refused);
+int tracer_arm_target(struct tracer *t, int host_pid,
+		      const struct probe_set *ps, struct tracer_armed *a);
 /*
  * The ioctl syscall hooks, the thread-exit hook that keeps maps clean and,
  * with follow, the fork hook that makes targets' new processes targets.
