@@ -318,10 +318,7 @@ bool target_set_notice_exits(struct target_set *ts)
 			t->exited = true;
 			printf("msprof: pid %d exited\n", t->host_pid);
 			/* An agent flushes a running window as its task exits. */
-			if (*t->dir && t->fd >= 0)
-				target_collect_device_data(t, &ts->w->stage_budget);
-			agent_link_disconnect(t);
-			t->device_status = -ESRCH;
+			agent_link_lose(t, &ts->w->link, -ESRCH);
 		}
 		alive += !t->exited;
 	}

@@ -232,7 +232,7 @@ int window_end(struct window_ctx *w, struct target *t,
 		return 0;
 	}
 	if (t->device_status == MSPROF_SUCCESS)
-		target_collect_device_data(t, &w->stage_budget);
+		agent_link_take_device_data(t, &w->link);
 	/* Also what a task's agent flushed as it exited in the window. */
 	describe_devices(w, t);
 	testpoint("after-device-copy");

@@ -95,16 +95,16 @@ static void mind_request_limit(struct target *t,
 		       t->host_pid);
 }
 
-/*
- * The agent's connection is gone in the middle of things: what it flushed
- * of a window as the connection ended is kept, and the reason why its
- * device side ends there.
- */
-static void lose_agent(struct target *t, const struct agent_link_conf *c,
-		       int why)
+void agent_link_take_device_data(struct target *t,
+				 const struct agent_link_conf *c)
 {
-	if (*t->dir)
-		target_collect_device_data(t, c->stage_budget);
+	target_collect_device_data(t, c->stage_budget);
+}
+
+void agent_link_lose(struct target *t, const struct agent_link_conf *c,
+		     int why)
+{
+	agent_link_take_device_data(t, c);
 	t->device_status = why;
 	agent_link_disconnect(t);
 }
@@ -124,7 +124,7 @@ static void server_ended(struct target *t, const struct agent_link_conf *c,
 	    quitting ? "" : "; msprof connects again at the next start");
 	if (*t->dir)
 		t->server_ended = true;
-	lose_agent(t, c, -ESHUTDOWN);
+	agent_link_lose(t, c, -ESHUTDOWN);
 }
 
 /* What t's agent answered to a request of this type: kept, said, acted on. */
@@ -159,11 +159,10 @@ static int take_reply(struct target *t, const struct agent_link_conf *c,
 	 * connection cannot be trusted.  The agent flushes what it collected
 	 * when a connection ends, so keep that first.
 	 */
-	if (err && err != -EIO) {
-		if (type == MSPROF_STOP_REQ && *t->dir)
-			target_collect_device_data(t, c->stage_budget);
+	if (err && err != -EIO && type == MSPROF_STOP_REQ)
+		agent_link_lose(t, c, err);
+	else if (err && err != -EIO)
 		agent_link_disconnect(t);
-	}
 	return err;
 }
 
@@ -232,7 +231,7 @@ void agent_link_check_ended(struct target *t, const struct agent_link_conf *c)
 		    t->host_pid,
 		    err == -EPROTO ? "sent a message msprof did not ask for" :
 		    strerror(-err));
-		lose_agent(t, c, err);
+		agent_link_lose(t, c, err);
 	}
 }
 

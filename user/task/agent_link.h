@@ -19,7 +19,7 @@ struct agent_link_conf {
 	char output[PATH_MAX];	/* absolute, as the agents see it */
 	int out_fd;		/* open on it: PROF_ dirs are made here */
 	struct params_switches params;
-	/* The window's copy budget, all targets' (target_collect_device_data). */
+	/* The window's copy budget, all targets' (agent_link_take_device_data). */
 	struct fsutil_budget *stage_budget;
 };
 
@@ -44,6 +44,21 @@ int agent_link_request_all(struct target *v, size_t n,
  * requests: says so and lets it go (the next start reconnects).
  */
 void agent_link_check_ended(struct target *t, const struct agent_link_conf *c);
+/*
+ * What t's agent flushed into its stage, copied into the window's PROF_
+ * directory within the window's budget (none: nothing to do): the one
+ * place device data is copied from, at the stop and as an agent goes.
+ */
+void agent_link_take_device_data(struct target *t,
+				 const struct agent_link_conf *c);
+/*
+ * t's agent is gone in the middle of things (its task exited, its server
+ * ended the session, the connection broke): what it flushed of a window
+ * is kept, why in device_status (the window's device side ends there),
+ * and the connection let go.
+ */
+void agent_link_lose(struct target *t, const struct agent_link_conf *c,
+		     int why);
 /* What the window's info.json says of t's device side. */
 const char *agent_link_status_text(const struct target *t, bool host_only,
 				   char *buf, size_t len);
