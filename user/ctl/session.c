@@ -22,7 +22,6 @@
 #include "target_set.h"
 #include "tasklist.h"
 #include "window.h"
-#include "task/procfs.h"
 #include "task/taskscan.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
@@ -149,31 +148,57 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 }
 
 /*
+ * Reads the whole ring buffer into the targets' files; a process a target
+ * started joins as its fork record comes, before its own records.
+ */
+static int drain(struct session *s)
+{
+	int err;
+
+	while ((err = target_set_read(&s->targets)) > 0)
+		target_set_follow(&s->targets);
+	return err;
+}
+
+/*
  * A start that failed (the reason is printed already) leaves no window:
  * the agents were not told to start, and the PROF_ directories begun go.
  */
 static void abort_start(struct session *s)
 {
-	struct target_set *ts = &s->targets;
-	int i;
-
 	tracer_set_gate(s->w.tracer, false);
 	tracer_detach(s->w.tracer);
 	/* What the probes recorded goes to the files about to go. */
-	target_set_consume(ts);
-	for (i = 0; i < ts->n; i++)
-		if (ts->v[i].dir_fd >= 0)
-			window_abort(&s->w, &ts->v[i]);
+	drain(s);
+	target_set_abort_windows(&s->targets);
 	puts(MSPROF_SAYS_START_FAILED);
 	printf("msprof: collection not started; nothing was written\n");
 	/* The next start makes this window's directories afresh. */
 	s->w.number--;
 }
 
-int session_start(struct session *s, uint64_t requested_real_ns)
+/*
+ * The one place new ranks join, at a start: those the launched app
+ * started since, and as in launch mode, the job's; each with its own
+ * agent.
+ */
+static void adopt_new_ranks(struct session *s)
 {
 	struct target_set *ts = &s->targets;
 	size_t left;
+
+	if (s->launched)
+		launch_each_task(s->launched, s->home, target_set_adopt_rank, ts);
+	if (s->job && tasklist_each_rank(s->job, s->job_start,
+					 target_set_adopt_rank, ts,
+					 &left) == -ETIME)
+		WARN("job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
+		     s->job, left, TASKSCAN_BUDGET_MS / 1000);
+}
+
+int session_start(struct session *s, uint64_t requested_real_ns)
+{
+	struct target_set *ts = &s->targets;
 	int i, err;
 
 	if (s->w.collecting) {
@@ -185,14 +210,7 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	testpoint("start-begin");
 	/* A server that ended the session since is connected again below. */
 	target_set_drop_ended_agents(ts);
-	/* Ranks the launched app started since: each with its own agent. */
-	if (s->launched)
-		launch_each_task(s->launched, s->home, target_set_adopt_rank, ts);
-	/* As in launch mode, the job's ranks started since. */
-	if (s->job && tasklist_each_rank(s->job, s->job_start, target_set_adopt_rank,
-					 ts, &left) == -ETIME)
-		WARN("job %d: %zu processes not looked at for ranks started since: the scan took its %d s",
-		    s->job, left, TASKSCAN_BUDGET_MS / 1000);
+	adopt_new_ranks(s);
 	s->w.number++;
 	/* One budget for the window, however many targets share it. */
 	s->w.stage_budget = (struct fsutil_budget){
@@ -203,18 +221,8 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	s->w.opened_real_ns = 0;
 	err = tracer_stats(s->w.tracer, s->stats_at_start);
 	s->w.collector.unattributed = 0;
-	for (i = 0; !err && i < ts->n; i++) {
-		struct target *t = &ts->v[i];
-
-		if (t->exited)
-			continue;
-		err = window_begin(&s->w, t);
-		/* One that exited since the last look is no reason to fail. */
-		if (err && !procfs_alive(t->host_pid)) {
-			target_set_forget(ts, i--);
-			err = 0;
-		}
-	}
+	if (!err)
+		err = target_set_begin_windows(ts);
 	if (!err)
 		err = tracer_attach_syscalls(s->w.tracer, s->follow);
 	testpoint("after-attach");
@@ -286,7 +294,7 @@ int session_stop(struct session *s)
 	struct window_losses wl[MSPROF_MAX_PIDS] = { 0 };
 	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, cut;
 	struct target_set *ts = &s->targets;
-	int i, err, first = 0;
+	int err;
 
 	if (!s->w.collecting) {
 		puts(MSPROF_SAYS_NOT_STARTED);
@@ -309,7 +317,7 @@ int session_stop(struct session *s)
 	testpoint("after-stop-req");
 	/* msprof's word on the stop, as the agents answered; details follow. */
 	puts(agent_failed(ts) ? MSPROF_SAYS_STOP_FAILED : MSPROF_SAYS_STOP_SUCCESS);
-	err = target_set_consume(ts);
+	err = drain(s);
 	testpoint("after-drain");
 	if (err)
 		ERR("reading the ring buffer failed: %s", strerror(-err));
@@ -332,26 +340,16 @@ int session_stop(struct session *s)
 	if (s->w.collector.unattributed)
 		WARN("%llu host events of processes that joined as the window closed were not kept",
 		    (unsigned long long)s->w.collector.unattributed);
-	for (i = 0; i < ts->n; i++) {
-		if (!*ts->v[i].dir)
-			continue;
-		err = window_end(&s->w, &ts->v[i], &wl[i]);
-		if (err && !first)
-			first = err;
-	}
-	/* Exited targets are done: their slots serve new ones. */
-	for (i = 0; i < ts->n; i++)
-		if (ts->v[i].exited)
-			target_set_forget(ts, i--);
+	err = target_set_end_windows(ts, wl);
 	tracer_detach_end(s->w.tracer);
 	/*
 	 * Ioctls that returned since the drain are no window's (counted
 	 * unfinished above): taken out now, so that no later window gets them.
 	 */
-	target_set_consume(ts);
+	drain(s);
 	s->w.collector.unattributed = 0;
 	printf("msprof: collection stopped (window %u)\n", s->w.number);
-	return first;
+	return err;
 }
 
 int session_quit(struct session *s)
@@ -361,7 +359,7 @@ int session_quit(struct session *s)
 	testpoint("quit-begin");
 	if (s->w.tracer) {
 		/* What is still in the ring buffer decides what is kept. */
-		target_set_consume(&s->targets);
+		drain(s);
 		/* A task that is gone gets no goodbye, and no error about it. */
 		target_set_notice_exits(&s->targets);
 		if (s->w.collecting)
@@ -393,7 +391,8 @@ void session_status(struct session *s)
 	struct clock_pair now;
 	int i;
 
-	target_set_consume(ts);
+	/* Reading only: a new process waits for the loop's session_consume. */
+	target_set_read(ts);
 	clock_pair_now(&now);
 	tracer_stats(s->w.tracer, stats);
 	if (s->w.collecting)
@@ -430,7 +429,7 @@ void session_status(struct session *s)
 
 int session_consume(struct session *s)
 {
-	return target_set_consume(&s->targets);
+	return drain(s);
 }
 
 bool session_check_targets(struct session *s)

@@ -56,9 +56,15 @@ unsigned int session_windows(const struct session *s);
  */
 #define SESSION_CONSUME_MS TRACER_CONSUME_MS
 int session_fd(const struct session *s);
-/* Prints the state, the window so far and each target. */
+/*
+ * Prints the state, the window so far and each target; it reads the ring
+ * buffer first, and adopts, attaches and creates nothing.
+ */
 void session_status(struct session *s);
-/* Drains the ring buffer into the targets' files; adopts new processes. */
+/*
+ * Drains the ring buffer into the targets' files; a process a target
+ * started joins as its fork record comes (target_set_follow).
+ */
 int session_consume(struct session *s);
 /* Notices targets that exited; false once none is left. */
 bool session_check_targets(struct session *s);

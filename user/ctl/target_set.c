@@ -213,6 +213,53 @@ void target_set_forget(struct target_set *ts, int i)
 	forget(ts, i, true);
 }
 
+int target_set_begin_windows(struct target_set *ts)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < ts->n; i++) {
+		struct target *t = &ts->v[i];
+
+		if (t->exited)
+			continue;
+		err = window_begin(ts->w, t);
+		/* One that exited since the last look is no reason to fail. */
+		if (err && !procfs_alive(t->host_pid)) {
+			target_set_forget(ts, i--);
+			err = 0;
+		}
+	}
+	return err;
+}
+
+void target_set_abort_windows(struct target_set *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->n; i++)
+		if (ts->v[i].dir_fd >= 0)
+			window_abort(ts->w, &ts->v[i]);
+}
+
+int target_set_end_windows(struct target_set *ts,
+			   const struct window_losses *wl)
+{
+	int i, err, first = 0;
+
+	for (i = 0; i < ts->n; i++) {
+		if (!*ts->v[i].dir)
+			continue;
+		err = window_end(ts->w, &ts->v[i], &wl[i]);
+		if (err && !first)
+			first = err;
+	}
+	/* Exited targets are done: their slots serve new ones. */
+	for (i = 0; i < ts->n; i++)
+		if (ts->v[i].exited)
+			target_set_forget(ts, i--);
+	return first;
+}
+
 /*
  * A task that joins after the session opened: a rank the launched app
  * started (need_agent), or a process a target started (followed in the
@@ -269,19 +316,26 @@ int target_set_adopt_rank(int pid, void *ts)
 	return 0;
 }
 
-int target_set_consume(struct target_set *ts)
+int target_set_read(struct target_set *ts)
 {
 	struct collector *c = &ts->w->collector;
-	int pid, err;
+	int err;
 
-	do {
-		err = ts->w->host->consume(ts->w->tracer);
-		pid = c->forked;
-		c->forked = 0;
-		if (pid)
-			adopt(ts, pid, false);
-	} while (err == COLLECTOR_PAUSE);
-	return err;
+	/* The new process's records come next: they wait for its file. */
+	if (c->forked)
+		return 1;
+	err = ts->w->host->consume(ts->w->tracer);
+	return err == COLLECTOR_PAUSE ? 1 : err;
+}
+
+void target_set_follow(struct target_set *ts)
+{
+	struct collector *c = &ts->w->collector;
+	int pid = c->forked;
+
+	c->forked = 0;
+	if (pid)
+		adopt(ts, pid, false);
 }
 
 /*

@@ -33,10 +33,35 @@ int target_set_connect_all(struct target_set *ts);
 void target_set_reconnect(struct target_set *ts);
 /* Drops target i for good: its window ends, its filter, agent and lock go. */
 void target_set_forget(struct target_set *ts, int i);
+/*
+ * A start's windows: each target's begun but for those that exited; one
+ * that fails because it is gone is forgotten, any other failure ends the
+ * loop and is returned (the start is then aborted).
+ */
+int target_set_begin_windows(struct target_set *ts);
+/* A failed start's: every window begun is dropped, its directory gone. */
+void target_set_abort_windows(struct target_set *ts);
+/*
+ * A stop's: each target's window ended with its losses wl[i]; then the
+ * targets that exited are forgotten.  The first failure.
+ */
+int target_set_end_windows(struct target_set *ts,
+			   const struct window_losses *wl);
 /* launch_each_task's callback: a rank the launched app started. */
 int target_set_adopt_rank(int pid, void *ts);
-/* Drains the ring buffer into the targets' files; adopts new processes. */
-int target_set_consume(struct target_set *ts);
+/*
+ * Reads the ring buffer into the targets' files, up to the record of a
+ * process a target started: 1 then (it waits for target_set_follow(), and
+ * nothing more is read until it has been), 0 once all is read, or an
+ * error.  Reading adopts, attaches and creates nothing.
+ */
+int target_set_read(struct target_set *ts);
+/*
+ * The process that target_set_read() stopped at becomes a target (in a
+ * window, with one of its own at once: the kernel follows it from its
+ * fork).
+ */
+void target_set_follow(struct target_set *ts);
 /* Notices targets that exited; false once none is left. */
 bool target_set_notice_exits(struct target_set *ts);
 /*
