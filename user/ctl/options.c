@@ -313,21 +313,29 @@ struct seen {
 	const char *delayed;	/* --delay or --duration, if given */
 };
 
+/* A switch of switches[]: msprof's collection switches and the like. */
+static int apply_switch(struct msprof_opts *o, struct seen *s, int c,
+			const char *name, const char *val, char *err,
+			size_t len)
+{
+	if (!strcmp(name, "follow-children"))
+		s->follow_set = true;
+	if (!strcmp(name, "task-time"))
+		o->prof_level = !strcmp(val, "l0") ? "l0" :
+				!strcmp(val, "off") ? "off" : "l1";
+	return parse_switch(name, val,
+			    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
+			    err, len);
+}
+
 static int apply(struct msprof_opts *o, struct seen *s, int c,
 		 const char *name, const char *val, char *err, size_t len)
 {
 	unsigned long n;
 	int ret;
 
-	if (c >= OPT_SWITCH && !strcmp(name, "follow-children"))
-		s->follow_set = true;
-	if (c >= OPT_SWITCH && !strcmp(name, "task-time"))
-		o->prof_level = !strcmp(val, "l0") ? "l0" :
-				!strcmp(val, "off") ? "off" : "l1";
 	if (c >= OPT_SWITCH)
-		return parse_switch(name, val,
-				    (bool *)((char *)o + switches[c - OPT_SWITCH].field),
-				    err, len);
+		return apply_switch(o, s, c, name, val, err, len);
 	switch (c) {
 	case OPT_DYNAMIC:
 		return parse_switch(name, val, &s->dynamic, err, len);
