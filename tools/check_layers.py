@@ -3,7 +3,8 @@
 """Fails on an upward or circular include among the sources under user/.
 
 The folders under user/ are layers, top to bottom: ctl (command line,
-prompt, session), export, host (the BPF tracer), task (a target), common.
+prompt, session), export, host (the BPF tracer), task (a target), proc
+(reading /proc), common.
 A file may include headers of its own folder or of a lower one; the agent,
 which runs inside the task, may include agent/ and common/ only.  x.c and
 x.h are one unit, and no two units may include each other, directly or
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-ORDER = ["common", "task", "host", "export", "ctl"]
+ORDER = ["common", "proc", "task", "host", "export", "ctl"]
 ALLOWED = {d: set(ORDER[:i + 1]) for i, d in enumerate(ORDER)}
 ALLOWED["agent"] = {"agent", "common"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "task/ctl_lock.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "task/target.h"
 #include "task/taskscan.h"
 #include "unit.h"

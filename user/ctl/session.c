@@ -22,7 +22,7 @@
 #include "targets.h"
 #include "tasklist.h"
 #include "window.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "task/taskscan.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */

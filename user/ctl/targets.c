@@ -15,8 +15,8 @@
 #include "options.h"
 #include "targets.h"
 #include "task/ctl_lock.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 
 int targets_init(struct targets *ts, struct window_ctx *w)
 {

@@ -10,8 +10,8 @@
 #include "common/printable.h"
 #include "common/testpoint.h"
 #include "msprof/protocol.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 #include "task/profdir.h"
 #include "window.h"
 

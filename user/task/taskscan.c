@@ -9,7 +9,7 @@
 #include "common/clock.h"
 #include "common/growarr.h"
 #include "ctl_lock.h"
-#include "procfs.h"
+#include "proc/procfs.h"
 #include "target.h"
 #include "taskscan.h"
 
