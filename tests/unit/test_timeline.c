@@ -18,7 +18,7 @@
 #include "export/profdata.h"
 #include "export/timeline.h"
 #include "msprof/probe_packs.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "unit.h"
 
 static void put(const char *dir, const char *name, const char *text)

@@ -15,6 +15,7 @@
 #include "dynsock.h"
 #include "common/fsutil.h"
 #include "common/printable.h"
+#include "common/proflayout.h"
 #include "msprof/protocol.h"
 #include "params.h"
 #include "proc/procfs.h"
@@ -490,8 +491,6 @@ enum level {
  */
 #define STAGE_MAX_FILES 65536
 #define STAGE_MAX_FILE_BYTES (2ull << 30)
-/* "PROF_" 6 digits "_" 17 digits "_" 8 digits 8 letters A-R */
-#define RUN_NAME_LEN 46
 #define DEVICE_DIGITS 4
 
 /* s[0..n) is not empty and all of set (s may go on past n). */
@@ -522,21 +521,6 @@ static bool has_suffix(const char *s, size_t n, const char *suffix)
 	size_t k = strlen(suffix);
 
 	return n >= k && !memcmp(s + n - k, suffix, k);
-}
-
-/* The name a runtime gives its PROF_ directory on START (spec §2). */
-static bool run_name(const char *s)
-{
-	size_t i;
-
-	if (strlen(s) != RUN_NAME_LEN || !has_prefix(s, RUN_NAME_LEN, "PROF_") ||
-	    !digits(s + 5, 6) || s[11] != '_' || !digits(s + 12, 17) ||
-	    s[29] != '_' || !digits(s + 30, 8))
-		return false;
-	for (i = 38; i < RUN_NAME_LEN; i++)
-		if (s[i] < 'A' || s[i] > 'R')
-			return false;
-	return true;
 }
 
 /* Length without a trailing ".slice_<digits>", or 0 if there is none. */
@@ -581,13 +565,10 @@ static bool host_slice(const char *s, size_t n)
 /* "<base>.<dev>", or sample.json: a device's control files. */
 static bool device_control(const char *s, size_t n, const char *dev)
 {
-	static const char *const bases[] = {
-		"info.json.", "start_info.", "end_info.", "host_start.log.",
-		"dev_start.log.",
-	};
+	static const char *const bases[] = PROFDIR_DEVICE_META;
 	size_t i, b;
 
-	if (n == 11 && !memcmp(s, "sample.json", 11))
+	if (n == strlen(PROFDIR_SAMPLE) && !memcmp(s, PROFDIR_SAMPLE, n))
 		return true;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
 		b = strlen(bases[i]);
@@ -611,38 +592,39 @@ struct take {
 
 static enum staged staged_kind(const struct take *tk, const char *name)
 {
-	size_t n = strlen(name), k = n;
+	size_t n = strlen(name), k = n, p = strlen(PROFDIR_DEVICE_PREFIX);
+	size_t a = strlen(PROFDIR_AGENT_STATS_PREFIX);
+	size_t z = strlen(PROFDIR_AGENT_STATS_SUFFIX);
 
-	/* A runtime marks each finished file with "<file>.done". */
-	if (has_suffix(name, n, ".done"))
-		k -= 5;
+	if (has_suffix(name, n, PROFDIR_DONE))
+		k -= strlen(PROFDIR_DONE);
 	switch (tk->level) {
 	case AT_STAGE:
 		return tk->run && !strcmp(name, tk->run) ? STAGED_DIR :
 		       STAGED_STRAY;
 	case AT_RUN:
-		if (has_prefix(name, n, "device_") &&
-		    digits(name + 7, n - 7) && n - 7 <= DEVICE_DIGITS &&
-		    (name[7] != '0' || n == 8))
+		if (has_prefix(name, n, PROFDIR_DEVICE_PREFIX) &&
+		    digits(name + p, n - p) && n - p <= DEVICE_DIGITS &&
+		    (name[p] != '0' || n == p + 1))
 			return STAGED_DIR;
-		if (!strcmp(name, "host"))
+		if (!strcmp(name, PROFDIR_HOST))
 			return STAGED_DIR;
-		if (has_prefix(name, n, "agent_stats_") &&
-		    has_suffix(name, n, ".json") &&
-		    all_of(name + 12, n - 12 - 5, "abcdefghijklmnopqrstuvwxyz0123456789_"))
+		if (has_prefix(name, n, PROFDIR_AGENT_STATS_PREFIX) &&
+		    has_suffix(name, n, PROFDIR_AGENT_STATS_SUFFIX) &&
+		    all_of(name + a, n - a - z, "abcdefghijklmnopqrstuvwxyz0123456789_"))
 			return STAGED_FILE;
 		return STAGED_STRAY;
 	case AT_DEVICE:
-		if (!strcmp(name, "data"))
+		if (!strcmp(name, PROFDIR_DATA))
 			return STAGED_DIR;
 		return device_control(name, k, tk->dev) ? STAGED_FILE :
 		       STAGED_STRAY;
 	case AT_DEVICE_DATA:
-		return !strcmp(name, "task_time.data") ||
+		return !strcmp(name, PROFDIR_DEVICE_TIME) ||
 		       device_slice(name, k, tk->dev) ? STAGED_FILE :
 		       STAGED_STRAY;
 	case AT_HOST:
-		return strcmp(name, "data") ? STAGED_STRAY : STAGED_DIR;
+		return strcmp(name, PROFDIR_DATA) ? STAGED_STRAY : STAGED_DIR;
 	default:
 		return host_slice(name, k) ? STAGED_FILE : STAGED_STRAY;
 	}
@@ -697,7 +679,7 @@ static enum level level_below(enum level level, const char *name)
 	case AT_STAGE:
 		return AT_RUN;
 	case AT_RUN:
-		return strcmp(name, "host") ? AT_DEVICE : AT_HOST;
+		return strcmp(name, PROFDIR_HOST) ? AT_DEVICE : AT_HOST;
 	case AT_DEVICE:
 		return AT_DEVICE_DATA;
 	default:
@@ -752,7 +734,7 @@ static int take_dir(struct take *tk, int from, const char *name)
 	}
 	/* Listed while taken (the last entry if new), dropped if nothing came. */
 	if (sub.level == AT_DEVICE) {
-		sub.dev = name + 7;
+		sub.dev = name + strlen(PROFDIR_DEVICE_PREFIX);
 		sub.device = device_add(tk->t, sub.dev, &listed);
 		if (!sub.device) {
 			left_out(tk->t, TARGET_LEFT_DEVICES);
@@ -825,8 +807,8 @@ static int take_file(struct take *tk, int from, const char *name)
 	if (err)
 		return err;
 	(*tk->files)++;
-	if (tk->level == AT_DEVICE && !strncmp(name, "info.json.", 10) &&
-	    !strcmp(name + 10, tk->dev))
+	if (tk->level == AT_DEVICE && has_prefix(name, strlen(name), PROFDIR_DEVICE_INFO) &&
+	    !strcmp(name + strlen(PROFDIR_DEVICE_INFO), tk->dev))
 		tk->device->has_info = true;
 	return 0;
 }
@@ -856,14 +838,14 @@ static int pick_run(int dir, const char *name, void *ctx)
 	char *run = ctx;
 
 	(void)dir;
-	if (run_name(name) && strcmp(name, run) > 0)
-		memcpy(run, name, RUN_NAME_LEN + 1);
+	if (proflayout_name_ok(name) && strcmp(name, run) > 0)
+		memcpy(run, name, PROFDIR_NAME_LEN + 1);
 	return 0;
 }
 
 int target_collect_device_data(struct target *t, struct fsutil_budget *b)
 {
-	char run[RUN_NAME_LEN + 1] = "";
+	char run[PROFDIR_NAME_LEN + 1] = "";
 	unsigned int files = 0;
 	struct take tk = {
 		.t = t, .to = t->dir_fd, .level = AT_STAGE, .run = run,
