@@ -74,10 +74,10 @@ static int probe(int pid, struct target *t, struct task_row *row)
 
 	err = user_process(pid);
 	if (!err)
-		err = target_init(t, pid) ?: t->sock_err;
+		err = target_init(t, pid) ?: t->sock.err;
 	if (err)
 		return err;
-	if (!t->has_socket)
+	if (!t->sock.is_socket)
 		return -ENOENT;
 	memset(row, 0, sizeof(*row));
 	row->host_pid = pid;
