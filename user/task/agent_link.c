@@ -61,10 +61,10 @@ void agent_link_disconnect(struct target *t)
 	int err = target_disconnect(t);
 
 	if (err)
-		ERR("pid %d: the staging directory %s is left in place: %s",
-		    t->host_pid,
-		    printable_copy(stage, sizeof(stage), t->stage.task_path),
-		    strerror(-err));
+		WARN("pid %d: the staging directory %s is left in place: %s",
+		     t->host_pid,
+		     printable_copy(stage, sizeof(stage), t->stage.task_path),
+		     strerror(-err));
 }
 
 /*
@@ -118,10 +118,10 @@ static void lose_agent(struct target *t, const struct agent_link_conf *c,
 static void server_ended(struct target *t, const struct agent_link_conf *c,
 			 int status, bool quitting)
 {
-	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
-	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
-	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
-	    quitting ? "" : "; msprof connects again at the next start");
+	WARN("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
+	     t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
+	     *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
+	     quitting ? "" : "; msprof connects again at the next start");
 	if (*t->dir)
 		t->server_ended = true;
 	lose_agent(t, c, -ESHUTDOWN);
