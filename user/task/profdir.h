@@ -10,8 +10,7 @@
 #include "common/proflayout.h"
 #include "params.h"
 
-/* msprof's collection switches, as sample.json (and the params) say them. */
-
+/* What the window's metadata says of it. */
 struct profdir_summary {
 	int host_pid;
 	int ns_pid;		/* the task's own getpid(): info.json's pid */
