@@ -36,7 +36,8 @@ apt_private_download() {
 }
 
 # apt_host_mirror ARCHIVE: the first URI in the host's own apt sources
-# (/etc/apt/sources.list, sources.list.d/*.list and *.sources) whose path
+# (/etc/apt/sources.list, sources.list.d/*.list and *.sources, binary and
+# enabled entries only) whose path
 # ends in /ARCHIVE ("debian", "debian-security"), without a trailing slash,
 # so that no mirror's name is written in the tree; fails, printing
 # nothing, when none is configured.
@@ -48,7 +49,15 @@ apt_host_mirror() {
 		done
 		for _am_f in /etc/apt/sources.list.d/*.sources; do
 			[ -f "$_am_f" ] || continue
-			sed -n 's/^URIs:[[:space:]]*//p' "$_am_f" | tr -s ' \t' '\n\n'
+			# deb822: a stanza's URIs count if its Types hold deb and it
+			# is not Enabled: no; stanzas end at a blank line.
+			awk 'function flush() { if (deb && on) printf "%s", uris; uris = ""; deb = 0; on = 1 }
+			     BEGIN { on = 1 }
+			     /^[[:space:]]*$/ { flush(); next }
+			     tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+			     tolower($1) == "enabled:" { on = tolower($2) != "no" }
+			     tolower($1) == "uris:" { for (i = 2; i <= NF; i++) uris = uris $i "\n" }
+			     END { flush() }' "$_am_f"
 		done
 	} | sed 's#/*$##' | grep -m1 "^[a-z+]*://[^/]*\(/.*\)\{0,1\}/$1\$"
 }

@@ -125,6 +125,32 @@ struct msprof_ioctl_event {
 	__u32 dev;		/* kernel encoding: major << 20 | minor */
 };
 
+/*
+ * What the records of a target's calls (API, ioctl) share, read by the
+ * ring buffer's consumer before it knows the kind (user/host/collector.c):
+ * the kind first and the target's tgid at one offset.  A fork record shares
+ * the kind alone.  No record embeds this head; each kind's fields are
+ * checked to sit where it has them.
+ */
+struct msprof_event_head {
+	__u32 kind;		/* enum msprof_event_kind */
+	__u32 kind_word;	/* the kind's own: api_id, fd */
+	__u32 tgid;
+};
+
+#define MSPROF_EV_SHARES(type, field)					\
+	_Static_assert(__builtin_offsetof(struct type, field) ==		\
+		       __builtin_offsetof(struct msprof_event_head, field) &&	\
+		       sizeof(((struct type *)0)->field) ==			\
+		       sizeof(((struct msprof_event_head *)0)->field),		\
+		       #type "." #field " is where struct msprof_event_head has it")
+MSPROF_EV_SHARES(msprof_api_event, kind);
+MSPROF_EV_SHARES(msprof_api_event, tgid);
+MSPROF_EV_SHARES(msprof_ioctl_event, kind);
+MSPROF_EV_SHARES(msprof_ioctl_event, tgid);
+MSPROF_EV_SHARES(msprof_fork_event, kind);
+#undef MSPROF_EV_SHARES
+
 /* Most bytes of an ioctl's argument struct kept with --ioctl-payload=on. */
 #define MSPROF_IOCTL_PAYLOAD 64
 

@@ -18,13 +18,16 @@ check "--uprobe probes an internal function ($inner calls)" [ "$inner" -gt 20 ]
 # the outermost the probes saw.  One thread, so at most one such call.
 check "it is on the Custom layer" [ "$(timeline "$d" -c '[.[] | select(.args.id=="npusim_drv_ioctl") | .name] | unique')" = '["Api@npusim_drv_ioctl"]' ]
 check "one level down (but for a call the window cut)" [ "$(timeline "$d" '[.[] | select(.args.id=="npusim_drv_ioctl" and .args.depth != 1)] | length')" -le 1 ]
-check "every nested call lies inside an acl call on its thread" [ "$(timeline "$d" '
+# The gate may also close between a wrapper's return and its acl call's:
+# the acl call is then running at stop and not drawn, so one wrapper may
+# stand alone at the end.
+check "every nested call lies inside an acl call on its thread (but at the window's end)" [ "$(timeline "$d" '
 	([.[] | select(.ph=="X") | .ts | split(".")[0] | tonumber] | min) as $b |
 	def ns: (.ts | split(".")) as $p | (($p[0] | tonumber) - $b) * 1000 + ($p[1] | tonumber);
 	def stop: ns + (.dur * 1000 | round);
 	[.[] | select(.ph=="X" and .args.depth==0)] as $outer |
 	[.[] | select(.args.id=="npusim_drv_ioctl" and .args.depth==1) as $c |
-	 select([$outer[] | select(.tid==$c.tid and ns<=($c|ns) and stop>=($c|stop))] | length == 0)] | length')" = 0 ]
+	 select([$outer[] | select(.tid==$c.tid and ns<=($c|ns) and stop>=($c|stop))] | length == 0)] | length')" -le 1 ]
 # Each edge of the window may cut one pair (one thread): the wrapper entered
 # before the gate opened, or its ioctl came after the gate closed.
 io=$(timeline "$d" '[.[] | select(.name=="ioctl")] | length')

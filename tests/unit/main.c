@@ -3,12 +3,17 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
 
+#include "proc/procfs.h"
 #include "unit.h"
 
 const char *__lsan_default_suppressions(void);
@@ -97,6 +102,28 @@ void unit_read_text(int dir, const char *path, char *text, size_t len)
 	n = read(fd, text, len - 1);
 	close(fd);
 	text[n > 0 ? n : 0] = '\0';
+}
+
+pid_t unit_spawn_sleep(char *const envp[])
+{
+	char *argv[] = { "sleep", "30", NULL };
+	char comm[16] = "";
+	pid_t pid;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, envp), 0);
+	for (i = 0; i < 200 && strcmp(comm, "sleep"); i++) {
+		procfs_comm(pid, comm, sizeof(comm));
+		usleep(10000);
+	}
+	CU_ASSERT_STRING_EQUAL(comm, "sleep");
+	return pid;
+}
+
+void unit_reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,

@@ -10,7 +10,7 @@
 
 #include "export/naming.h"
 #include "export/profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "unit.h"
 
 #define INFO_DONE "{\"pid\": 4242, \"comm\": \"train\", \"host\": {\"lost_events\": 3}, \"end\": {\"mono_ns\": 90000}}"

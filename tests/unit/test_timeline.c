@@ -3,9 +3,7 @@
  * The timeline's text for a small window: msprof's numbering, key order,
  * args and flows, and names a task or a name record chose escaped.
  */
-#include <ctype.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,55 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export/analyze.h"
 #include "export/comm.h"
 #include "export/profdata.h"
 #include "export/timeline.h"
 #include "msprof/probe_packs.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
+#include "json_reader.h"
 #include "unit.h"
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[128];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "we");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	fputs(text, fp);
-	CU_ASSERT_EQUAL(fclose(fp), 0);
-}
-
-static void put_records(const char *dir, const char *name, uint16_t type,
-			const void *rec, size_t len)
-{
-	char path[128];
-	struct recfile *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
-	CU_ASSERT_EQUAL(recfile_append(f, type, rec, len, NULL, 0), 0);
-	CU_ASSERT_EQUAL(recfile_close(f), 0);
-}
-
-/* A fresh window's directories, its start (epoch = 1 ms + monotonic ns), facts. */
-static void window_dirs(char *dir, const char *facts)
-{
-	char path[128];
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/host", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_DATA, dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/device_0/data", dir);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	put(dir, PROFDIR_HOST_START, "{\"collectionTimeBegin\": \"1\", \"clockMonotonicRaw\": \"0\"}\n");
-	put(dir, PROFDIR_FACTS, facts);
-}
+#include "window_fixture.h"
 
 /*
  * pid 5 (in its namespace); epoch = 1 ms + monotonic ns.  An acl call (ns tid 3) whose name
@@ -95,7 +52,7 @@ static void make_window(char *dir)
 
 	memcpy(nr.names, names, sizeof(names));
 	/* The task is 5 in its namespace, 77 to msprof: 5 numbers its pids. */
-	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	unit_window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}, "
 	    "\"host\": {\"lost_events\": 3}}");
 	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
@@ -104,7 +61,7 @@ static void make_window(char *dir)
 	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
 	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_IOCTL, &io, sizeof(io), NULL, 0), 0);
 	CU_ASSERT_EQUAL(recfile_close(f), 0);
-	put_records(dir, "device_0/" PROFDIR_DEVICE_FILE, MSPROF_REC_DEVTASK,
+	unit_put_records(dir, "device_0/" PROFDIR_DEVICE_FILE, MSPROF_REC_DEVTASK,
 		    &dt, sizeof(dt));
 }
 
@@ -216,224 +173,6 @@ static void test_many_streams(void)
  * no raw control bytes in strings, numbers as the grammar has them) and to
  * pick out the keys the checks below need.
  */
-struct ev {
-	char name[96], ph[4], ts[32], dur[32], id[32], cat[32];
-	char pid_text[24], tid_text[24];
-	long long pid, tid;
-};
-
-struct evs {
-	struct ev v[256];
-	size_t n;
-};
-
-static bool json_value(const char **p, int depth);
-
-static void json_ws(const char **p)
-{
-	while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t')
-		(*p)++;
-}
-
-/* A string; its text (escapes left as they are) into out if not NULL. */
-static bool json_string(const char **p, char *out, size_t len)
-{
-	const char *q = *p, *start;
-	size_t n;
-
-	if (*q++ != '"')
-		return false;
-	for (start = q; *q != '"'; q++) {
-		if ((unsigned char)*q < 0x20)
-			return false;	/* a raw control byte, or the end */
-		if (*q != '\\')
-			continue;
-		q++;
-		if (*q == 'u') {
-			for (n = 1; n <= 4; n++)
-				if (!isxdigit((unsigned char)q[n]))
-					return false;
-			q += 4;
-		} else if (!strchr("\"\\/bfnrt", *q) || !*q) {
-			return false;
-		}
-	}
-	n = (size_t)(q - start);
-	if (out && n < len) {
-		memcpy(out, start, n);
-		out[n] = '\0';
-	} else if (out) {
-		return false;
-	}
-	*p = q + 1;
-	return true;
-}
-
-static bool json_number(const char **p, char *out, size_t len)
-{
-	const char *q = *p;
-
-	if (*q == '-')
-		q++;
-	if (*q == '0')
-		q++;
-	else if (isdigit((unsigned char)*q))
-		while (isdigit((unsigned char)*q))
-			q++;
-	else
-		return false;
-	if (*q == '.') {
-		if (!isdigit((unsigned char)*++q))
-			return false;
-		while (isdigit((unsigned char)*q))
-			q++;
-	}
-	if (*q == 'e' || *q == 'E') {
-		q++;
-		if (*q == '+' || *q == '-')
-			q++;
-		if (!isdigit((unsigned char)*q))
-			return false;
-		while (isdigit((unsigned char)*q))
-			q++;
-	}
-	if (out) {
-		if ((size_t)(q - *p) >= len)
-			return false;
-		memcpy(out, *p, (size_t)(q - *p));
-		out[q - *p] = '\0';
-	}
-	*p = q;
-	return true;
-}
-
-/* The value of an event's key the checks read, as its text. */
-static bool json_capture(const char **p, const char *key, struct ev *ev)
-{
-#define KEY(k, f, number) { k, offsetof(struct ev, f), sizeof(ev->f), number }
-	const struct {
-		const char *key;
-		size_t off, len;
-		bool number;
-	} keys[] = {
-		KEY("name", name, false), KEY("ph", ph, false), KEY("ts", ts, false),
-		KEY("id", id, false), KEY("cat", cat, false), KEY("dur", dur, true),
-		KEY("pid", pid_text, true), KEY("tid", tid_text, true),
-	};
-#undef KEY
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char *out = (char *)ev + keys[i].off;
-
-		if (strcmp(key, keys[i].key))
-			continue;
-		return keys[i].number ? json_number(p, out, keys[i].len) :
-					json_string(p, out, keys[i].len);
-	}
-	return true;	/* another key: read as any value */
-}
-
-/* Members of an object, or elements of an array: what follows the opener. */
-static bool json_members(const char **p, int depth, bool object, struct ev *ev)
-{
-	char close = object ? '}' : ']', key[128];
-	const char *q;
-
-	json_ws(p);
-	if (**p == close) {
-		(*p)++;
-		return true;
-	}
-	for (;;) {
-		json_ws(p);
-		if (object) {
-			if (!json_string(p, key, sizeof(key)))
-				return false;
-			json_ws(p);
-			if (*(*p)++ != ':')
-				return false;
-			json_ws(p);
-			q = *p;
-			if (ev && !json_capture(p, key, ev))
-				return false;
-			if (*p == q && !json_value(p, depth + 1))
-				return false;
-		} else if (!json_value(p, depth + 1)) {
-			return false;
-		}
-		json_ws(p);
-		if (**p == close) {
-			(*p)++;
-			return true;
-		}
-		if (*(*p)++ != ',')
-			return false;
-	}
-}
-
-static bool json_value(const char **p, int depth)
-{
-	if (depth > 16)
-		return false;
-	json_ws(p);
-	switch (**p) {
-	case '{':
-		(*p)++;
-		return json_members(p, depth, true, NULL);
-	case '[':
-		(*p)++;
-		return json_members(p, depth, false, NULL);
-	case '"':
-		return json_string(p, NULL, 0);
-	case 't':
-		return !strncmp(*p, "true", 4) && (*p += 4);
-	case 'f':
-		return !strncmp(*p, "false", 5) && (*p += 5);
-	case 'n':
-		return !strncmp(*p, "null", 4) && (*p += 4);
-	}
-	return json_number(p, NULL, 0);
-}
-
-/* The timeline: one array of event objects, nothing after it. */
-static bool json_events(const char *text, struct evs *out)
-{
-	const char *p = text;
-
-	out->n = 0;
-	json_ws(&p);
-	if (*p++ != '[')
-		return false;
-	json_ws(&p);
-	if (*p == ']') {
-		p++;
-	} else {
-		for (;;) {
-			struct ev *ev;
-
-			json_ws(&p);
-			if (out->n == sizeof(out->v) / sizeof(out->v[0]) || *p++ != '{')
-				return false;
-			ev = &out->v[out->n++];
-			memset(ev, 0, sizeof(*ev));
-			if (!json_members(&p, 1, true, ev))
-				return false;
-			ev->pid = strtoll(ev->pid_text, NULL, 10);
-			ev->tid = strtoll(ev->tid_text, NULL, 10);
-			json_ws(&p);
-			if (*p == ']') {
-				p++;
-				break;
-			}
-			if (*p++ != ',')
-				return false;
-		}
-	}
-	json_ws(&p);
-	return !*p;
-}
-
 static void test_json_reader(void)
 {
 	static const char *const bad[] = {
@@ -445,17 +184,17 @@ static void test_json_reader(void)
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	CU_ASSERT(json_events("[]", e) && e->n == 0);
-	CU_ASSERT(json_events(" [ {\"name\":\"a\\\"\\u0001\",\"pid\":5,\"ts\":\"1.000\","
+	CU_ASSERT(unit_json_events("[]", e) && e->n == 0);
+	CU_ASSERT(unit_json_events(" [ {\"name\":\"a\\\"\\u0001\",\"pid\":5,\"ts\":\"1.000\","
 			      "\"args\":{\"x\":[1,-2.5e3,true,null,{}]}} , {} ]\n", e));
 	CU_ASSERT_EQUAL(e->n, 2);
 	CU_ASSERT_STRING_EQUAL(e->v[0].name, "a\\\"\\u0001");
 	CU_ASSERT(e->v[0].pid == 5 && !*e->v[0].tid_text);
 	CU_ASSERT_STRING_EQUAL(e->v[0].ts, "1.000");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (json_events(bad[i], e))
+		if (unit_json_events(bad[i], e))
 			printf("\n  read as JSON: %s", bad[i]);
-		CU_ASSERT_FALSE(json_events(bad[i], e));
+		CU_ASSERT_FALSE(unit_json_events(bad[i], e));
 	}
 	free(e);
 }
@@ -567,7 +306,7 @@ static char *timeline_of(const char *dir, struct evs *e)
 	CU_ASSERT_EQUAL(timeline_write(fp, &p), 0);
 	CU_ASSERT_EQUAL(fclose(fp), 0);
 	profdata_free(&p);
-	if (!json_events(text, e)) {
+	if (!unit_json_events(text, e)) {
 		printf("\n  not JSON:\n%s", text);
 		CU_FAIL("the timeline is not a JSON array of events");
 	}
@@ -642,14 +381,6 @@ static size_t check_flows(const struct evs *e)
 	return starts;
 }
 
-static void remove_dir(const char *dir)
-{
-	char cmd[64];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
-}
-
 static void test_busy_window(void)
 {
 	char dir[] = "/tmp/msprof-tl-XXXXXX", *text;
@@ -687,7 +418,7 @@ static void test_busy_window(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"tid\":3,\"ts\":\"1000.600\",\"dur\":0.300,\"ph\":\"X\""));
 	free(text);
 	free(e);
-	remove_dir(dir);
+	unit_remove_dir(dir);
 }
 
 /* The timeline of the window in dir passes the checks; dir is removed. */
@@ -703,7 +434,7 @@ static void check_window(const char *dir, size_t flows)
 	CU_ASSERT_EQUAL(check_flows(e), flows);
 	free(text);
 	free(e);
-	remove_dir(dir);
+	unit_remove_dir(dir);
 }
 
 /* A window with nothing in it is still a timeline: an array of JSON. */
@@ -718,7 +449,7 @@ static void test_empty_window(void)
 	CU_ASSERT_EQUAL(recfile_close(f), 0);
 	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
 	CU_ASSERT_EQUAL(unlink(path), 0);
-	put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
+	unit_put(dir, PROFDIR_FACTS, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
 	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
 	check_window(dir, 0);
 }
@@ -738,51 +469,6 @@ static void test_small_window_checks(void)
  * 2500..2700; then a second, 4000..4500, whose call came before the
  * window (no call seen).
  */
-static void make_comm_window(char *dir, const char *op_type)
-{
-	static const char names[] = "HcclAllReduce\0send\0recv\0count\0dtype\0op\0comm";
-	struct {
-		struct msprof_name_rec h;
-		char names[sizeof(names)];
-	} nr = { .h = { .layer = MSPROF_LAYER_HCCL,
-			.arg_kinds = { MSPROF_ARG_HEX, MSPROF_ARG_HEX, MSPROF_ARG_UINT,
-				       MSPROF_ARG_UINT, MSPROF_ARG_UINT, MSPROF_ARG_HEX } } };
-	struct msprof_api_event api = {
-		.kind = MSPROF_EV_API, .tgid = 77, .tid = 7, .ns_tid = 3,
-		.start_ns = 500, .end_ns = 1500, .args = { 1, 2, 4096, 4, 0, 0xc0 },
-	};
-	struct {
-		struct msprof_devtask_rec h;
-		char name[16];
-	} dt[] = {
-		{ .h = { .host_tid = 3, .submit_ns = 1000, .start_ns = 2000,
-			 .end_ns = 3000 }, .name = "hcom_allReduce_" },
-		{ .h = { .host_tid = 9, .submit_ns = 2400, .start_ns = 2500,
-			 .end_ns = 2700, .stream = 1 }, .name = "matmul" },
-		{ .h = { .host_tid = 9, .submit_ns = 10, .start_ns = 4000,
-			 .end_ns = 4500 }, .name = "hcom_allReduce_" },
-	};
-	char path[128];
-	struct recfile *f;
-	size_t i;
-
-	memcpy(nr.names, names, sizeof(names));
-	snprintf(dt[0].name, sizeof(dt[0].name), "%s", op_type);
-	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", \"rank_id\": 2, "
-	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
-	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
-	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
-	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
-	CU_ASSERT_EQUAL(recfile_close(f), 0);
-	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
-	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
-	for (i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
-		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_DEVTASK, &dt[i],
-					       sizeof(dt[i]), NULL, 0), 0);
-	CU_ASSERT_EQUAL(recfile_close(f), 0);
-}
-
 /* A collective as msprof shows it: Communication process, op, flow, overlap. */
 static void test_comm_events(void)
 {
@@ -810,7 +496,7 @@ static void test_comm_events(void)
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	make_comm_window(dir, "hcom_allReduce_");
+	unit_comm_window(dir, "hcom_allReduce_");
 	text = timeline_of(dir, e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -822,125 +508,7 @@ static void test_comm_events(void)
 	CU_ASSERT_EQUAL(count(text, "\"ph\":\"f\""), 1);
 	free(text);
 	free(e);
-	remove_dir(dir);
-}
-
-/*
- * Five collectives on communicators A B A C B, each call just before its
- * task: groups numbered by first op, each group's ops counted apart.
- */
-static void test_comm_groups(void)
-{
-	static const char names[] = "HcclAllReduce\0count\0dtype\0comm";
-	static const uint64_t comms[] = { 0xa, 0xb, 0xa, 0xc, 0xb };
-	static const uint32_t group[] = { 0, 1, 0, 2, 1 }, seq[] = { 0, 0, 1, 0, 1 };
-	struct {
-		struct msprof_name_rec h;
-		char names[sizeof(names)];
-	} nr = { .h = { .layer = MSPROF_LAYER_HCCL,
-			.arg_kinds = { MSPROF_ARG_UINT, MSPROF_ARG_UINT, MSPROF_ARG_HEX } } };
-	struct {
-		struct msprof_devtask_rec h;
-		char name[16];
-	} dt = { .name = "hcom_allReduce_" };
-	char dir[] = "/tmp/msprof-tl-XXXXXX", path[128];
-	uint64_t handle[3] = { 0 };
-	struct msprof_api_event api;
-	struct comm_ops c;
-	struct profdata p;
-	struct recfile *f, *d;
-	size_t i, n = sizeof(comms) / sizeof(comms[0]);
-
-	memcpy(nr.names, names, sizeof(names));
-	window_dirs(dir, "{\"pid\": 77, \"ns_pid\": 5, \"comm\": \"t\", "
-	    "\"start\": {\"mono_ns\": 0, \"raw_ns\": 0, \"real_ns\": 1000000}}");
-	snprintf(path, sizeof(path), "%s/" PROFDIR_HOST_FILE, dir);
-	CU_ASSERT_EQUAL_FATAL(recfile_create(&f, path), 0);
-	snprintf(path, sizeof(path), "%s/device_0/" PROFDIR_DEVICE_FILE, dir);
-	CU_ASSERT_EQUAL_FATAL(recfile_create(&d, path), 0);
-	CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_NAME, &nr, sizeof(nr), NULL, 0), 0);
-	for (i = 0; i < n; i++) {
-		api = (struct msprof_api_event){
-			.kind = MSPROF_EV_API, .tgid = 77, .tid = 7, .ns_tid = 3,
-			.start_ns = 1000 * i + 500, .end_ns = 1000 * i + 900,
-			.args = { 16, 4, comms[i] },
-		};
-		dt.h = (struct msprof_devtask_rec){ .host_tid = 3,
-			.submit_ns = 1000 * i + 600, .start_ns = 10000 + 1000 * i,
-			.end_ns = 10500 + 1000 * i };
-		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_API, &api, sizeof(api), NULL, 0), 0);
-		CU_ASSERT_EQUAL(recfile_append(d, MSPROF_REC_DEVTASK, &dt, sizeof(dt), NULL, 0), 0);
-	}
-	CU_ASSERT_EQUAL(recfile_close(f), 0);
-	CU_ASSERT_EQUAL(recfile_close(d), 0);
-	CU_ASSERT_EQUAL_FATAL(profdata_load(&p, dir), 0);
-	CU_ASSERT_EQUAL_FATAL(comm_ops_load(&c, &p), 0);
-	CU_ASSERT_EQUAL_FATAL(c.n, n);
-	CU_ASSERT_EQUAL_FATAL(c.ngroups, 3);
-	/* Each group's handle, read off its ops. */
-	for (i = 0; i < n; i++)
-		if (c.v[i].group < 3 && !handle[c.v[i].group])
-			handle[c.v[i].group] = c.v[i].comm;
-	CU_ASSERT_EQUAL(handle[0], 0xa);
-	CU_ASSERT_EQUAL(handle[1], 0xb);
-	CU_ASSERT_EQUAL(handle[2], 0xc);
-	for (i = 0; i < n; i++) {
-		CU_ASSERT_EQUAL(c.v[i].comm, comms[i]);
-		CU_ASSERT_EQUAL(c.v[i].group, group[i]);
-		CU_ASSERT_EQUAL(c.v[i].seq, seq[i]);
-	}
-	comm_ops_free(&c);
-	profdata_free(&p);
-	remove_dir(dir);
-}
-
-/* What --analyze=on wrote as name, NUL-ended; NULL if unreadable. */
-static char *analyzed(const char *dir, const char *name)
-{
-	char path[160], *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/analyze/%s", dir, name);
-	fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
-	if (getdelim(&text, &len, '\0', fp) < 0) {
-		free(text);
-		text = NULL;
-	}
-	fclose(fp);
-	return text;
-}
-
-/*
- * The op's type is its task's name, which the task's user writes: quotes
- * and backslashes in it are escaped, not taken as the files' own JSON.
- */
-static void test_comm_analyze_escapes(void)
-{
-	static const char *const files[] = {
-		"communication.json", "communication_matrix.json",
-	};
-	char dir[] = "/tmp/msprof-tl-XXXXXX";
-	const char *p;
-	size_t i;
-	char *text;
-
-	make_comm_window(dir, "hcom_\"},\\\n");
-	CU_ASSERT_EQUAL(analyze_run(dir), 0);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		text = analyzed(dir, files[i]);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-		p = text;
-		if (!json_value(&p, 0) || (json_ws(&p), *p)) {
-			printf("\n  not JSON:\n%s", text);
-			CU_FAIL("an analysis file is not one JSON value");
-		}
-		CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hcom_\\\"},\\\\\\u000a_oup_0_1@hccl_world_group\""));
-		free(text);
-	}
-	remove_dir(dir);
+	unit_remove_dir(dir);
 }
 
 static int register_tests(unsigned int *skipped)
@@ -957,8 +525,6 @@ static int register_tests(unsigned int *skipped)
 		{ "two threads, two devices: every flow a pair", test_busy_window },
 		{ "an empty window is an empty timeline", test_empty_window },
 		{ "a collective: Communication op, its flow, overlap", test_comm_events },
-		{ "--analyze=on escapes an op's name in its JSON", test_comm_analyze_escapes },
-		{ "collectives' groups numbered by first op, ops within each", test_comm_groups },
 		CU_TEST_INFO_NULL,
 	};
 

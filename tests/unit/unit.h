@@ -2,6 +2,8 @@
 #ifndef MSPROF_UNIT_H
 #define MSPROF_UNIT_H
 
+#include <sys/types.h>
+
 #include <CUnit/CUnit.h>
 
 /*
@@ -43,6 +45,14 @@ const char *unit_no_openat2(void);
  */
 void unit_skip(unsigned int *skipped, const char *suite, const char *test,
 	       const char *why);
+
+/*
+ * A child running "sleep 30" with envp, once it has exec'd: under ASan a
+ * child may not have yet, and its /proc/<pid>/environ is then ours.
+ * unit_reap kills and reaps it.
+ */
+pid_t unit_spawn_sleep(char *const envp[]);
+void unit_reap(pid_t pid);
 
 /*
  * The process's peak RSS (VmHWM) in KiB; _reset starts it afresh from the

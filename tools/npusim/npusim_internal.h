@@ -139,9 +139,16 @@ void npusim_rt_leave(void);
 /* The device aclrtSetDevice made current on this thread, if still up. */
 aclError npusim_rt_current(struct npusim_device **dev);
 
-/* --- simulated device memory (npusim_mem.c) ----------------------------- */
+/* --- simulated device memory (npusim_blocks.c) -------------------------- */
 
+aclError npusim_mem_alloc(struct npusim_device *dev, void **out, size_t size,
+			  aclrtMemMallocPolicy policy);
+/* ACL_ERROR_INVALID_PARAM for a pointer npusim_mem_alloc never gave out. */
+aclError npusim_mem_free(void *ptr);
 void npusim_mem_release(uint32_t device);
+
+/* --- the ACL memory calls (npusim_mem.c) -------------------------------- */
+
 /* The argument checks aclrtMemcpy and aclrtMemcpyAsync share. */
 bool npusim_copy_valid(const void *dst, size_t dest_max, const void *src,
 		       size_t count, aclrtMemcpyKind kind);

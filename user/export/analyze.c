@@ -28,7 +28,7 @@
 #include "comm.h"
 #include "common/fsutil.h"
 #include "outbuf.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "profdata.h"
 #include "common/testpoint.h"
 #include "windows.h"

@@ -16,7 +16,7 @@
 #include "common/printable.h"
 #include "common/fsutil.h"
 #include "profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "summary.h"
 #include "common/testpoint.h"
 #include "timeline.h"

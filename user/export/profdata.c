@@ -14,7 +14,7 @@
 #include "common/printable.h"
 #include "msprof/probe_packs.h"
 #include "profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "common/safe_open.h"
 
 /* The name blob: the API's name, then one string per argument. */
@@ -260,7 +260,7 @@ static int load_device(int dirfd, const char *entry, void *ctx)
 	char name[NAME_MAX + sizeof(PROFDIR_DEVICE_FILE) + 1];
 
 	(void)dirfd;
-	if (strncmp(entry, "device_", 7))
+	if (strncmp(entry, PROFDIR_DEVICE_PREFIX, 7))
 		return 0;
 	snprintf(name, sizeof(name), "%s/%s", entry, PROFDIR_DEVICE_FILE);
 	return load_file(ctx, name);

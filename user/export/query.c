@@ -12,6 +12,7 @@
 
 #include "common/fsutil.h"
 #include "common/printable.h"
+#include "common/proflayout.h"
 #include "profmeta.h"
 #include "query.h"
 #include "windows.h"
@@ -39,7 +40,7 @@ static int add_device(int dir, const char *name, void *ctx)
 	unsigned long id;
 
 	(void)dir;
-	if (strncmp(name, "device_", 7) || name[7] < '0' || name[7] > '9')
+	if (strncmp(name, PROFDIR_DEVICE_PREFIX, 7) || name[7] < '0' || name[7] > '9')
 		return 0;
 	id = strtoul(name + 7, &end, 10);
 	if (*end || id > 0xffff || d->n == sizeof(d->ids) / sizeof(d->ids[0]))

@@ -12,7 +12,7 @@
 
 #include "common/fsutil.h"
 #include "common/printable.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "common/safe_open.h"
 #include "windows.h"
 
@@ -78,14 +78,14 @@ static bool is_window(int fd, const char *dir)
 		end--;
 	for (base = end; base > dir && base[-1] != '/'; base--)
 		;
-	return (end - base > 5 && !strncmp(base, "PROF_", 5)) ||
+	return (end - base > 5 && !strncmp(base, PROFDIR_PREFIX, 5)) ||
 	       !fstatat(fd, PROFDIR_FACTS, &st, AT_SYMLINK_NOFOLLOW) ||
 	       !fstatat(fd, PROFDIR_HOST_START, &st, AT_SYMLINK_NOFOLLOW);
 }
 
 static int is_prof_entry(const struct dirent *de)
 {
-	return !strncmp(de->d_name, "PROF_", 5);
+	return !strncmp(de->d_name, PROFDIR_PREFIX, 5);
 }
 
 /* Every PROF_ entry is done or named with why not. */

@@ -19,7 +19,7 @@
 #include "msprof/events.h"
 #include "msprof.skel.h"
 #include "symcache.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "uprobe_multi.h"
 
 static int attach_uprobe(const struct attach_conf *c, int pid,

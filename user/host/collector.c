@@ -19,6 +19,7 @@ struct collector_sink *collector_find(struct collector *c, int tgid)
 
 int collector_on_event(void *ctx, void *data, size_t size)
 {
+	const struct msprof_event_head *head = data;
 	const struct msprof_api_event *api = data;
 	const struct msprof_ioctl_event *io = data;
 	const struct msprof_fork_event *fork = data;
@@ -26,24 +27,23 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	struct collector_sink *s;
 	int err;
 
-	if (size < sizeof(__u32) * 3)
+	if (size < sizeof(*head))
 		return 0;
-	if (fork->kind == MSPROF_EV_FORK && size >= sizeof(*fork)) {
+	if (head->kind == MSPROF_EV_FORK && size >= sizeof(*fork)) {
 		c->forked = (int)fork->child_tgid;
 		return COLLECTOR_PAUSE;
 	}
-	/* tgid sits at the same offset in both kinds of record. */
-	s = collector_find(c, (int)api->tgid);
+	s = collector_find(c, (int)head->tgid);
 	if (!s) {
 		c->unattributed++;
 		return 0;
 	}
 	if (s->err)
 		return 0;
-	if (api->kind == MSPROF_EV_API && size >= sizeof(*api)) {
+	if (head->kind == MSPROF_EV_API && size >= sizeof(*api)) {
 		err = recfile_append(s->file, MSPROF_REC_API, api, sizeof(*api), NULL, 0);
 		s->api_events++;
-	} else if (io->kind == MSPROF_EV_IOCTL && size >= sizeof(*io)) {
+	} else if (head->kind == MSPROF_EV_IOCTL && size >= sizeof(*io)) {
 		/* With --ioctl-payload the payload follows: keep it all. */
 		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, size, NULL, 0);
 		s->ioctl_events++;

@@ -1,154 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* What a PROF_ directory says of the task: its rank, from its environment. */
-#include <errno.h>
+/* What a PROF_ directory's metadata says, as profdir writes it and profmeta reads it back. */
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/profmeta.h"
-#include "common/rankid.h"
-#include "task/procfs.h"
 #include "task/profdir.h"
 #include "unit.h"
-
-/* An environ block in a memfd, read from its start. */
-static int environ_fd(const char *block, size_t len)
-{
-	int fd = memfd_create("environ", MFD_CLOEXEC);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(write(fd, block, len), (ssize_t)len);
-	CU_ASSERT_EQUAL(lseek(fd, 0, SEEK_SET), 0);
-	return fd;
-}
-
-static int lookup(const char *block, size_t len, const char *name, char *out,
-		  size_t outlen)
-{
-	int fd = environ_fd(block, len), err;
-
-	err = procfs_getenv_fd(fd, name, out, outlen);
-	close(fd);
-	return err;
-}
-
-#define BLOCK(s) s, sizeof(s) - 1
-
-static void test_getenv_fd(void)
-{
-	char val[16];
-
-	/* Only the whole name counts; the first of two wins. */
-	CU_ASSERT_EQUAL(lookup(BLOCK("XRANK_ID=1\0RANK_IDX=2\0RANK_ID\0RANK_ID=5\0RANK_ID=6\0"),
-			       "RANK_ID", val, sizeof(val)), 0);
-	CU_ASSERT_STRING_EQUAL(val, "5");
-	CU_ASSERT_EQUAL(lookup(BLOCK("A=1\0B=2\0"), "RANK_ID", val, sizeof(val)), -ENOENT);
-	CU_ASSERT_EQUAL(lookup(BLOCK(""), "RANK_ID", val, sizeof(val)), -ENOENT);
-	/* The last entry without its NUL (a task that rewrote it). */
-	CU_ASSERT_EQUAL(lookup(BLOCK("A=1\0RANK_ID=12"), "RANK_ID", val, sizeof(val)), 0);
-	CU_ASSERT_STRING_EQUAL(val, "12");
-	CU_ASSERT_EQUAL(lookup(BLOCK("RANK_ID="), "RANK_ID", val, sizeof(val)), 0);
-	CU_ASSERT_STRING_EQUAL(val, "");
-	/* A value longer than the caller's room. */
-	CU_ASSERT_EQUAL(lookup(BLOCK("RANK_ID=12345678901234567890\0"), "RANK_ID", val,
-			       sizeof(val)), -ENAMETOOLONG);
-}
-
-/* A block bigger than any execve() takes, with no NUL: bounded, not read whole. */
-/*
- * A read that never returns (environ pages backed by a FUSE file whose
- * daemon does not answer; here a pipe nobody writes) ends at the deadline.
- */
-static void test_getenv_stalled(void)
-{
-	struct timespec a, b;
-	char val[16];
-	int p[2];
-
-	CU_ASSERT_EQUAL_FATAL(pipe2(p, O_CLOEXEC), 0);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	CU_ASSERT_EQUAL(procfs_getenv_fd(p[0], "RANK_ID", val, sizeof(val)), -ETIMEDOUT);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	CU_ASSERT(b.tv_sec - a.tv_sec < 10);
-	close(p[0]);
-	close(p[1]);
-}
-
-static void test_getenv_huge(void)
-{
-	size_t len = (size_t)12 << 20;
-	char *block = malloc(len), val[16];
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(block);
-	memset(block, 'A', len);
-	CU_ASSERT_EQUAL(lookup(block, len, "RANK_ID", val, sizeof(val)), -E2BIG);
-	/* One huge entry, then the name: found while within the bound. */
-	block[(size_t)1 << 20] = '\0';
-	memcpy(block + ((size_t)1 << 20) + 1, "RANK_ID=3", 10);
-	CU_ASSERT_EQUAL(lookup(block, ((size_t)1 << 20) + 11, "RANK_ID", val, sizeof(val)), 0);
-	CU_ASSERT_STRING_EQUAL(val, "3");
-	/* A name matching the start of a huge entry costs nothing either. */
-	memcpy(block, "RANK_ID=", 8);
-	CU_ASSERT_EQUAL(lookup(block, (size_t)1 << 20, "RANK_ID", val, sizeof(val)),
-			-ENAMETOOLONG);
-	free(block);
-}
-
-static void test_rank_parse(void)
-{
-	CU_ASSERT_EQUAL(rankid_parse("0"), 0);
-	CU_ASSERT_EQUAL(rankid_parse("17"), 17);
-	CU_ASSERT_EQUAL(rankid_parse("999999999"), 999999999);
-	CU_ASSERT_EQUAL(rankid_parse("abc"), -1);
-	CU_ASSERT_EQUAL(rankid_parse(""), -1);
-	CU_ASSERT_EQUAL(rankid_parse("-3"), -1);
-	CU_ASSERT_EQUAL(rankid_parse("3 "), -1);
-	CU_ASSERT_EQUAL(rankid_parse("1234567890"), -1);
-}
-
-/* The rank of a real process, as its /proc/<pid>/environ says. */
-static int rank_of(char *const envp[])
-{
-	char *argv[] = { "sleep", "30", NULL };
-	char comm[16] = "";
-	pid_t pid;
-	int rank, i;
-
-	CU_ASSERT_EQUAL_FATAL(posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, envp), 0);
-	/* Under ASan the child may not have exec'd yet: its environ is then ours. */
-	for (i = 0; i < 200 && strcmp(comm, "sleep"); i++) {
-		procfs_comm(pid, comm, sizeof(comm));
-		usleep(10000);
-	}
-	CU_ASSERT_STRING_EQUAL(comm, "sleep");
-	rank = procfs_rank_id(pid);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return rank;
-}
-
-static void test_rank_id(void)
-{
-	char *with_id[] = { "RANK=4", "RANK_ID=7", NULL };
-	char *bad_id[] = { "RANK_ID=abc", "RANK=4", NULL };
-	char *bad_both[] = { "RANK_ID=abc", "RANK=x1", NULL };
-	char *none[] = { "PATH=/bin", NULL };
-
-	CU_ASSERT_EQUAL(rank_of(with_id), 7);
-	CU_ASSERT_EQUAL(rank_of(bad_id), 4);
-	CU_ASSERT_EQUAL(rank_of(bad_both), -1);
-	CU_ASSERT_EQUAL(rank_of(none), -1);
-	/* No such process: no rank, no error. */
-	CU_ASSERT_EQUAL(procfs_rank_id(0x3fffffff), -1);
-}
 
 static int make_window(char *base, int *out, struct profdir_summary *sum)
 {
@@ -182,7 +43,7 @@ static void test_meta_round_trip(void)
 				       .rank_id = 3, .switches = &sw, .window = 2,
 				       .lost_events = 5, .unfinished = 1,
 				       .device_status = "success" };
-	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	char base[] = "/tmp/msprof-profmeta-XXXXXX", text[4096];
 	struct profmeta m;
 	int out, dir = make_window(base, &out, &sum);
 
@@ -237,7 +98,7 @@ static void test_device_meta(void)
 {
 	/* A task named as a key: the keys read back are still found. */
 	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
-	char base[] = "/tmp/msprof-layout-XXXXXX", text[4096];
+	char base[] = "/tmp/msprof-profmeta-XXXXXX", text[4096];
 	int out, dir = make_window(base, &out, &sum);
 	struct stat st;
 
@@ -273,14 +134,7 @@ static void test_device_meta(void)
 
 static int register_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo tests[] = {
-		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
-		{ "environ: huge and without NULs, read within a bound", test_getenv_huge },
-		{ "environ: a read that stalls ends at a deadline", test_getenv_stalled },
-		{ "rank ids: digits only", test_rank_parse },
-		{ "rank id: RANK_ID, else RANK, else -1", test_rank_id },
-		CU_TEST_INFO_NULL,
-	};
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
 	/* Files in a window are made with openat2(). */
 	static const CU_TestInfo openat2_tests[] = {
 		{ "metadata written and read back", test_meta_round_trip },
@@ -288,7 +142,7 @@ static int register_tests(unsigned int *skipped)
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("layout", tests, openat2_tests,
+	return add_suite_needing("profmeta", none, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
 
