@@ -17,6 +17,7 @@
 
 #include "db.h"
 #include "cann.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "comm.h"
 #include "naming.h"
@@ -855,14 +856,13 @@ int db_write(int dirfd, const char *label, const struct profdata *p,
 	strftime(f->name, sizeof(f->name), "msprof_%Y%m%d%H%M%S.db", &tm);
 	err = fsutil_dir_check_ours(dirfd);
 	if (err) {
-		fprintf(stderr, "msprof: %s: no db written: the directory belongs to another user or others can write it: refused\n",
-			label);
+		ERR("%s: no db written: the directory belongs to another user or others can write it: refused",
+		    label);
 		return err;
 	}
 	fd = fsutil_create_temp_at(dirfd, f->name, f->tmp, sizeof(f->tmp));
 	if (fd < 0) {
-		fprintf(stderr, "msprof: %s: cannot create %s: %s\n", label,
-			f->name, strerror(-fd));
+		ERR("%s: cannot create %s: %s", label, f->name, strerror(-fd));
 		return fd;
 	}
 	err = write_db(dirfd, f->tmp, p);
@@ -871,8 +871,7 @@ int db_write(int dirfd, const char *label, const struct profdata *p,
 	close(fd);
 	if (err) {
 		unlinkat(dirfd, f->tmp, 0);
-		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
-			f->name, strerror(-err));
+		ERR("%s: cannot write %s: %s", label, f->name, strerror(-err));
 	}
 	return err;
 }
@@ -885,15 +884,14 @@ int db_commit(int dirfd, const char *label, const struct db_file *f)
 	if (renameat(dirfd, f->tmp, dirfd, f->name)) {
 		err = -errno;
 		unlinkat(dirfd, f->tmp, 0);
-		fprintf(stderr, "msprof: %s: cannot write %s: %s\n", label,
-			f->name, strerror(-err));
+		ERR("%s: cannot write %s: %s", label, f->name, strerror(-err));
 		return err;
 	}
 	printf("%s/%s\n", label, f->name);
 	err = db_remove_stale(dirfd, f->name);
 	if (err)
-		fprintf(stderr, "msprof: %s: an earlier export's db is left: %s\n",
-			label, strerror(-err));
+		ERR("%s: an earlier export's db is left: %s",
+		    label, strerror(-err));
 	return 0;
 }
 
