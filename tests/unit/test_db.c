@@ -204,6 +204,14 @@ static sqlite3 *open_db(const char *dir, int fd, char *name)
 	return db;
 }
 
+/* The program's two steps: the db written whole, then renamed in. */
+static int write_db(int fd, const char *dir, const struct profdata *p)
+{
+	struct db_file f;
+
+	return db_write(fd, dir, p, &f) ?: db_commit(fd, dir, &f);
+}
+
 /*
  * More tasks than a batch of inserts (db.c's BATCH, 64) holds: whole
  * batches and the rest, every row in its place.
@@ -221,7 +229,7 @@ static void test_db_batches(void)
 	for (i = 0; i < 150; i++)
 		add_task(p, 0, i % 2 ? "relu" : "matmul", 100 * i, 100 * i + 50);
 	fd = window_dir(dir, p);
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
 	db = open_db(dir, fd, name);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM TASK WHERE globalTaskId = rowid - 1 AND endNs - startNs = 50"), 150);
 	CU_ASSERT_EQUAL(count(db, "SELECT max(startNs) - min(startNs) FROM TASK"), 14900);
@@ -238,19 +246,25 @@ static void test_db_batches(void)
 /*
  * The db of a window without host records: every task in TASK, the
  * kernels in COMPUTE_TASK_INFO, the copies (their calls unseen) in
- * MEMCPY_INFO; an earlier export's db replaced, other files kept; a
- * directory others can write refused with nothing made.
+ * MEMCPY_INFO; a db discarded leaves nothing; an earlier export's db
+ * replaced, other files kept; a directory others can write refused with
+ * nothing made.
  */
 static void test_db_export(void)
 {
 	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
 	struct profdata *p = make_tasks();
 	int fd = window_dir(dir, p), n = 0;
+	struct db_file f;
 	sqlite3 *db;
 
+	CU_ASSERT_EQUAL(db_write(fd, dir, p, &f), 0);
+	db_discard(fd, &f);
+	fsutil_dir_for_each(fd, count_entries, &n);
+	CU_ASSERT_EQUAL(n, 0);
 	close(openat(fd, "msprof_20200101000000.db", O_CREAT | O_WRONLY, 0600));
 	close(openat(fd, "msprof_2020.db", O_CREAT | O_WRONLY, 0600));
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_20200101000000.db", F_OK, 0), -1);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_2020.db", F_OK, 0), 0);
 	fsutil_dir_for_each(fd, count_entries, &n);
@@ -266,7 +280,7 @@ static void test_db_export(void)
 	sqlite3_close(db);
 
 	CU_ASSERT_EQUAL(fchmod(fd, 0777), 0);
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), -EPERM);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), -EPERM);
 	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), -EPERM);
 	n = 0;
 	fsutil_dir_for_each(fd, count_entries, &n);

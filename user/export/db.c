@@ -899,10 +899,3 @@ void db_discard(int dirfd, const struct db_file *f)
 {
 	unlinkat(dirfd, f->tmp, 0);
 }
-
-int db_export(int dirfd, const char *label, const struct profdata *p)
-{
-	struct db_file f;
-
-	return db_write(dirfd, label, p, &f) ?: db_commit(dirfd, label, &f);
-}
