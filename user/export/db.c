@@ -396,7 +396,7 @@ static int write_session(struct dbw *w)
 		 * 5); a CUDA device is said to be one.
 		 */
 		err = row2(w, T_NPU_INFO, t->device, NULL,
-			   strcmp(naming_devtask_type(w->p, t), "KERNEL") ?
+			   profdata_task_op(w->p, t)->type != DT_KERNEL ?
 			   "Ascend910B" : "CUDA");
 		v[0] = m->rank_id;
 		v[1] = t->device;
@@ -436,7 +436,7 @@ static int write_compute(struct dbw *w, const struct devtask *t, size_t id,
 	for (j = 0; j < sizeof(tensor) && !err; j++)
 		err = str_id(w, naming_str(p, op->shapes[tensor[j]]), &v[6 + j]);
 	err = err ?: str_id(w, "N/A", &v[12]);	/* attrInfo: not reported */
-	err = err ?: str_id(w, naming_op_state(op, type), &v[13]);
+	err = err ?: str_id(w, naming_op_state(op), &v[13]);
 	err = err ?: str_id(w, op->hf32 == 2 ? "N/A" : op->hf32 ? "YES" : "NO",
 			    &v[14]);
 	v[15] = 0;	/* gridDim, blockDim: SIMT only */
@@ -497,7 +497,7 @@ static int write_tasks(struct dbw *w)
 		err = err ?: row(w, T_TASK, v, 11);
 		if (err || comm_cann_task(p, t))
 			continue;
-		if (!strcmp(type, "MEMCPY_ASYNC"))
+		if (devop_is_copy(profdata_task_op(p, t)))
 			err = write_copy(w, t, i);
 		else if (overlap_is_compute(p, t))
 			err = write_compute(w, t, i, type);

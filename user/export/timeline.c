@@ -364,7 +364,7 @@ static int find_copies(struct tl *t)
 
 	for (i = 0; i < p->ntasks; i++)
 		n += p->tasks[i].conn &&
-		     !strcmp(naming_devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC");
+		     devop_is_copy(profdata_task_op(p, &p->tasks[i]));
 	if (!n)
 		return 0;
 	t->copies = calloc(n, sizeof(*t->copies));
@@ -372,7 +372,7 @@ static int find_copies(struct tl *t)
 		return -ENOMEM;
 	for (i = 0; i < p->ntasks; i++)
 		if (p->tasks[i].conn &&
-		    !strcmp(naming_devtask_type(p, &p->tasks[i]), "MEMCPY_ASYNC"))
+		    devop_is_copy(profdata_task_op(p, &p->tasks[i])))
 			t->copies[t->ncopies++].conn = p->tasks[i].conn;
 	qsort(t->copies, t->ncopies, sizeof(*t->copies), by_conn);
 	return 0;
@@ -1007,7 +1007,7 @@ static void write_raw_op(struct tl *t, const struct comm_op *op)
 
 		write_raw_task(t, d, pid);
 		/* msprof's flow to a collective's task: its copies' only. */
-		if (!op->call_ns || strcmp(naming_devtask_type(p, d), "MEMCPY_ASYNC"))
+		if (!op->call_ns || !devop_is_copy(profdata_task_op(p, d)))
 			continue;
 		id = (unsigned __int128)op->conn << 32 | NO_ID;
 		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
