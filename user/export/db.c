@@ -20,6 +20,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "comm.h"
+#include "copy_calls.h"
 #include "naming.h"
 #include "overlap.h"
 #include "common/testpoint.h"
@@ -132,12 +133,6 @@ static const char *const enums[NTABLES - T_ENUM_FIRST] = {
 /* No value: SQL NULL. */
 #define DB_NULL INT64_MIN
 
-/* A memcpy task, found by the connection id of the call that made it. */
-struct memcpy_ref {
-	uint64_t conn;
-	size_t task;
-};
-
 /*
  * Rows of integers are inserted up to BATCH at a time, by one statement
  * of that many rows: what a statement costs whatever its size (its
@@ -160,8 +155,7 @@ struct dbw {
 	struct batch b[NTABLES];
 	struct strtab strs;
 	int64_t pid_hi;		/* globalTid's high half */
-	struct memcpy_ref *memcpys;	/* by conn */
-	size_t nmemcpys;
+	struct copy_calls copies;
 	int64_t overlap_id;
 };
 
@@ -405,13 +399,6 @@ static int write_session(struct dbw *w)
 	return err;
 }
 
-static int by_conn(const void *a, const void *b)
-{
-	const struct memcpy_ref *x = a, *y = b;
-
-	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
 /* A compute task's COMPUTE_TASK_INFO row: what its op launch said. */
 static int write_compute(struct dbw *w, const struct devtask *t, size_t id,
 			 const char *type)
@@ -456,10 +443,8 @@ static int write_copy(struct dbw *w, const struct devtask *t, size_t id)
 	if (c)
 		return row(w, T_MEMCPY_INFO, (int64_t[]){ (int64_t)id,
 			   (int64_t)c->bytes, c->kind <= 7 ? c->kind : MEMCPY_OTHER }, 3);
-	if (t->conn) {
-		w->memcpys[w->nmemcpys++] = (struct memcpy_ref){ t->conn, id };
+	if (copy_calls_find(&w->copies, t->conn))
 		return 0;
-	}
 	return row(w, T_MEMCPY_INFO, (int64_t[]){ (int64_t)id, DB_NULL,
 		   MEMCPY_OTHER }, 3);
 }
@@ -475,10 +460,7 @@ static int write_tasks(struct dbw *w)
 	size_t i;
 	int err = 0;
 
-	if (p->ntasks) {
-		w->memcpys = calloc(p->ntasks, sizeof(*w->memcpys));
-		err = w->memcpys ? 0 : -ENOMEM;
-	}
+	err = copy_calls_load(&w->copies, p);
 	for (i = 0; i < p->ntasks && !err; i++) {
 		const struct devtask *t = &p->tasks[i];
 		const char *type = naming_devtask_type(p, t);
@@ -502,8 +484,6 @@ static int write_tasks(struct dbw *w)
 		else if (overlap_is_compute(p, t))
 			err = write_compute(w, t, i, type);
 	}
-	if (w->nmemcpys)
-		qsort(w->memcpys, w->nmemcpys, sizeof(*w->memcpys), by_conn);
 	return err;
 }
 
@@ -595,37 +575,26 @@ static int write_comm(struct dbw *w)
 	return err;
 }
 
-/* The call's argument of that name; -1 if it has none. */
-static int64_t arg(const struct api_desc *d, const struct msprof_api_event *e,
-		   const char *name)
-{
-	int i;
-
-	for (i = 0; d && i < MSPROF_PROBE_ARGS; i++)
-		if (d->args[i] && !strcmp(d->args[i], name))
-			return (int64_t)e->args[i];
-	return -1;
-}
-
 /* MEMCPY_INFO of the memcpy tasks that call made, from its arguments. */
 static int write_memcpys(struct dbw *w, const struct api_desc *d,
 			 const struct msprof_api_event *e, uint64_t conn)
 {
-	struct memcpy_ref key = { .conn = conn }, *m;
-	int64_t kind, v[3];
+	struct copy_call *m;
+	int64_t v[3];
+	size_t i, n;
 	int err = 0;
 
-	m = bsearch(&key, w->memcpys, w->nmemcpys, sizeof(*m), by_conn);
-	while (m && m > w->memcpys && m[-1].conn == conn)
-		m--;
-	/* aclrtMemcpyKind and cudaMemcpyKind agree on 0..3, the enum's. */
-	kind = arg(d, e, "kind");
-	for (; m && m < w->memcpys + w->nmemcpys && m->conn == conn && !err; m++) {
-		v[0] = (int64_t)m->task;
-		v[1] = arg(d, e, "count");
-		if (v[1] < 0)
-			v[1] = DB_NULL;
-		v[2] = kind >= 0 && kind <= 3 ? kind : MEMCPY_OTHER;
+	m = copy_calls_note(&w->copies, d, e, conn, &n);
+	for (i = 0; i < n && !err; i++) {
+		/* A collective's copy is COMMUNICATION_TASK_INFO's. */
+		if (comm_cann_task(w->p, &w->p->tasks[m[i].task]))
+			continue;
+		v[0] = (int64_t)m[i].task;
+		v[1] = m[i].has_bytes && (int64_t)m[i].bytes >= 0 ?
+		       (int64_t)m[i].bytes : DB_NULL;
+		/* aclrtMemcpyKind and cudaMemcpyKind agree on 0..3, the enum's. */
+		v[2] = m[i].has_kind && m[i].kind <= 3 ? (int64_t)m[i].kind :
+		       MEMCPY_OTHER;
 		err = row(w, T_MEMCPY_INFO, v, 3);
 	}
 	return err;
@@ -645,7 +614,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	v[4] = (int64_t)conn;
 	err = str_id(w, d && d->name ? d->name : "unknown_api", &v[5]);
 	err = err ?: row(w, T_CANN_API, v, 6);
-	if (!err && w->nmemcpys)
+	if (!err && w->copies.n)
 		err = write_memcpys(w, d, e, conn);
 	return err;
 }
@@ -803,7 +772,7 @@ static int write_db(int dirfd, const char *tmp, const struct profdata *p)
 	if (db_close(&h) && !err)
 		err = -EIO;
 	strtab_free(&w.strs);
-	free(w.memcpys);
+	copy_calls_free(&w.copies);
 	return err;
 }
 

@@ -264,6 +264,12 @@ const struct task_hccl *profdata_hccl(const struct profdata *p,
 size_t profdata_sort_unique(uint32_t *v, size_t n);
 /* The description of an API id; NULL if it was never named. */
 const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id);
+/*
+ * The argument of call e named name in d, its API's description, in *v:
+ * false if the API keeps none of that name (or d is NULL).
+ */
+bool profdata_arg(const struct api_desc *d, const struct msprof_api_event *e,
+		  const char *name, uint64_t *v);
 /* The call of a connection id; NULL for 0 or one out of range. */
 const struct profcall *profdata_call(const struct profdata *p, uint64_t conn);
 /*

@@ -15,6 +15,7 @@
 
 #include "cann.h"
 #include "comm.h"
+#include "copy_calls.h"
 #include "msprof/probe_packs.h"
 #include "naming.h"
 #include "outbuf.h"
@@ -55,14 +56,6 @@ struct idset {
 	size_t n, cap;
 };
 
-/* What a MEMCPY_ASYNC task's launching call said, by connection id. */
-struct copy_info {
-	uint64_t conn;
-	uint64_t bytes;
-	uint32_t kind;
-	bool known;
-};
-
 /* Where, in text, the parts of an API's events that never change lie. */
 struct span {
 	size_t off, len;
@@ -90,8 +83,7 @@ struct tl {
 	 * the first such call.
 	 */
 	uint32_t *cann_of;
-	struct copy_info *copies;	/* by conn */
-	size_t ncopies;
+	struct copy_calls copies;
 	struct comm_ops comm;	/* the collectives */
 };
 
@@ -341,66 +333,6 @@ static void put_span(struct tl *t, struct span s)
 	ob_strn(&t->ob, t->text + s.off, s.len);
 }
 
-static int by_conn(const void *a, const void *b)
-{
-	const struct copy_info *x = a, *y = b;
-
-	return x->conn < y->conn ? -1 : x->conn > y->conn;
-}
-
-static struct copy_info *copy_of(const struct tl *t, uint64_t conn)
-{
-	struct copy_info key = { .conn = conn };
-
-	return t->ncopies ? bsearch(&key, t->copies, t->ncopies,
-				    sizeof(key), by_conn) : NULL;
-}
-
-/* The copies whose size and direction their launching calls will tell. */
-static int find_copies(struct tl *t)
-{
-	const struct profdata *p = t->p;
-	size_t i, n = 0;
-
-	for (i = 0; i < p->ntasks; i++)
-		n += p->tasks[i].conn &&
-		     devop_is_copy(profdata_task_op(p, &p->tasks[i]));
-	if (!n)
-		return 0;
-	t->copies = calloc(n, sizeof(*t->copies));
-	if (!t->copies)
-		return -ENOMEM;
-	for (i = 0; i < p->ntasks; i++)
-		if (p->tasks[i].conn &&
-		    devop_is_copy(profdata_task_op(p, &p->tasks[i])))
-			t->copies[t->ncopies++].conn = p->tasks[i].conn;
-	qsort(t->copies, t->ncopies, sizeof(*t->copies), by_conn);
-	return 0;
-}
-
-/* A copy's launching call: its "count" and "kind" arguments, if kept. */
-static void note_copy(struct tl *t, const struct api_desc *d,
-		      const struct msprof_api_event *e, uint64_t conn)
-{
-	struct copy_info *c = copy_of(t, conn);
-	int i, found = 0;
-
-	if (!c)
-		return;
-	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
-		if (!d->args[i])
-			continue;
-		if (!strcmp(d->args[i], "count")) {
-			c->bytes = e->args[i];
-			found |= 1;
-		} else if (!strcmp(d->args[i], "kind")) {
-			c->kind = (uint32_t)e->args[i];
-			found |= 2;
-		}
-	}
-	c->known = found == 3;
-}
-
 static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
 {
 	switch (d->kinds[i]) {
@@ -423,6 +355,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	struct tl *t = ctx;
 	const struct api_desc *d = profdata_desc(t->p, e->api_id);
 	const struct api_text *a;
+	size_t n;
 	int i;
 
 	if (!d) {
@@ -463,8 +396,8 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 		api_arg(t, d, e->args[i], i);
 	}
 	LIT(&t->ob, "}}");
-	if (t->ncopies)
-		note_copy(t, d, e, conn);
+	if (t->copies.n)
+		copy_calls_note(&t->copies, d, e, conn, &n);
 	return 0;
 }
 
@@ -801,24 +734,27 @@ static const char *copy_operation(uint32_t kind)
 static void copy_args(struct tl *t, const struct devtask *d)
 {
 	const struct task_copy *tc = profdata_copy(t->p, d);
-	struct copy_info known = { .known = true };
-	const struct copy_info *c = copy_of(t, d->conn);
+	const struct copy_call *c = copy_calls_find(&t->copies, d->conn);
 	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+	uint64_t bytes;
+	uint32_t kind;
 
 	if (tc) {	/* memcpy_info's word before the call's arguments */
-		known.bytes = tc->bytes;
-		known.kind = tc->kind;
-		c = &known;
-	}
-	if (!c || !c->known)
+		bytes = tc->bytes;
+		kind = tc->kind;
+	} else if (c && c->has_bytes && c->has_kind) {
+		bytes = c->bytes;
+		kind = (uint32_t)c->kind;
+	} else {
 		return;
+	}
 	LIT(&t->ob, ",\"size(B)\":");
-	ob_u64(&t->ob, c->bytes);
+	ob_u64(&t->ob, bytes);
 	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
 	LIT(&t->ob, ",\"bandwidth(GB/s)\":");
-	ob_us3(&t->ob, dur ? c->bytes * 1000 / dur : 0);
+	ob_us3(&t->ob, dur ? bytes * 1000 / dur : 0);
 	LIT(&t->ob, ",\"operation\":");
-	ob_json_str(&t->ob, copy_operation(c->kind));
+	ob_json_str(&t->ob, copy_operation(kind));
 }
 
 /* One end of a flow: "HostToDevice<id>", id conn << 32 as msprof's. */
@@ -1191,13 +1127,13 @@ int timeline_write(FILE *fp, const struct profdata *p)
 	t->first = true;
 	err = api_texts(t);
 	if (!err)
-		err = find_copies(t);
+		err = copy_calls_load(&t->copies, p);
 	if (!err)
 		err = comm_ops_load(&t->comm, p);
 	if (!err)
 		err = write_all(t);
 	free(t->text);
-	free(t->copies);
+	copy_calls_free(&t->copies);
 	comm_ops_free(&t->comm);
 	free(t->io_tids.v);
 	free(t->cann_tids.v);
