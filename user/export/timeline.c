@@ -787,10 +787,22 @@ static void flow_id(struct tl *t, unsigned __int128 id, uint64_t pid,
 		ob_char(&t->ob, '}');
 }
 
-static void flow(struct tl *t, uint64_t conn, uint64_t pid, uint32_t tid,
-		 bool finish, uint64_t at_ns)
+/*
+ * A flow from the CANN process's thread from_tid at from_ns to (pid, tid)
+ * at to_ns: a launch's, from its call to what it launched.
+ */
+static void flow(struct tl *t, unsigned __int128 id, uint32_t from_tid,
+		 uint64_t from_ns, uint64_t pid, uint32_t tid, uint64_t to_ns)
 {
-	flow_id(t, (unsigned __int128)conn << 32, pid, tid, finish, at_ns);
+	flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), from_tid, false,
+		from_ns);
+	flow_id(t, id, pid, tid, true, to_ns);
+}
+
+/* The id of a flow from our call conn: conn << 32, as msprof's. */
+static unsigned __int128 conn_flow(uint64_t conn)
+{
+	return (unsigned __int128)conn << 32;
 }
 
 /*
@@ -804,9 +816,7 @@ static void task_track_flow(struct tl *t, const struct devtask *d, uint64_t pid)
 			       (unsigned __int128)d->task_id << 48 |
 			       (unsigned __int128)d->batch << 32 | NO_ID;
 
-	flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), d->host_tid, false,
-		d->submit_ns);
-	flow_id(t, id, pid, d->stream, true, d->start_ns);
+	flow(t, id, d->host_tid, d->submit_ns, pid, d->stream, d->start_ns);
 }
 
 /* A device task slice and, when its launch is known, the flow from it. */
@@ -846,9 +856,8 @@ static void write_task(struct tl *t, const struct devtask *d)
 			task_track_flow(t, d, pid);
 		return;
 	}
-	flow(t, d->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid, false,
-	     c->start_ns);
-	flow(t, d->conn, pid, d->stream, true, d->start_ns);
+	flow(t, conn_flow(d->conn), c->ns_tid, c->start_ns, pid, d->stream,
+	     d->start_ns);
 }
 
 static const char *hccl_name(uint32_t v, const char *const *names, size_t n)
@@ -857,6 +866,80 @@ static const char *hccl_name(uint32_t v, const char *const *names, size_t n)
 }
 
 #define HCCL_NAME(v, names) hccl_name(v, names, sizeof(names) / sizeof(names[0]))
+
+/*
+ * A collective's op on its group's thread, up to its count: what a
+ * runtime's and one of ours say alike.
+ */
+static void comm_op_head(struct tl *t, const struct comm_op *op, uint64_t pid,
+			 uint64_t end_ns, uint64_t rank_size,
+			 const char *data_type)
+{
+	char name[MSPROF_REC_NAMES_MAX + 64];
+
+	comm_op_name(name, sizeof(name), t->p, op);
+	head(t, name, pid, comm_tid(t, op->group));
+	span_args(t, op->start_ns, end_ns);
+	LIT(&t->ob, "\"rank_size\":");
+	ob_u64(&t->ob, rank_size);
+	LIT(&t->ob, ",\"connection_id\":");
+	ob_u64(&t->ob, op->conn);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"data_type\":");
+	ob_json_str(&t->ob, data_type);
+	LIT(&t->ob, ",\"alg_type\":\"N/A\",\"count\":");
+}
+
+/* What a collective's task on its plane says: hccl_info's, or ours. */
+struct plane_args {
+	const char *name;	/* the slice's, and its task type */
+	const char *notify_id;
+	uint64_t duration_est;	/* µs */
+	int64_t src_rank;
+	uint64_t dst_rank;
+	const char *transport, *data_type, *link;
+	uint64_t bytes;
+};
+
+static void plane_task(struct tl *t, const struct devtask *d, uint64_t pid,
+		       uint32_t tid, const struct plane_args *a)
+{
+	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+
+	head(t, a->name, pid, tid);
+	span_args(t, d->start_ns, d->end_ns);
+	LIT(&t->ob, "\"notify_id\":\"");
+	ob_str(&t->ob, a->notify_id);
+	LIT(&t->ob, "\",\"duration estimated(us)\":");
+	ob_u64(&t->ob, a->duration_est);
+	LIT(&t->ob, ",\"stream id\":");
+	ob_u64(&t->ob, d->stream);
+	LIT(&t->ob, ",\"task id\":");
+	ob_u64(&t->ob, d->task_id);
+	LIT(&t->ob, ",\"context id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, ",\"task type\":");
+	ob_json_str(&t->ob, a->name);
+	LIT(&t->ob, ",\"src rank\":");
+	ob_i64(&t->ob, a->src_rank);
+	LIT(&t->ob, ",\"dst rank\":");
+	ob_u64(&t->ob, a->dst_rank);
+	LIT(&t->ob, ",\"transport type\":");
+	ob_json_str(&t->ob, a->transport);
+	LIT(&t->ob, ",\"size(Byte)\":");
+	ob_u64(&t->ob, a->bytes);
+	LIT(&t->ob, ",\"data type\":");
+	ob_json_str(&t->ob, a->data_type);
+	LIT(&t->ob, ",\"link type\":");
+	ob_json_str(&t->ob, a->link);
+	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
+	LIT(&t->ob, ",\"bandwidth(GB/s)\":");
+	ob_us3(&t->ob, dur ? a->bytes * 1000 / dur : 0);
+	LIT(&t->ob, ",\"model id\":");
+	ob_u64(&t->ob, NO_ID);
+	LIT(&t->ob, "}}");
+}
 
 /* A runtime's collective's task on its plane, with hccl_info's args (§4.4). */
 static void write_raw_task(struct tl *t, const struct devtask *d, uint64_t pid)
@@ -868,42 +951,19 @@ static void write_raw_task(struct tl *t, const struct devtask *d, uint64_t pid)
 		"UB", "UBoE",
 	};
 	const struct task_hccl *x = profdata_hccl(t->p, d);
-	const char *name = strtab_str(&t->p->names, x->name);
-	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
+	char notify[24];
 
-	head(t, name, pid, plane_tid(t, x->plane));
-	span_args(t, d->start_ns, d->end_ns);
-	LIT(&t->ob, "\"notify_id\":\"");
-	ob_u64(&t->ob, x->notify_id);
-	LIT(&t->ob, "\",\"duration estimated(us)\":");
-	ob_u64(&t->ob, (uint64_t)(x->duration_est > 0 && x->duration_est < 1e15 ?
-				  x->duration_est : 0));
-	LIT(&t->ob, ",\"stream id\":");
-	ob_u64(&t->ob, d->stream);
-	LIT(&t->ob, ",\"task id\":");
-	ob_u64(&t->ob, d->task_id);
-	LIT(&t->ob, ",\"context id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, ",\"task type\":");
-	ob_json_str(&t->ob, name);
-	LIT(&t->ob, ",\"src rank\":");
-	ob_u64(&t->ob, x->local_rank);
-	LIT(&t->ob, ",\"dst rank\":");
-	ob_u64(&t->ob, x->remote_rank);
-	LIT(&t->ob, ",\"transport type\":");
-	ob_json_str(&t->ob, HCCL_NAME(x->transport_type, transports));
-	LIT(&t->ob, ",\"size(Byte)\":");
-	ob_u64(&t->ob, x->bytes);
-	LIT(&t->ob, ",\"data type\":");
-	ob_json_str(&t->ob, comm_data_type_name(x->data_type));
-	LIT(&t->ob, ",\"link type\":");
-	ob_json_str(&t->ob, HCCL_NAME(x->link_type, links));
-	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
-	LIT(&t->ob, ",\"bandwidth(GB/s)\":");
-	ob_us3(&t->ob, dur ? x->bytes * 1000 / dur : 0);
-	LIT(&t->ob, ",\"model id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, "}}");
+	snprintf(notify, sizeof(notify), "%llu", (unsigned long long)x->notify_id);
+	plane_task(t, d, pid, plane_tid(t, x->plane), &(struct plane_args){
+		.name = strtab_str(&t->p->names, x->name), .notify_id = notify,
+		.duration_est = (uint64_t)(x->duration_est > 0 &&
+					   x->duration_est < 1e15 ?
+					   x->duration_est : 0),
+		.src_rank = x->local_rank, .dst_rank = x->remote_rank,
+		.transport = HCCL_NAME(x->transport_type, transports),
+		.data_type = comm_data_type_name(x->data_type),
+		.link = HCCL_NAME(x->link_type, links), .bytes = x->bytes,
+	});
 }
 
 /*
@@ -917,39 +977,22 @@ static void write_raw_op(struct tl *t, const struct comm_op *op)
 {
 	const struct profdata *p = t->p;
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, p->tasks[op->task].device);
-	uint32_t tid = comm_tid(t, op->group);
-	char name[MSPROF_REC_NAMES_MAX + 64];
-	unsigned __int128 id;
 	size_t k;
 
-	comm_op_name(name, sizeof(name), p, op);
-	head(t, name, pid, tid);
-	span_args(t, op->start_ns, op->end_ns);
-	LIT(&t->ob, "\"rank_size\":");
-	ob_u64(&t->ob, op->rank_size);
-	LIT(&t->ob, ",\"connection_id\":");
-	ob_u64(&t->ob, op->conn);
-	LIT(&t->ob, ",\"model id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, ",\"data_type\":\"N/A\",\"alg_type\":\"N/A\",\"count\":-1}}");
-	if (op->call_ns) {
-		id = ((unsigned __int128)op->conn << 32) - 1;
-		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
-			false, op->call_ns);
-		flow_id(t, id, pid, tid, true, op->start_ns);
-	}
+	comm_op_head(t, op, pid, op->end_ns, op->rank_size, "N/A");
+	LIT(&t->ob, "-1}}");
+	if (op->call_ns)
+		flow(t, conn_flow(op->conn) - 1, op->call_tid, op->call_ns, pid,
+		     comm_tid(t, op->group), op->start_ns);
 	for (k = 0; k < op->ntasks; k++) {
 		const struct devtask *d = &p->tasks[t->comm.tasks[op->first + k]];
 
 		write_raw_task(t, d, pid);
 		/* msprof's flow to a collective's task: its copies' only. */
-		if (!op->call_ns || !devop_is_copy(profdata_task_op(p, d)))
-			continue;
-		id = (unsigned __int128)op->conn << 32 | NO_ID;
-		flow_id(t, id, track_pid(t, SORT_CANN, HOST_DEVICE), op->call_tid,
-			false, op->call_ns);
-		flow_id(t, id, track_pid(t, SORT_HARDWARE, d->device), d->stream,
-			true, d->start_ns);
+		if (op->call_ns && devop_is_copy(profdata_task_op(p, d)))
+			flow(t, conn_flow(op->conn) | NO_ID, op->call_tid,
+			     op->call_ns, track_pid(t, SORT_HARDWARE, d->device),
+			     d->stream, d->start_ns);
 	}
 }
 
@@ -963,52 +1006,20 @@ static void write_comm_op(struct tl *t, const struct comm_op *op)
 	const struct devtask *d = &p->tasks[op->task];
 	const struct profcall *c = profdata_call(p, op->conn);
 	uint64_t pid = track_pid(t, SORT_COMMUNICATION, d->device);
-	uint64_t bytes = comm_op_bytes(op);
-	uint64_t dur = d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0;
 	uint32_t tid = comm_tid(t, op->group);
-	char name[MSPROF_REC_NAMES_MAX + 64];
 
-	comm_op_name(name, sizeof(name), p, op);
-	head(t, name, pid, tid);
-	span_args(t, d->start_ns, d->end_ns);
-	LIT(&t->ob, "\"rank_size\":0,\"connection_id\":");
-	ob_u64(&t->ob, op->conn);
-	LIT(&t->ob, ",\"model id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, ",\"data_type\":");
-	ob_json_str(&t->ob, comm_data_type_name(op->data_type));
-	LIT(&t->ob, ",\"alg_type\":\"N/A\",\"count\":");
+	comm_op_head(t, op, pid, d->end_ns, 0, comm_data_type_name(op->data_type));
 	ob_u64(&t->ob, op->count);
 	LIT(&t->ob, ",\"relay\":\"no\",\"retry\":\"no\"}}");
-	if (c) {
-		flow(t, op->conn, track_pid(t, SORT_CANN, HOST_DEVICE), c->ns_tid,
-		     false, c->start_ns);
-		flow(t, op->conn, pid, tid, true, d->start_ns);
-	}
-	head(t, naming_devtask_name(p, d), pid, tid + 1);
-	span_args(t, d->start_ns, d->end_ns);
-	LIT(&t->ob, "\"notify_id\":\"N/A\",\"duration estimated(us)\":0,\"stream id\":");
-	ob_u64(&t->ob, d->stream);
-	LIT(&t->ob, ",\"task id\":");
-	ob_u64(&t->ob, d->task_id);
-	LIT(&t->ob, ",\"context id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, ",\"task type\":");
-	ob_json_str(&t->ob, naming_devtask_name(p, d));
-	LIT(&t->ob, ",\"src rank\":");
-	ob_i64(&t->ob, p->meta.rank_id);
-	LIT(&t->ob, ",\"dst rank\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, ",\"transport type\":\"LOCAL\",\"size(Byte)\":");
-	ob_u64(&t->ob, bytes);
-	LIT(&t->ob, ",\"data type\":");
-	ob_json_str(&t->ob, comm_data_type_name(op->data_type));
-	LIT(&t->ob, ",\"link type\":\"N/A\",\"bandwidth(GB/s)\":");
-	/* B/ns is GB/s; ob_us3 writes thousandths with 3 decimals. */
-	ob_us3(&t->ob, dur ? bytes * 1000 / dur : 0);
-	LIT(&t->ob, ",\"model id\":");
-	ob_u64(&t->ob, NO_ID);
-	LIT(&t->ob, "}}");
+	if (c)
+		flow(t, conn_flow(op->conn), c->ns_tid, c->start_ns, pid, tid,
+		     d->start_ns);
+	plane_task(t, d, pid, tid + 1, &(struct plane_args){
+		.name = naming_devtask_name(p, d), .notify_id = "N/A",
+		.src_rank = p->meta.rank_id, .dst_rank = NO_ID,
+		.transport = "LOCAL", .data_type = comm_data_type_name(op->data_type),
+		.link = "N/A", .bytes = comm_op_bytes(op),
+	});
 }
 
 static int write_overlap(uint32_t dev, enum overlap_kind kind,
