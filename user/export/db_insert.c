@@ -73,14 +73,14 @@ static void bind_ints(sqlite3_stmt *s, const int64_t *v, int n)
 static int prepare_batch(struct dbw *w, int t)
 {
 	const struct batch *b = &w->b[t];
-	size_t len = 64 + strlen(db_table_name(t)) +
+	size_t len = 64 + strlen(b->table) +
 		     (size_t)b->size * (2 * (size_t)b->ncols + 2);
 	char *sql = malloc(len), *at;
 	int i, j, rc;
 
 	if (!sql)
 		return -ENOMEM;
-	at = sql + snprintf(sql, len, "INSERT INTO %s VALUES ", db_table_name(t));
+	at = sql + snprintf(sql, len, "INSERT INTO %s VALUES ", b->table);
 	for (i = 0; i < b->size; i++) {
 		*at++ = i ? ',' : ' ';
 		*at++ = '(';
@@ -163,6 +163,7 @@ int db_prepare_insert(struct dbw *w, int t, const char *name, int ncols)
 	char sql[1024], marks[64];
 	int j, rc;
 
+	w->b[t].table = name;
 	w->b[t].ncols = ncols;
 	w->b[t].size = BATCH * ncols <= vars ? BATCH :
 		       ncols <= vars ? vars / ncols : 1;

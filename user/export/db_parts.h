@@ -28,6 +28,7 @@ enum {
 #define DB_NULL INT64_MIN
 
 struct batch {
+	const char *table;	/* its name */
 	sqlite3_stmt *st;	/* size rows; prepared at the first full batch */
 	int64_t *v;		/* the rows kept, ncols each */
 	int nrows;
@@ -51,7 +52,7 @@ struct dbw {
 int db_exec(struct dbw *w, const char *sql);
 /* The STRING_IDS id of s, interned. */
 int db_str_id(struct dbw *w, const char *s, int64_t *id);
-/* Table t's one-row insert prepared, its batch sized for its ncols. */
+/* Table t (name, of ncols columns): its one-row insert prepared, its batch sized. */
 int db_prepare_insert(struct dbw *w, int t, const char *name, int ncols);
 /* A row of integers (DB_NULL: NULL) into table t, kept for its batch. */
 int db_row(struct dbw *w, int t, const int64_t *v, int n);
@@ -61,7 +62,6 @@ int db_row2(struct dbw *w, int t, int64_t a, const char *at, const char *b);
 int db_flush_all(struct dbw *w);
 
 /* db_schema.c: msprof's tables made (and their inserts), its ENUM rows. */
-const char *db_table_name(int t);
 int db_create_tables(struct dbw *w);
 int db_write_enums(struct dbw *w);
 

@@ -107,11 +107,6 @@ static const char *const enums[NTABLES - T_ENUM_FIRST] = {
 	"0:COMPUTE|1:COMMUNICATION|2:COMM_NOT_OVERLAP_COMP|3:FREE|65535:RESERVE",
 };
 
-const char *db_table_name(int t)
-{
-	return tables[t].name;
-}
-
 int db_create_tables(struct dbw *w)
 {
 	char sql[1024];
