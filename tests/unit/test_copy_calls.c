@@ -72,28 +72,10 @@ static void test_copy_calls(void)
 	free(p);
 }
 
-/* A copy by the runtime's code: a collective's task submitted as one too. */
-static void test_is_copy(void)
-{
-	struct devop op = { .type = DT_MEMCPY_ASYNC };
-
-	CU_ASSERT(devop_is_copy(&op));
-	op.type = DT_HCCL;
-	CU_ASSERT(!devop_is_copy(&op));
-	op.rt_kind = DT_MEMCPY_ASYNC;
-	CU_ASSERT(devop_is_copy(&op));
-	op.type = DT_AI_CORE;	/* a node made it a kernel: no copy */
-	CU_ASSERT(!devop_is_copy(&op));
-	op.type = DT_MEMSET;
-	op.rt_kind = DT_MEMSET;
-	CU_ASSERT(!devop_is_copy(&op));
-}
-
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
 		{ "copies kept by their call, its count and kind in each", test_copy_calls },
-		{ "a copy by the runtime's code, a collective's too", test_is_copy },
 		CU_TEST_INFO_NULL,
 	};
 
