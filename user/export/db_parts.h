@@ -52,7 +52,7 @@ struct dbw {
 int db_exec(struct dbw *w, const char *sql);
 /* The STRING_IDS id of s, interned. */
 int db_str_id(struct dbw *w, const char *s, int64_t *id);
-/* Table t (name, of ncols columns): its one-row insert prepared, its batch sized. */
+/* Table t (name, ncols columns): its insert prepared, its batch sized. */
 int db_prepare_insert(struct dbw *w, int t, const char *name, int ncols);
 /* A row of integers (DB_NULL: NULL) into table t, kept for its batch. */
 int db_row(struct dbw *w, int t, const int64_t *v, int n);
