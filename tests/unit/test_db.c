@@ -213,7 +213,7 @@ static int write_db(int fd, const char *dir, const struct profdata *p)
 }
 
 /*
- * More tasks than a batch of inserts (db.c's BATCH, 64) holds: whole
+ * More tasks than a batch of inserts (db_insert.c's BATCH, 64) holds: whole
  * batches and the rest, every row in its place.
  */
 static void test_db_batches(void)
