@@ -294,6 +294,34 @@ static void test_db_export(void)
 	free_tasks(p);
 }
 
+/*
+ * A device of CUDA kernels (task type KERNEL) is said to be one in
+ * NPU_INFO; one of NPU tasks is the simulated chip.
+ */
+static void test_db_cuda_device(void)
+{
+	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
+	struct profdata *p = no_tasks();
+	sqlite3 *db;
+	int fd;
+
+	add_task(p, 0, "matmul", 100, 200);
+	p->tasks[p->ntasks] = (struct devtask){ .device = 1, .start_ns = 100,
+						.end_ns = 200 };
+	CU_ASSERT_EQUAL(profdata_op_named(p, "vecAdd", 6, DT_KERNEL, 1,
+					  &p->tasks[p->ntasks++].op), 0);
+	fd = window_dir(dir, p);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
+	db = open_db(dir, fd, name);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 0 AND name = 'Ascend910B'"), 1);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 1 AND name = 'CUDA'"), 1);
+	sqlite3_close(db);
+	unlinkat(fd, name, 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	free_tasks(p);
+}
+
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
@@ -305,6 +333,7 @@ static int register_tests(unsigned int *skipped)
 	static const CU_TestInfo needy[] = {
 		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
 		{ "db: more rows than a batch of inserts, in order", test_db_batches },
+		{ "db: a device of CUDA kernels is said to be one", test_db_cuda_device },
 		CU_TEST_INFO_NULL,
 	};
 
