@@ -272,7 +272,7 @@ static int write_files(int afd, const char *label, const struct texts *x,
 	int err = fsutil_dir_for_each(afd, remove_temp, NULL);
 
 	if (err)
-		ERR("%s: a killed run's temporary files are left in %s: %s",
+		WARN("%s: a killed run's temporary files are left in %s: %s",
 		    label, PROFDIR_ANALYZE, strerror(-err));
 	for (err = 0; made < NFILES; made++) {
 		if (made < NJSON)
@@ -343,7 +343,7 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 		goto out_texts;
 	}
 	if (!nanalyzed(&c))
-		ERR("%s: no communication operators recorded: %s/ holds {} for each",
+		WARN("%s: no communication operators recorded: %s/ holds {} for each",
 		    label, PROFDIR_ANALYZE);
 	for (i = 0; i < NFILES; i++)
 		printf("%s/%s/%s\n", label, PROFDIR_ANALYZE, files[i]);

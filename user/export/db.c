@@ -201,7 +201,7 @@ int db_commit(int dirfd, const char *label, const struct db_file *f)
 	printf("%s/%s\n", label, f->name);
 	err = db_remove_stale(dirfd, f->name);
 	if (err)
-		ERR("%s: an earlier export's db is left: %s",
+		WARN("%s: an earlier export's db is left: %s",
 		    label, strerror(-err));
 	return 0;
 }

@@ -243,7 +243,7 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 		printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, names[i]);
 	err = fsutil_dir_for_each(ofd, remove_stale, &st);
 	if (err)
-		ERR("%s: an earlier export's files are left in %s: %s",
+		WARN("%s: an earlier export's files are left in %s: %s",
 		    label, PROFDIR_OUTPUT, strerror(-err));
 	return 0;
 }
@@ -286,13 +286,13 @@ static void report_losses(const char *label, const struct profdata *p)
 		    "exported up to there" : "its data is not exported");
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
-		ERR("%s: %u more data files read in part or with faults",
+		WARN("%s: %u more data files read in part or with faults",
 		    label, p->nproblems - PROFDATA_MAX_PROBLEMS);
 	if (p->meta.lost_events)
-		ERR("%s: %llu host events were lost in the window (ring buffer full): exported the rest",
+		WARN("%s: %llu host events were lost in the window (ring buffer full): exported the rest",
 		    label, p->meta.lost_events);
 	if (p->meta.incomplete)
-		ERR("%s: incomplete window (%s): exported what was recorded",
+		WARN("%s: incomplete window (%s): exported what was recorded",
 		    label, printable_copy(shown, sizeof(shown),
 					  p->meta.incomplete_reason));
 }
@@ -337,7 +337,7 @@ static int export_all(int dirfd, const char *label, const struct profdata *p,
 		run_db_job(&j);
 	if (!db) {
 		if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
-			ERR("%s: an earlier export's msprof_*.db is left, which readers take instead of the new files",
+			WARN("%s: an earlier export's msprof_*.db is left, which readers take instead of the new files",
 			    label);
 		return err;
 	}
