@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "err.h"
 #include "testpoint.h"
 
 /* Long enough for any test to act, short enough that a lost test ends. */
@@ -66,10 +67,10 @@ void testpoint(const char *step)
 
 	if (!pause_at || strcmp(pause_at, step))
 		return;
-	fprintf(stderr, "msprof: test pause at %s\n", step);
+	ERR("test pause at %s", step);
 	fflush(stderr);
 	/* Signals msprof handles are blocked: only SIGKILL/SIGSTOP reach it. */
 	while (nanosleep(&left, &left) && errno == EINTR)
 		;
-	fprintf(stderr, "msprof: test pause at %s over, going on\n", step);
+	ERR("test pause at %s over, going on", step);
 }

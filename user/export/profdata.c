@@ -446,6 +446,19 @@ const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id)
 	       &p->apis_desc[api_id] : NULL;
 }
 
+bool profdata_arg(const struct api_desc *d, const struct msprof_api_event *e,
+		  const char *name, uint64_t *v)
+{
+	int i;
+
+	for (i = 0; d && i < MSPROF_PROBE_ARGS; i++)
+		if (d->args[i] && !strcmp(d->args[i], name)) {
+			*v = e->args[i];
+			return true;
+		}
+	return false;
+}
+
 const struct profcall *profdata_call(const struct profdata *p, uint64_t conn)
 {
 	return conn && conn <= p->ncalls ? &p->calls[conn - 1] : NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/printable.h"
 #include "common/proflayout.h"
@@ -99,7 +100,7 @@ static int query_one(int fd, const char *label, const char *name,
 			snprintf(why, sizeof(why), "not a window (no metadata)");
 		else
 			profmeta_strerror(why, sizeof(why), err);
-		fprintf(stderr, "msprof: %s: not queried: %s\n", label, why);
+		ERR("%s: not queried: %s", label, why);
 		return err;
 	}
 	/* info.json's jobInfo: msprof writes "NA" when no job is named. */
@@ -172,8 +173,7 @@ static int query_window(int fd, const char *label, void *ctx)
 		struct qrow *rows = realloc(q->rows, cap * sizeof(*rows));
 
 		if (!rows) {
-			fprintf(stderr, "msprof: %s: not queried: %s\n", label,
-				strerror(ENOMEM));
+			ERR("%s: not queried: %s", label, strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		q->rows = rows;
