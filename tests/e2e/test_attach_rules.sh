@@ -55,9 +55,9 @@ feed start "sleep 1" stop quit |
 check "unknown uprobes: still exit 0" [ $? -eq 0 ]
 show "$WORK/uprobe.log"
 check "a library no target maps is named" \
-	grep -q "msprof: --uprobe libnope:nope: no library matching libnope is mapped by pid $a" "$WORK/uprobe.log"
+	grep -q "msprof: warning: --uprobe libnope:nope: no library matching libnope is mapped by pid $a" "$WORK/uprobe.log"
 check "a function missing from a mapped library is named" \
-	grep -q "msprof: --uprobe libc:msprof_no_such_fn: no function msprof_no_such_fn in any library matching libc that pid $a maps" "$WORK/uprobe.log"
+	grep -q "msprof: warning: --uprobe libc:msprof_no_such_fn: no function msprof_no_such_fn in any library matching libc that pid $a maps" "$WORK/uprobe.log"
 
 # --- the socket lives in the task's home, not msprof's --------------------
 mkdir -p "$WORK/userhome"

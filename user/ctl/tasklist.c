@@ -28,8 +28,8 @@ static int print_row(const struct task_row *r, void *ctx)
 	if (r->err) {
 		/* Said where it happens: the rows so far come first. */
 		fflush(fp);
-		ERR("--list: pid %d skipped: %s", r->host_pid,
-		    procread_strerror(r->err));
+		WARN("--list: pid %d skipped: %s", r->host_pid,
+		     procread_strerror(r->err));
 		l->skipped++;
 		return 0;
 	}
@@ -93,8 +93,8 @@ static int call_rank(const struct task_row *r, void *ctx)
 
 	/* Not a rank anyone could reach: said, and the others taken. */
 	if (r->err) {
-		ERR("--job=%d: pid %d skipped: %s", f->job, r->host_pid,
-		    procread_strerror(r->err));
+		WARN("--job=%d: pid %d skipped: %s", f->job, r->host_pid,
+		     procread_strerror(r->err));
 		return 0;
 	}
 	return f->fn(r->host_pid, f->ctx);

@@ -123,12 +123,12 @@ static void report_unprobed(const struct window_ctx *w, const struct target *t,
 		if (attached[i] || !p->lib)
 			continue;
 		if (probe_find_library(t->host_pid, p, lib, sizeof(lib)))
-			ERR("--uprobe %s:%s: no library matching %s is mapped by pid %d",
-			    p->lib, p->name, p->lib, t->host_pid);
+			WARN("--uprobe %s:%s: no library matching %s is mapped by pid %d",
+			     p->lib, p->name, p->lib, t->host_pid);
 		else
-			ERR("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
-			    p->lib, p->name, p->name, p->lib, t->host_pid,
-			    printable(lib));
+			WARN("--uprobe %s:%s: no function %s in any library matching %s that pid %d maps (first: %s)",
+			     p->lib, p->name, p->name, p->lib, t->host_pid,
+			     printable(lib));
 	}
 }
 
@@ -139,12 +139,12 @@ static void report_refused(const struct target *t,
 	if (!*r->path)
 		return;
 	if (r->others)
-		ERR("pid %d: not reading the symbols of %s (%s), nor of %u other file%s",
-		    t->host_pid, printable(r->path), r->why, r->others,
-		    r->others == 1 ? "" : "s");
+		WARN("pid %d: not reading the symbols of %s (%s), nor of %u other file%s",
+		     t->host_pid, printable(r->path), r->why, r->others,
+		     r->others == 1 ? "" : "s");
 	else
-		ERR("pid %d: not reading the symbols of %s (%s)", t->host_pid,
-		    printable(r->path), r->why);
+		WARN("pid %d: not reading the symbols of %s (%s)", t->host_pid,
+		     printable(r->path), r->why);
 }
 
 /* Why t could not be armed, unless it is gone (then the caller forgets it). */
@@ -236,12 +236,12 @@ int window_end(struct window_ctx *w, struct target *t,
 		ERR("pid %d: cannot copy device data: %s", t->host_pid,
 		    strerror(-t->device_err));
 	if (t->copied.ignored)
-		ERR("pid %d: ignored %u unexpected entries in the staging directory",
-		    t->host_pid, t->copied.ignored);
+		WARN("pid %d: ignored %u unexpected entries in the staging directory",
+		     t->host_pid, t->copied.ignored);
 	if (t->copied.left_out)
-		ERR("pid %d: left out %u staged entr%s: %s", t->host_pid,
-		    t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
-		    stage_copy_left_text(&t->copied, &w->stage_budget, caps, sizeof(caps)));
+		WARN("pid %d: left out %u staged entr%s: %s", t->host_pid,
+		     t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
+		     stage_copy_left_text(&t->copied, &w->stage_budget, caps, sizeof(caps)));
 	if (herr)
 		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
 	else if (t->device_err)
