@@ -70,7 +70,6 @@ struct msprof_probe_pack {
 extern const struct msprof_probe_pack msprof_probe_packs[];
 extern const size_t msprof_nr_probe_packs;
 
-const char *msprof_layer_name(enum msprof_api_layer layer);
 /*
  * Whether path (a mapped file, a loaded library) is one of the pack's
  * libraries: its last component starts like one of pack->libraries up to

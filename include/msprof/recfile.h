@@ -105,13 +105,6 @@ struct recfile_stop {
  */
 int recfile_read_fd(int fd, struct msprof_file_header *hdr,
 		    recfile_visit_fn visit, void *ctx, struct recfile_stop *stop);
-/*
- * The same for path, opened without following a link in its last component
- * and without blocking on a FIFO: -ELOOP, -EISDIR, -EINVAL (not a regular
- * file) as safe_open_nofollow().
- */
-int recfile_read(const char *path, struct msprof_file_header *hdr,
-		 recfile_visit_fn visit, void *ctx);
 /* One line on why a read stopped: "offset 12: record of ... bytes ...". */
 void recfile_strerror(char *buf, size_t len, int err,
 		      const struct recfile_stop *stop);

@@ -19,7 +19,7 @@
 
 #include "export/profdata.h"
 #include "export/timeline.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 
 #define PART "FUZZPART"
 #define DEV(n) "device_" #n "/" PROFDIR_DEVICE_FILE

@@ -13,7 +13,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "unit.h"
 
 const char *__lsan_default_suppressions(void);

@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,11 +140,15 @@ static int collect(uint16_t type, const void *body, size_t len, void *ctx)
 static void read_tasks(const char *dir, int device, struct seen *s)
 {
 	char path[512];
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/device_%d/data/task_time.data", dir,
 		 device);
 	memset(s, 0, sizeof(*s));
-	CU_ASSERT_EQUAL(recfile_read(path, NULL, collect, s), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(recfile_read_fd(fd, NULL, collect, s, NULL), 0);
+	close(fd);
 }
 
 static void keep_api(struct cupti_window *w, CUpti_ActivityKind kind,

@@ -204,8 +204,16 @@ static sqlite3 *open_db(const char *dir, int fd, char *name)
 	return db;
 }
 
+/* The program's two steps: the db written whole, then renamed in. */
+static int write_db(int fd, const char *dir, const struct profdata *p)
+{
+	struct db_file f;
+
+	return db_write(fd, dir, p, &f) ?: db_commit(fd, dir, &f);
+}
+
 /*
- * More tasks than a batch of inserts (db.c's BATCH, 64) holds: whole
+ * More tasks than a batch of inserts (db_insert.c's BATCH, 64) holds: whole
  * batches and the rest, every row in its place.
  */
 static void test_db_batches(void)
@@ -221,7 +229,7 @@ static void test_db_batches(void)
 	for (i = 0; i < 150; i++)
 		add_task(p, 0, i % 2 ? "relu" : "matmul", 100 * i, 100 * i + 50);
 	fd = window_dir(dir, p);
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
 	db = open_db(dir, fd, name);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM TASK WHERE globalTaskId = rowid - 1 AND endNs - startNs = 50"), 150);
 	CU_ASSERT_EQUAL(count(db, "SELECT max(startNs) - min(startNs) FROM TASK"), 14900);
@@ -238,19 +246,25 @@ static void test_db_batches(void)
 /*
  * The db of a window without host records: every task in TASK, the
  * kernels in COMPUTE_TASK_INFO, the copies (their calls unseen) in
- * MEMCPY_INFO; an earlier export's db replaced, other files kept; a
- * directory others can write refused with nothing made.
+ * MEMCPY_INFO; a db discarded leaves nothing; an earlier export's db
+ * replaced, other files kept; a directory others can write refused with
+ * nothing made.
  */
 static void test_db_export(void)
 {
 	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
 	struct profdata *p = make_tasks();
 	int fd = window_dir(dir, p), n = 0;
+	struct db_file f;
 	sqlite3 *db;
 
+	CU_ASSERT_EQUAL(db_write(fd, dir, p, &f), 0);
+	db_discard(fd, &f);
+	fsutil_dir_for_each(fd, count_entries, &n);
+	CU_ASSERT_EQUAL(n, 0);
 	close(openat(fd, "msprof_20200101000000.db", O_CREAT | O_WRONLY, 0600));
 	close(openat(fd, "msprof_2020.db", O_CREAT | O_WRONLY, 0600));
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), 0);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_20200101000000.db", F_OK, 0), -1);
 	CU_ASSERT_EQUAL(faccessat(fd, "msprof_2020.db", F_OK, 0), 0);
 	fsutil_dir_for_each(fd, count_entries, &n);
@@ -266,7 +280,7 @@ static void test_db_export(void)
 	sqlite3_close(db);
 
 	CU_ASSERT_EQUAL(fchmod(fd, 0777), 0);
-	CU_ASSERT_EQUAL(db_export(fd, dir, p), -EPERM);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), -EPERM);
 	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), -EPERM);
 	n = 0;
 	fsutil_dir_for_each(fd, count_entries, &n);
@@ -275,6 +289,34 @@ static void test_db_export(void)
 	CU_ASSERT_EQUAL(db_remove_stale(fd, NULL), 0);
 	CU_ASSERT_EQUAL(faccessat(fd, name, F_OK, 0), -1);
 	unlinkat(fd, "msprof_2020.db", 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	free_tasks(p);
+}
+
+/*
+ * A device of CUDA kernels (task type KERNEL) is said to be one in
+ * NPU_INFO; one of NPU tasks is the simulated chip.
+ */
+static void test_db_cuda_device(void)
+{
+	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
+	struct profdata *p = no_tasks();
+	sqlite3 *db;
+	int fd;
+
+	add_task(p, 0, "matmul", 100, 200);
+	p->tasks[p->ntasks] = (struct devtask){ .device = 1, .start_ns = 100,
+						.end_ns = 200 };
+	CU_ASSERT_EQUAL(profdata_op_named(p, "vecAdd", 6, DT_KERNEL, 1,
+					  &p->tasks[p->ntasks++].op), 0);
+	fd = window_dir(dir, p);
+	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
+	db = open_db(dir, fd, name);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 0 AND name = 'Ascend910B'"), 1);
+	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 1 AND name = 'CUDA'"), 1);
+	sqlite3_close(db);
+	unlinkat(fd, name, 0);
 	close(fd);
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 	free_tasks(p);
@@ -291,6 +333,7 @@ static int register_tests(unsigned int *skipped)
 	static const CU_TestInfo needy[] = {
 		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
 		{ "db: more rows than a batch of inserts, in order", test_db_batches },
+		{ "db: a device of CUDA kernels is said to be one", test_db_cuda_device },
 		CU_TEST_INFO_NULL,
 	};
 

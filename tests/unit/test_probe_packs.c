@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The probe packs' tables hold what the probing code takes for granted:
- * names that are symbols, layers with a switch and a name, kept arguments
+ * names that are symbols, layers with a switch, kept arguments
  * named, device patterns under /dev, functions that fit a name record.
  */
 #include <ctype.h>
@@ -194,25 +194,19 @@ static void test_devices(void)
 	}
 }
 
-/* Every layer is named, once; every switch's layer has a pack. */
+/* Every switch's layer has a pack (export's names: test_naming.c). */
 static void test_layers(void)
 {
-	unsigned int l, m;
+	unsigned int l;
 	size_t i;
 
 	for (l = 0; l < MSPROF_LAYER_MAX; l++) {
 		bool packed = false;
 
-		CU_ASSERT_PTR_NOT_NULL_FATAL(msprof_layer_name(l));
-		CU_ASSERT_STRING_NOT_EQUAL(msprof_layer_name(l), "Unknown");
-		for (m = 0; m < l; m++)
-			CU_ASSERT_STRING_NOT_EQUAL(msprof_layer_name(l), msprof_layer_name(m));
 		for (i = 0; i < msprof_nr_probe_packs; i++)
 			packed |= PACK(i)->layer == (enum msprof_api_layer)l;
 		CU_ASSERT(packed || l == MSPROF_LAYER_CUSTOM);
 	}
-	CU_ASSERT_STRING_EQUAL(msprof_layer_name(MSPROF_LAYER_MAX), "Unknown");
-	CU_ASSERT_STRING_EQUAL(msprof_layer_name((enum msprof_api_layer)-1), "Unknown");
 }
 
 static int register_tests(unsigned int *skipped __attribute__((unused)))
@@ -222,7 +216,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "functions: symbols, named arguments, once a pack", test_functions },
 		{ "a function in two packs is the same in both", test_shared_functions },
 		{ "device nodes: patterns under /dev, NULL-terminated", test_devices },
-		{ "layers: each named, each switch's with a pack", test_layers },
+		{ "layers: each switch's with a pack", test_layers },
 		CU_TEST_INFO_NULL,
 	};
 

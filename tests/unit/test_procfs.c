@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "unit.h"
 
 static void test_nspid_parse(void)
@@ -80,19 +80,28 @@ static int environ_fd(const char *block, size_t len)
 	return fd;
 }
 
+/* name in the environ block open at fd, read by the reader through its path. */
+static int getenv_fd(int fd, const char *name, char *out, size_t outlen)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	return procfs_getenv_at(path, name, out, outlen);
+}
+
 static int lookup(const char *block, size_t len, const char *name, char *out,
 		  size_t outlen)
 {
 	int fd = environ_fd(block, len), err;
 
-	err = procfs_getenv_fd(fd, name, out, outlen);
+	err = getenv_fd(fd, name, out, outlen);
 	close(fd);
 	return err;
 }
 
 #define BLOCK(s) s, sizeof(s) - 1
 
-static void test_getenv_fd(void)
+static void test_getenv_names(void)
 {
 	char val[16];
 
@@ -125,7 +134,7 @@ static void test_getenv_stalled(void)
 
 	CU_ASSERT_EQUAL_FATAL(pipe2(p, O_CLOEXEC), 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	CU_ASSERT_EQUAL(procfs_getenv_fd(p[0], "RANK_ID", val, sizeof(val)), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(getenv_fd(p[0], "RANK_ID", val, sizeof(val)), -ETIMEDOUT);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	CU_ASSERT(b.tv_sec - a.tv_sec < 10);
 	close(p[0]);
@@ -183,7 +192,7 @@ static int register_tests(unsigned int *skipped)
 	static const CU_TestInfo tests[] = {
 		{ "NSpid: the innermost pid, digits only", test_nspid_parse },
 		{ "start time: field 22 of stat, -ESRCH once gone", test_start_time },
-		{ "environ: whole names, no NUL at the end, too long", test_getenv_fd },
+		{ "environ: whole names, no NUL at the end, too long", test_getenv_names },
 		{ "environ: huge and without NULs, read within a bound", test_getenv_huge },
 		{ "environ: a read that stalls ends at a deadline", test_getenv_stalled },
 		{ "rank id: RANK_ID, else RANK, else -1", test_rank_id },

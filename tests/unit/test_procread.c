@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "task/procread.h"
+#include "proc/procread.h"
 #include "unit.h"
 
 static int echo(const void *arg, int in_fd, char *out, size_t cap, size_t *len,

@@ -10,7 +10,7 @@
 
 #include "export/naming.h"
 #include "export/profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "unit.h"
 
 #define INFO_DONE "{\"pid\": 4242, \"comm\": \"train\", \"host\": {\"lost_events\": 3}, \"end\": {\"mono_ns\": 90000}}"
@@ -406,12 +406,46 @@ static void test_sort_unique(void)
 	CU_ASSERT_EQUAL(profdata_sort_unique(NULL, 0), 0);
 }
 
+/* A copy by the runtime's code: a collective's task submitted as one too. */
+static void test_is_copy(void)
+{
+	struct devop op = { .type = DT_MEMCPY_ASYNC };
+
+	CU_ASSERT(devop_is_copy(&op));
+	op.type = DT_HCCL;
+	CU_ASSERT(!devop_is_copy(&op));
+	op.rt_kind = DT_MEMCPY_ASYNC;
+	CU_ASSERT(devop_is_copy(&op));
+	op.type = DT_AI_CORE;	/* a node made it a kernel: no copy */
+	CU_ASSERT(!devop_is_copy(&op));
+	op.type = DT_MEMSET;
+	op.rt_kind = DT_MEMSET;
+	CU_ASSERT(!devop_is_copy(&op));
+}
+
+/* An argument by its name, as the API's name record gave it. */
+static void test_arg(void)
+{
+	struct api_desc d = { .name = "HcclAllGather",
+			      .args = { "send", NULL, "send_count", "dtype" } };
+	struct msprof_api_event e = { .args = { 1, 2, 300, 4 } };
+	uint64_t v = 0;
+
+	CU_ASSERT(profdata_arg(&d, &e, "send_count", &v));
+	CU_ASSERT_EQUAL(v, 300);
+	CU_ASSERT(!profdata_arg(&d, &e, "count", &v));
+	CU_ASSERT(!profdata_arg(NULL, &e, "dtype", &v));
+	CU_ASSERT_EQUAL(v, 300);
+}
+
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo lookups[] = {
 		{ "a connection id names its call", test_call_of_conn },
 		{ "the innermost call holding an instant", test_conn_at },
 		{ "thread lists sorted, repeats dropped", test_sort_unique },
+		{ "a copy by the runtime's code, a collective's too", test_is_copy },
+		{ "a call's argument by its name", test_arg },
 		CU_TEST_INFO_NULL,
 	};
 	/* A window's files are opened with openat2(). */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,31 +10,6 @@
 #include "common/fsutil.h"
 #include "task/profdir.h"
 #include "unit.h"
-
-static void test_name_format(void)
-{
-	unsigned char rnd[8];
-	char name[64];
-	regex_t re;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		rnd[i] = (unsigned char)(i * 37 + 250);
-	CU_ASSERT_EQUAL(regcomp(&re, "^PROF_[0-9]{6}_[0-9]{17}_[0-9]{8}[A-R]{8}$", REG_EXTENDED), 0);
-	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 7, 1700000000123456789ull, 4242, rnd), 0);
-	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
-	CU_ASSERT_EQUAL(strncmp(name, "PROF_000007_", 12), 0);
-	CU_ASSERT_EQUAL(strncmp(name + 12 + 14, "123_00004242", 12), 0);
-	/* The index wraps as msprof's does, never to 000000; a pid of 9 digits keeps 8. */
-	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 999999, 0, 123456789, rnd), 0);
-	CU_ASSERT_EQUAL(regexec(&re, name, 0, NULL, 0), 0);
-	CU_ASSERT_EQUAL(strncmp(name, "PROF_999999_", 12), 0);
-	CU_ASSERT_EQUAL(strncmp(name + 30, "23456789", 8), 0);
-	CU_ASSERT_EQUAL(profname_make(name, sizeof(name), 1000000, 0, 1, rnd), 0);
-	CU_ASSERT_EQUAL(strncmp(name, "PROF_000001_", 12), 0);
-	regfree(&re);
-	CU_ASSERT_EQUAL(profname_make(name, 20, 7, 0, 1, rnd), -ENAMETOOLONG);
-}
 
 static void test_create_and_finish(void)
 {
@@ -160,7 +134,6 @@ static void test_output_checks(void)
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
-		{ "PROF_ names follow msprof", test_name_format },
 		{ "--output: made safely, links and others' refused", test_output_checks },
 		CU_TEST_INFO_NULL,
 	};

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "task/ctl_lock.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "task/taskscan.h"
 #include "unit.h"
 

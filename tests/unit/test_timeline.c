@@ -15,7 +15,7 @@
 #include "export/profdata.h"
 #include "export/timeline.h"
 #include "msprof/probe_packs.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "json_reader.h"
 #include "unit.h"
 #include "window_fixture.h"

@@ -13,7 +13,7 @@
 #include "common/clock.h"
 #include "devdata.h"
 #include "common/fsutil.h"
-#include "common/profname.h"
+#include "common/proflayout.h"
 
 void devdata_rec_buf_init_max(struct rec_buf *b, size_t size, size_t max)
 {
@@ -93,10 +93,11 @@ static int dev_file_open(struct dev_files *df, uint32_t device,
 	if (!v)
 		return -ENOMEM;
 	df->v = v;
-	err = path_fmt(path, "%s/device_%" PRIu32 "/data", df->dir, device) ?:
-	      fsutil_mkdir_p(path, 0755) ?:
-	      path_fmt(path, "%s/device_%" PRIu32 "/data/task_time.data",
+	err = path_fmt(path, "%s/" PROFDIR_DEVICE_PREFIX "%" PRIu32 "/" PROFDIR_DATA,
 		       df->dir, device) ?:
+	      fsutil_mkdir_p(path, 0755) ?:
+	      path_fmt(path, "%s/" PROFDIR_DEVICE_PREFIX "%" PRIu32 "/"
+		       PROFDIR_DEVICE_FILE, df->dir, device) ?:
 	      recfile_create(&f, path);
 	if (err)
 		return err;
@@ -138,7 +139,8 @@ int devdata_stats_write(const char *dir, const char *backend,
 	FILE *fp;
 	int err;
 
-	err = path_fmt(path, "%s/agent_stats_%s.json", dir, backend);
+	err = path_fmt(path, "%s/" PROFDIR_AGENT_STATS_PREFIX "%s"
+		       PROFDIR_AGENT_STATS_SUFFIX, dir, backend);
 	if (err)
 		return err;
 	fp = fopen(path, "we");
@@ -166,7 +168,7 @@ int devdata_run_dir_name(const char *result_dir, char *buf, size_t len)
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		memcpy(rnd, &now, sizeof(rnd));
 	/* A runtime's index is always 1 (spec §2). */
-	if (profname_make(name, sizeof(name), 1, now, (int)getpid(), rnd))
+	if (proflayout_name_make(name, sizeof(name), 1, now, (int)getpid(), rnd))
 		return -ENAMETOOLONG;
 	n = snprintf(buf, len, "%s/%s", result_dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;

@@ -130,20 +130,6 @@ const struct msprof_probe_pack msprof_probe_packs[] = {
 const size_t msprof_nr_probe_packs =
 	sizeof(msprof_probe_packs) / sizeof(msprof_probe_packs[0]);
 
-const char *msprof_layer_name(enum msprof_api_layer layer)
-{
-	static const char *const names[] = {
-		[MSPROF_LAYER_ACL] = "AscendCL",
-		[MSPROF_LAYER_RUNTIME] = "Runtime",
-		[MSPROF_LAYER_HCCL] = "HCCL",
-		[MSPROF_LAYER_CUDA_RUNTIME] = "CUDA Runtime",
-		[MSPROF_LAYER_CUDA_DRIVER] = "CUDA Driver",
-		[MSPROF_LAYER_CUSTOM] = "Custom",
-	};
-
-	return (unsigned int)layer < MSPROF_LAYER_MAX ? names[layer] : "Unknown";
-}
-
 bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path)
 {

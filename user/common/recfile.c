@@ -261,20 +261,6 @@ out:
 	return err;
 }
 
-int recfile_read(const char *path, struct msprof_file_header *hdr,
-		 recfile_visit_fn visit, void *ctx)
-{
-	struct stat st;
-	int fd = safe_open_nofollow(path, &st);
-	int err;
-
-	if (fd < 0)
-		return fd;
-	err = recfile_read_fd(fd, hdr, visit, ctx, NULL);
-	close(fd);
-	return err;
-}
-
 void recfile_strerror(char *buf, size_t len, int err,
 		      const struct recfile_stop *stop)
 {

@@ -12,7 +12,7 @@
 
 #include "launch.h"
 #include "msprof/protocol.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 
 /* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
 static void preload(const char *agent)

@@ -22,7 +22,7 @@
 #include "targets.h"
 #include "tasklist.h"
 #include "window.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "task/taskscan.h"
 
 /* Everything one interactive msprof controls: its targets and windows. */
@@ -195,7 +195,7 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	s->w.number++;
 	/* One budget for the window, however many targets share it. */
 	s->w.stage_budget = (struct fsutil_budget){
-		.max = testpoint_limit("stage_bytes", TARGET_STAGE_MAX_BYTES),
+		.max = testpoint_limit("stage_bytes", STAGE_COPY_MAX_BYTES),
 	};
 	clock_pair_now(&s->w.start);
 	s->w.requested_real_ns = requested_real_ns;

@@ -15,8 +15,8 @@
 #include "options.h"
 #include "targets.h"
 #include "task/ctl_lock.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 
 int targets_init(struct targets *ts, struct window_ctx *w)
 {
@@ -95,14 +95,14 @@ int targets_take(struct targets *ts, int pid, bool need_agent)
 	t->lock.fd = -1;
 	/* --host-only needs no socket, nor the home it would be in. */
 	if (!err && need_agent)
-		err = t->sock_err;
+		err = t->sock.err;
 	if (err)
 		return say_gone(pid, err);
-	if (need_agent && !t->sock_found) {
+	if (need_agent && !t->sock.found) {
 		char shown[PATH_MAX];
 
 		ERR("pid %d has no profiling socket %s: start the task with PROFILING_MODE=dynamic in its environment, or use --host-only=on",
-		    pid, printable_copy(shown, sizeof(shown), t->sock_path));
+		    pid, printable_copy(shown, sizeof(shown), t->sock.path));
 		return -ENOENT;
 	}
 	err = ctl_lock(&t->lock, t->host_pid, t->ns_pid, &holder);

@@ -8,8 +8,8 @@
 #include "common/err.h"
 #include "common/printable.h"
 #include "options.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 #include "task/taskscan.h"
 #include "tasklist.h"
 

@@ -10,8 +10,8 @@
 #include "common/printable.h"
 #include "common/testpoint.h"
 #include "msprof/protocol.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 #include "task/profdir.h"
 #include "window.h"
 
@@ -49,10 +49,10 @@ static int open_window(struct window_ctx *w, struct target *t)
 
 	window_summary(w, t, &sum);
 	/* Where the device data is should msprof die before stop copies it. */
-	if (t->stage_fd >= 0) {
+	if (t->stage.fd >= 0) {
 		snprintf(pending, sizeof(pending),
 			 "not copied yet: the agent flushes it into %s%s",
-			 t->task_stage,
+			 t->stage.task_path,
 			 t->own_mnt_ns ? " (in the task's root)" : "");
 		sum.device_status = pending;
 	}
@@ -163,11 +163,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 			    t->host_pid, procread_strerror(err));
 		return err;
 	}
-	t->stage_ignored = 0;
-	t->stage_left_out = 0;
-	t->stage_left_why = 0;
-	t->device_err = 0;
-	t->ndevices = 0;
+	target_window_reset(t);
 	t->server_ended = false;
 	err = open_window(w, t);
 	if (err)
@@ -198,10 +194,10 @@ static void describe_devices(const struct window_ctx *w, struct target *t)
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < t->ndevices; i++) {
-		if (t->devices[i].has_info)
+	for (i = 0; i < t->copied.ndevices; i++) {
+		if (t->copied.devices[i].has_info)
 			continue;
-		err = profdir_write_device_meta(t->dir_fd, t->devices[i].id,
+		err = profdir_write_device_meta(t->dir_fd, t->copied.devices[i].id,
 						backend, &w->link.params);
 		if (err && !t->device_err)
 			t->device_err = err;
@@ -236,13 +232,13 @@ int window_end(struct window_ctx *w, struct target *t,
 	if (t->device_err)
 		ERR("pid %d: cannot copy device data: %s", t->host_pid,
 		    strerror(-t->device_err));
-	if (t->stage_ignored)
+	if (t->copied.ignored)
 		ERR("pid %d: ignored %u unexpected entries in the staging directory",
-		    t->host_pid, t->stage_ignored);
-	if (t->stage_left_out)
+		    t->host_pid, t->copied.ignored);
+	if (t->copied.left_out)
 		ERR("pid %d: left out %u staged entr%s: %s", t->host_pid,
-		    t->stage_left_out, t->stage_left_out == 1 ? "y" : "ies",
-		    target_left_out_text(t, &w->stage_budget, caps, sizeof(caps)));
+		    t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
+		    stage_copy_left_text(&t->copied, &w->stage_budget, caps, sizeof(caps)));
 	if (herr)
 		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
 	else if (t->device_err)
@@ -251,13 +247,13 @@ int window_end(struct window_ctx *w, struct target *t,
 	else if (t->server_ended)
 		snprintf(reason, sizeof(reason),
 			 "device data: the task's profiling server ended the session during the window and stopped its collection");
-	else if (t->stage_left_out)
+	else if (t->copied.left_out)
 		snprintf(reason, sizeof(reason),
 			 "device data: %u staged entr%s left out (%s)",
-			 t->stage_left_out, t->stage_left_out == 1 ? "y" : "ies",
+			 t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
 			 caps);
 	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
-				t->stage_left_out ?
+				t->copied.left_out ?
 				reason : NULL;
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;

@@ -26,9 +26,10 @@
 #include "analyze.h"
 #include "analyze_db.h"
 #include "comm.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "outbuf.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "profdata.h"
 #include "common/testpoint.h"
 #include "windows.h"
@@ -271,8 +272,8 @@ static int write_files(int afd, const char *label, const struct texts *x,
 	int err = fsutil_dir_for_each(afd, remove_temp, NULL);
 
 	if (err)
-		fprintf(stderr, "msprof: %s: a killed run's temporary files are left in %s: %s\n",
-			label, PROFDIR_ANALYZE, strerror(-err));
+		ERR("%s: a killed run's temporary files are left in %s: %s",
+		    label, PROFDIR_ANALYZE, strerror(-err));
 	for (err = 0; made < NFILES; made++) {
 		if (made < NJSON)
 			err = fsutil_write_temp_at(afd, files[made], x->buf[made],
@@ -281,8 +282,8 @@ static int write_files(int afd, const char *label, const struct texts *x,
 		else
 			err = write_db_temp(afd, tmp[made], sizeof(tmp[made]), p, c);
 		if (err) {
-			fprintf(stderr, "msprof: %s: not analyzed: cannot write %s/%s: %s\n",
-				label, PROFDIR_ANALYZE, files[made], strerror(-err));
+			ERR("%s: not analyzed: cannot write %s/%s: %s",
+			    label, PROFDIR_ANALYZE, files[made], strerror(-err));
 			break;
 		}
 	}
@@ -290,8 +291,8 @@ static int write_files(int afd, const char *label, const struct texts *x,
 	for (; renamed < made && !err; renamed++)
 		if (renameat(afd, tmp[renamed], afd, files[renamed])) {
 			err = -errno;
-			fprintf(stderr, "msprof: %s: not analyzed: cannot rename into %s/%s: %s\n",
-				label, PROFDIR_ANALYZE, files[renamed], strerror(-err));
+			ERR("%s: not analyzed: cannot rename into %s/%s: %s",
+			    label, PROFDIR_ANALYZE, files[renamed], strerror(-err));
 			break;
 		}
 	if (err) {
@@ -317,20 +318,20 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 	err = profdata_load_at(&p, dirfd);
 	if (err) {
 		profdata_strerror(why, sizeof(why), err);
-		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
+		ERR("%s: not analyzed: %s", label, why);
 		return err;
 	}
 	err = comm_ops_load(&c, &p);
 	if (!err)
 		err = render(&x, &p, &c);
 	if (err) {
-		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, strerror(-err));
+		ERR("%s: not analyzed: %s", label, strerror(-err));
 		goto out;
 	}
 	afd = windows_output_dir_open(dirfd, PROFDIR_ANALYZE, &made);
 	if (afd < 0) {
 		windows_output_dir_strerror(why, sizeof(why), PROFDIR_ANALYZE, afd);
-		fprintf(stderr, "msprof: %s: not analyzed: %s\n", label, why);
+		ERR("%s: not analyzed: %s", label, why);
 		err = afd;
 		goto out_texts;
 	}
@@ -342,8 +343,8 @@ static int analyze_one(int dirfd, const char *label, void *ctx)
 		goto out_texts;
 	}
 	if (!nanalyzed(&c))
-		fprintf(stderr, "msprof: %s: no communication operators recorded: %s/ holds {} for each\n",
-			label, PROFDIR_ANALYZE);
+		ERR("%s: no communication operators recorded: %s/ holds {} for each",
+		    label, PROFDIR_ANALYZE);
 	for (i = 0; i < NFILES; i++)
 		printf("%s/%s/%s\n", label, PROFDIR_ANALYZE, files[i]);
 out_texts:

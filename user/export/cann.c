@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "common/proflayout.h"
 
 static int add_size(const void *rec, const struct cann_src *s, void *ctx)
 {
@@ -42,7 +43,7 @@ static int presize(struct profdata *p, const struct cann *c, bool *any)
 	for (d = 0; d < CANN_MAX_DEVICES && !err; d++) {
 		if (!c->dev_known[d])
 			continue;
-		snprintf(dir, sizeof(dir), "device_%u/data", d);
+		snprintf(dir, sizeof(dir), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DATA, d);
 		snprintf(kind, sizeof(kind), "stars_soc.data.%u", d);
 		err = files_size(p, dir, kind, false, &stars);
 	}

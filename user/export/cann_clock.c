@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "common/proflayout.h"
 #include "common/safe_open.h"
 #include "msprof/protocol.h"
 
@@ -116,7 +117,7 @@ static int64_t dir_shift(struct profdata *p, unsigned int n)
 	char file[64];
 	int64_t off;
 
-	snprintf(file, sizeof(file), "device_%u/start_info.%u", n, n);
+	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_START "%u", n, n);
 	if (profmeta_start_offset(p->dirfd, file, &off))
 		return 0;
 	return off - profmeta_offset_ns(&p->meta);
@@ -129,7 +130,7 @@ static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 	char file[64], mhz[32] = "";
 	uint64_t q32 = 0, ns = 0, cnt = 0, dev = 0;
 
-	snprintf(file, sizeof(file), "device_%u/info.json.%u", n, n);
+	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_INFO "%u", n, n);
 	if (!safe_read_small_beneath(p->dirfd, file, text, META_MAX) &&
 	    !msprof_json_get_str(text, "hwts_frequency", mhz, sizeof(mhz)))
 		q32 = ns_per_tick_q32(mhz);
@@ -137,14 +138,14 @@ static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 		clock_fault(p, file, "no hwts_frequency above 0: the device's tasks are not exported");
 		return false;
 	}
-	snprintf(file, sizeof(file), "device_%u/host_start.log.%u", n, n);
+	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_HOST_START_LOG "%u", n, n);
 	if (read_start_log(p, file, text, 0, &ns, &cnt)) {
 		/* As Huawei's analysis does: the host's pair instead. */
 		clock_fault(p, file, "missing or unreadable: the host's host_start.log taken");
 		if (read_start_log(p, "host/host_start.log", text, 0, &ns, &cnt))
 			ns = 0;
 	}
-	snprintf(file, sizeof(file), "device_%u/dev_start.log.%u", n, n);
+	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_DEV_START_LOG "%u", n, n);
 	if (safe_read_small_beneath(p->dirfd, file, text, META_MAX) ||
 	    log_value(text, "cntvct", &dev)) {
 		/* Huawei's analysis takes 0 then: the times move by cntvct. */
@@ -169,7 +170,7 @@ int cann_clocks_load(struct profdata *p, struct cann *c)
 	host_clock(p, c, text);
 	mono_clock(&p->meta, c);
 	for (n = 0; n < CANN_MAX_DEVICES; n++) {
-		snprintf(dir, sizeof(dir), "device_%u/info.json.%u", n, n);
+		snprintf(dir, sizeof(dir), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_INFO "%u", n, n);
 		fd = safe_open_beneath(p->dirfd, dir, &st);
 		if (fd < 0)
 			continue;

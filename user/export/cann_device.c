@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cann.h"
+#include "common/proflayout.h"
 #include "cann_device.h"
 
 static const char *const sqe_names[CANN_SQE_MAX + 1] = {
@@ -289,7 +290,7 @@ static int load_device(struct profdata *p, struct cann *c, unsigned int n,
 	char dir[32], kind[48];
 	int err;
 
-	snprintf(dir, sizeof(dir), "device_%u/data", n);
+	snprintf(dir, sizeof(dir), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DATA, n);
 	snprintf(kind, sizeof(kind), "ts_track.data.%u", n);
 	err = cann_each_rec(p, dir, kind, false, sizeof(struct cann_ts_flip), false,
 			    on_flip, &d);

@@ -83,7 +83,7 @@ static int track_op(struct profdata *p, const struct cann_task_track *r,
 			    NULL;
 	struct devop op = {
 		.op_type = NO_STR, .type = (uint8_t)type, .sqe = DEVOP_NO_SQE,
-		.ge_type = DEVOP_NO_GE, .hf32 = 2,
+		.ge_type = DEVOP_NO_GE, .hf32 = 2, .rt_kind = (uint8_t)type,
 	};
 	int i, err;
 

@@ -32,7 +32,7 @@
 /*
  * Bytes one run may write, all PROF_ directories together (holes kept are
  * none): 256 windows at the 4 GiB a window's device data may take
- * (TARGET_STAGE_MAX_BYTES), more than a large job's cluster directory,
+ * (STAGE_COPY_MAX_BYTES), more than a large job's cluster directory,
  * yet a bound however many directories the sources hold and however big
  * the file system.  The free-space reserve (fsutil_room()) is what keeps
  * a smaller one from filling.

@@ -111,7 +111,7 @@ static int note_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	const struct by_conn *bc = ctx;
 	const struct api_desc *d = profdata_desc(bc->p, e->api_id);
 	struct comm_op *op;
-	int i;
+	uint64_t v;
 
 	if (!d || d->layer != MSPROF_LAYER_HCCL)
 		return 0;
@@ -119,19 +119,15 @@ static int note_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	if (!op)
 		return 0;
 	op->group = 0;	/* known; numbered once every call is seen */
-	for (i = 0; i < MSPROF_PROBE_ARGS; i++) {
-		const char *a = d->args[i];
-
-		if (!a)
-			continue;
-		if (!strcmp(a, "count") || !strcmp(a, "send_count") ||
-		    !strcmp(a, "recv_count"))
-			op->count = e->args[i];
-		else if (!strcmp(a, "dtype"))
-			op->data_type = (uint32_t)e->args[i];
-		else if (!strcmp(a, "comm"))
-			op->comm = e->args[i];
-	}
+	/* An Hccl* call names its count one of three ways, never two. */
+	if (profdata_arg(d, e, "count", &v) ||
+	    profdata_arg(d, e, "send_count", &v) ||
+	    profdata_arg(d, e, "recv_count", &v))
+		op->count = v;
+	if (profdata_arg(d, e, "dtype", &v))
+		op->data_type = (uint32_t)v;
+	if (profdata_arg(d, e, "comm", &v))
+		op->comm = v;
 	return 0;
 }
 

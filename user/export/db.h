@@ -7,14 +7,6 @@
 
 #include "profdata.h"
 
-/*
- * --type=db: writes PROF_X/msprof_<YYYYMMDDhhmmss>.db (msprof's tables)
- * into the PROF_ directory open as dirfd, and prints its path under
- * label.  Made under a temporary name and renamed in whole; an earlier
- * export's db is removed then.  Errors are reported, under label.
- */
-int db_export(int dirfd, const char *label, const struct profdata *p);
-
 /* A db written under its temporary name, not yet renamed in. */
 struct db_file {
 	char name[32];
@@ -22,9 +14,13 @@ struct db_file {
 };
 
 /*
- * db_export in two steps, so that the db can be written beside the text
- * outputs and renamed in only once they are: db_write fills f (nothing is
- * left on error), then db_commit renames it in or db_discard removes it.
+ * --type=db: PROF_X/msprof_<YYYYMMDDhhmmss>.db (msprof's tables) in the
+ * PROF_ directory open as dirfd, in two steps, so that the db can be
+ * written beside the text outputs and renamed in only once they are:
+ * db_write fills f under a temporary name (nothing is left on error),
+ * then db_commit renames it in, prints its path under label and removes
+ * an earlier export's db, or db_discard removes it.  Errors are reported,
+ * under label.
  */
 int db_write(int dirfd, const char *label, const struct profdata *p,
 	     struct db_file *f);

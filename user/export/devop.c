@@ -5,6 +5,7 @@
  * they lie.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,13 +45,16 @@ static int grow_op_slots(struct profdata *p)
 	return 0;
 }
 
+/* An op's bytes are hashed and compared: none may be padding. */
+_Static_assert(sizeof(struct devop) == offsetof(struct devop, rt_kind) + 1,
+	       "struct devop has padding");
+
 int profdata_op(struct profdata *p, const struct devop *op, uint32_t *id)
 {
 	struct devop key = *op;
 	uint32_t at;
 	int err;
 
-	key.pad = 0;	/* the bytes are hashed and compared */
 	if ((p->nops + 1) * 2 > p->nop_slots) {
 		err = grow_op_slots(p);
 		if (err)

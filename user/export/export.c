@@ -14,9 +14,10 @@
 #include "db.h"
 #include "export.h"
 #include "common/printable.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "summary.h"
 #include "common/testpoint.h"
 #include "timeline.h"
@@ -218,17 +219,17 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 	/* One line: a full disk fails them all alike. */
 	for (i = 0; i < n && err; i++)
 		if (jobs[i].err) {
-			fprintf(stderr, "msprof: %s: not exported: cannot write %s/%s: %s\n",
-				label, PROFDIR_OUTPUT, names[i],
-				strerror(-jobs[i].err));
+			ERR("%s: not exported: cannot write %s/%s: %s",
+			    label, PROFDIR_OUTPUT, names[i],
+			    strerror(-jobs[i].err));
 			break;
 		}
 	testpoint("export-before-rename");
 	for (renamed = 0; renamed < n && !err; renamed++)
 		if (renameat(ofd, jobs[renamed].tmp, ofd, names[renamed])) {
 			err = -errno;
-			fprintf(stderr, "msprof: %s: not exported: cannot rename into %s/%s: %s\n",
-				label, PROFDIR_OUTPUT, names[renamed], strerror(-err));
+			ERR("%s: not exported: cannot rename into %s/%s: %s",
+			    label, PROFDIR_OUTPUT, names[renamed], strerror(-err));
 			break;
 		}
 	if (err) {
@@ -242,8 +243,8 @@ static int write_outputs(int ofd, const char *label, const struct profdata *p)
 		printf("%s/%s/%s\n", label, PROFDIR_OUTPUT, names[i]);
 	err = fsutil_dir_for_each(ofd, remove_stale, &st);
 	if (err)
-		fprintf(stderr, "msprof: %s: an earlier export's files are left in %s: %s\n",
-			label, PROFDIR_OUTPUT, strerror(-err));
+		ERR("%s: an earlier export's files are left in %s: %s",
+		    label, PROFDIR_OUTPUT, strerror(-err));
 	return 0;
 }
 
@@ -256,7 +257,7 @@ static int export_files(int dirfd, const char *label, const struct profdata *p)
 	ofd = windows_output_dir_open(dirfd, PROFDIR_OUTPUT, &made);
 	if (ofd < 0) {
 		windows_output_dir_strerror(why, sizeof(why), PROFDIR_OUTPUT, ofd);
-		fprintf(stderr, "msprof: %s: not exported: %s\n", label, why);
+		ERR("%s: not exported: %s", label, why);
 		return ofd;
 	}
 	err = write_outputs(ofd, label, p);
@@ -277,23 +278,23 @@ static void report_losses(const char *label, const struct profdata *p)
 		const struct profdata_problem *pb = &p->problems[i];
 
 		profdata_problem_str(why, sizeof(why), pb);
-		fprintf(stderr, "msprof: %s/%s: %s: %s\n", label,
-			printable_copy(shown, sizeof(shown), pb->file), why,
-			pb->kept ? "exported all the same" :
-			pb->count ? "dropped, the rest exported" :
-			pb->err == -EBADMSG || pb->err == -EILSEQ ?
-			"exported up to there" : "its data is not exported");
+		ERR("%s/%s: %s: %s", label,
+		    printable_copy(shown, sizeof(shown), pb->file), why,
+		    pb->kept ? "exported all the same" :
+		    pb->count ? "dropped, the rest exported" :
+		    pb->err == -EBADMSG || pb->err == -EILSEQ ?
+		    "exported up to there" : "its data is not exported");
 	}
 	if (p->nproblems > PROFDATA_MAX_PROBLEMS)
-		fprintf(stderr, "msprof: %s: %u more data files read in part or with faults\n",
-			label, p->nproblems - PROFDATA_MAX_PROBLEMS);
+		ERR("%s: %u more data files read in part or with faults",
+		    label, p->nproblems - PROFDATA_MAX_PROBLEMS);
 	if (p->meta.lost_events)
-		fprintf(stderr, "msprof: %s: %llu host events were lost in the window (ring buffer full): exported the rest\n",
-			label, p->meta.lost_events);
+		ERR("%s: %llu host events were lost in the window (ring buffer full): exported the rest",
+		    label, p->meta.lost_events);
 	if (p->meta.incomplete)
-		fprintf(stderr, "msprof: %s: incomplete window (%s): exported what was recorded\n",
-			label, printable_copy(shown, sizeof(shown),
-					      p->meta.incomplete_reason));
+		ERR("%s: incomplete window (%s): exported what was recorded",
+		    label, printable_copy(shown, sizeof(shown),
+					  p->meta.incomplete_reason));
 }
 
 /* The db, written by a thread of its own beside the text outputs. */
@@ -336,8 +337,8 @@ static int export_all(int dirfd, const char *label, const struct profdata *p,
 		run_db_job(&j);
 	if (!db) {
 		if (!err && db_remove_stale(dirfd, NULL))	/* readers prefer a db */
-			fprintf(stderr, "msprof: %s: an earlier export's msprof_*.db is left, which readers take instead of the new files\n",
-				label);
+			ERR("%s: an earlier export's msprof_*.db is left, which readers take instead of the new files",
+			    label);
 		return err;
 	}
 	if (err) {
@@ -359,7 +360,7 @@ static int export_one(int dirfd, const char *label, void *ctx)
 	err = profdata_load_at(&p, dirfd);
 	if (err) {
 		profdata_strerror(why, sizeof(why), err);
-		fprintf(stderr, "msprof: %s: not exported: %s\n", label, why);
+		ERR("%s: not exported: %s", label, why);
 		return err;
 	}
 	testpoint("export-after-load");

@@ -68,19 +68,18 @@ const char *naming_str(const struct profdata *p, uint32_t id)
  * (msprof-analyze's advisor takes a window without one static op for a
  * dynamic-shape one, and then skips its block-dim and bound checks.)
  */
-static const char *kernel_state(const char *type)
+static const char *kernel_state(const struct devop *op)
 {
-	return strcmp(type, "MEMCPY_ASYNC") && strcmp(type, "MEMSET") ?
-	       "static" : "N/A";
+	return devop_is_copy(op) || op->type == DT_MEMSET ? "N/A" : "static";
 }
 
-const char *naming_op_state(const struct devop *op, const char *type)
+const char *naming_op_state(const struct devop *op)
 {
 	if (op->state == OPSTATE_DYNAMIC)
 		return "dynamic";
 	if (op->state == OPSTATE_STATIC)
 		return "static";
-	return op->sqe == DEVOP_NO_SQE ? kernel_state(type) : "N/A";
+	return op->sqe == DEVOP_NO_SQE ? kernel_state(op) : "N/A";
 }
 
 uint32_t naming_op_type(const struct devop *op)

@@ -34,9 +34,9 @@ const char *naming_devtask_name(const struct profdata *p, const struct devtask *
 const char *naming_op_name(const struct profdata *p, const struct devtask *t);
 /*
  * An op's OP State: the runtime's word (node_basic_info), else "static"
- * for a kernel of ours (type: its task type), "N/A" for a copy or a set.
+ * for a kernel of ours, "N/A" for a copy or a set.
  */
-const char *naming_op_state(const struct devop *op, const char *type);
+const char *naming_op_state(const struct devop *op);
 /* Its OP Type: the runtime's op type (node_basic_info), else its name. */
 uint32_t naming_op_type(const struct devop *op);
 /* A string of the names table; "N/A" for NO_STR. */

@@ -14,7 +14,7 @@
 #include "common/printable.h"
 #include "msprof/probe_packs.h"
 #include "profdata.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "common/safe_open.h"
 
 /* The name blob: the API's name, then one string per argument. */
@@ -260,7 +260,7 @@ static int load_device(int dirfd, const char *entry, void *ctx)
 	char name[NAME_MAX + sizeof(PROFDIR_DEVICE_FILE) + 1];
 
 	(void)dirfd;
-	if (strncmp(entry, "device_", 7))
+	if (strncmp(entry, PROFDIR_DEVICE_PREFIX, 7))
 		return 0;
 	snprintf(name, sizeof(name), "%s/%s", entry, PROFDIR_DEVICE_FILE);
 	return load_file(ctx, name);
@@ -444,6 +444,19 @@ const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id)
 {
 	return api_id < MSPROF_MAX_APIS && p->apis_desc[api_id].name ?
 	       &p->apis_desc[api_id] : NULL;
+}
+
+bool profdata_arg(const struct api_desc *d, const struct msprof_api_event *e,
+		  const char *name, uint64_t *v)
+{
+	int i;
+
+	for (i = 0; d && i < MSPROF_PROBE_ARGS; i++)
+		if (d->args[i] && !strcmp(d->args[i], name)) {
+			*v = e->args[i];
+			return true;
+		}
+	return false;
 }
 
 const struct profcall *profdata_call(const struct profdata *p, uint64_t conn)

@@ -74,7 +74,12 @@ struct devop {
 	uint8_t ge_type;	/* enum cann_ge_task_type; DEVOP_NO_GE: no node info */
 	uint8_t hf32;		/* 0 no, 1 yes, 2 not known */
 	uint8_t state;		/* enum devop_state */
-	uint8_t pad;
+	/*
+	 * The runtime's task type (task_track's code) as the enum, kept when
+	 * a node makes the task a collective's (type DT_HCCL): what its
+	 * copies are known by.  DT_UNKNOWN: no task_track.
+	 */
+	uint8_t rt_kind;
 };
 
 #define DEVOP_NO_SQE	0xff
@@ -223,6 +228,16 @@ void profdata_problem_str(char *buf, size_t len, const struct profdata_problem *
 
 /* The number of op (interned); 0 or -ENOMEM. */
 int profdata_op(struct profdata *p, const struct devop *op, uint32_t *id);
+/*
+ * Whether op is a copy (MEMCPY_ASYNC): a copy's, or a collective's task
+ * the runtime submitted as one.
+ */
+static inline bool devop_is_copy(const struct devop *op)
+{
+	return op->type == DT_MEMCPY_ASYNC ||
+	       (op->type == DT_HCCL && op->rt_kind == DT_MEMCPY_ASYNC);
+}
+
 static inline const struct devop *profdata_task_op(const struct profdata *p,
 						   const struct devtask *t)
 {
@@ -249,6 +264,12 @@ const struct task_hccl *profdata_hccl(const struct profdata *p,
 size_t profdata_sort_unique(uint32_t *v, size_t n);
 /* The description of an API id; NULL if it was never named. */
 const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id);
+/*
+ * The argument of call e named name in d, its API's description, in *v:
+ * false if the API keeps none of that name (or d is NULL).
+ */
+bool profdata_arg(const struct api_desc *d, const struct msprof_api_event *e,
+		  const char *name, uint64_t *v);
 /* The call of a connection id; NULL for 0 or one out of range. */
 const struct profcall *profdata_call(const struct profdata *p, uint64_t conn);
 /*

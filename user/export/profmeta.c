@@ -10,7 +10,7 @@
 
 #include "common/json.h"
 #include "msprof/protocol.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "common/printable.h"
 #include "profmeta.h"
 #include "common/safe_open.h"

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/printable.h"
+#include "common/proflayout.h"
 #include "profmeta.h"
 #include "query.h"
 #include "windows.h"
@@ -39,7 +41,7 @@ static int add_device(int dir, const char *name, void *ctx)
 	unsigned long id;
 
 	(void)dir;
-	if (strncmp(name, "device_", 7) || name[7] < '0' || name[7] > '9')
+	if (strncmp(name, PROFDIR_DEVICE_PREFIX, 7) || name[7] < '0' || name[7] > '9')
 		return 0;
 	id = strtoul(name + 7, &end, 10);
 	if (*end || id > 0xffff || d->n == sizeof(d->ids) / sizeof(d->ids[0]))
@@ -98,7 +100,7 @@ static int query_one(int fd, const char *label, const char *name,
 			snprintf(why, sizeof(why), "not a window (no metadata)");
 		else
 			profmeta_strerror(why, sizeof(why), err);
-		fprintf(stderr, "msprof: %s: not queried: %s\n", label, why);
+		ERR("%s: not queried: %s", label, why);
 		return err;
 	}
 	/* info.json's jobInfo: msprof writes "NA" when no job is named. */
@@ -171,8 +173,7 @@ static int query_window(int fd, const char *label, void *ctx)
 		struct qrow *rows = realloc(q->rows, cap * sizeof(*rows));
 
 		if (!rows) {
-			fprintf(stderr, "msprof: %s: not queried: %s\n", label,
-				strerror(ENOMEM));
+			ERR("%s: not queried: %s", label, strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		q->rows = rows;

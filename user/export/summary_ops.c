@@ -136,7 +136,7 @@ static void op_summary_row(FILE *fp, const struct profdata *p,
 	csv_next_text(fp, name);
 	/* An npusim kernel's name is its op type too. */
 	csv_next_text(fp, naming_str(p, naming_op_type(op)));
-	csv_next_text(fp, naming_op_state(op, type));
+	csv_next_text(fp, naming_op_state(op));
 	csv_next_text(fp, op->type == DT_HCCL && op->sqe != DEVOP_NO_SQE ?
 		      "COMMUNICATION" : type);
 	csv_next_us(fp, epoch(p, t->start_ns));

@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/printable.h"
-#include "task/profdir.h"
+#include "common/proflayout.h"
 #include "common/safe_open.h"
 #include "windows.h"
 
@@ -78,14 +79,14 @@ static bool is_window(int fd, const char *dir)
 		end--;
 	for (base = end; base > dir && base[-1] != '/'; base--)
 		;
-	return (end - base > 5 && !strncmp(base, "PROF_", 5)) ||
+	return (end - base > 5 && !strncmp(base, PROFDIR_PREFIX, 5)) ||
 	       !fstatat(fd, PROFDIR_FACTS, &st, AT_SYMLINK_NOFOLLOW) ||
 	       !fstatat(fd, PROFDIR_HOST_START, &st, AT_SYMLINK_NOFOLLOW);
 }
 
 static int is_prof_entry(const struct dirent *de)
 {
-	return !strncmp(de->d_name, "PROF_", 5);
+	return !strncmp(de->d_name, PROFDIR_PREFIX, 5);
 }
 
 /* Every PROF_ entry is done or named with why not. */
@@ -98,7 +99,7 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 	n = scandirat(fd, ".", &list, is_prof_entry, alphasort);
 	if (n < 0) {
 		err = -errno;
-		fprintf(stderr, "msprof: %s: %s\n", dir, strerror(-err));
+		ERR("%s: %s", dir, strerror(-err));
 		return err;
 	}
 	for (i = 0; i < n; i++) {
@@ -106,9 +107,9 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 		printable(label);
 		sub = windows_open_dir(fd, list[i]->d_name);
 		if (sub < 0) {
-			fprintf(stderr, "msprof: %s: not %s: %s\n", label,
-				w->done, sub == -ENOTDIR ? "not a directory" :
-				safe_open_strerror(sub));
+			ERR("%s: not %s: %s", label,
+			    w->done, sub == -ENOTDIR ? "not a directory" :
+			    safe_open_strerror(sub));
 			failed++;
 		} else {
 			err = w->one(sub, label, w->ctx);
@@ -121,14 +122,13 @@ static int walk_all(int fd, const char *dir, const struct window_walk *w)
 	}
 	free(list);
 	if (!n) {
-		fprintf(stderr, "msprof: %s: no PROF_ directory to %s\n", dir,
-			w->verb);
+		ERR("%s: no PROF_ directory to %s", dir, w->verb);
 		return -ENOENT;
 	}
 	if (!part && !failed)
 		return 0;
-	fprintf(stderr, "msprof: %s: %d of %d PROF_ entries %s whole, %d in part, %d not %s\n",
-		dir, ok, n, w->done, part, failed, w->done);
+	ERR("%s: %d of %d PROF_ entries %s whole, %d in part, %d not %s",
+	    dir, ok, n, w->done, part, failed, w->done);
 	return failed ? -EIO : -EBADMSG;
 }
 
@@ -141,9 +141,9 @@ int windows_walk(const char *dir, const struct window_walk *w)
 	snprintf(label, sizeof(label), "%s", dir);
 	printable(label);
 	if (fd < 0) {
-		fprintf(stderr, "msprof: %s: %s\n", label, fd == -ELOOP ?
-			"a symbolic link (not followed): give the directory it names" :
-			strerror(-fd));
+		ERR("%s: %s", label, fd == -ELOOP ?
+		    "a symbolic link (not followed): give the directory it names" :
+		    strerror(-fd));
 		return fd;
 	}
 	if (is_window(fd, dir)) {

@@ -14,8 +14,8 @@
 #include "msprof/events.h"
 #include "common/input_error.h"
 #include "probes.h"
-#include "task/procfs.h"
-#include "task/procread.h"
+#include "proc/procfs.h"
+#include "proc/procread.h"
 
 /* A function the user names has no known signature: show raw registers. */
 static const struct msprof_probe_arg raw_args[MSPROF_PROBE_ARGS] = {

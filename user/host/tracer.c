@@ -18,7 +18,7 @@
 #include "symcache.h"
 #include "msprof.skel.h"
 #include "probes.h"
-#include "task/procfs.h"
+#include "proc/procfs.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 

@@ -20,14 +20,14 @@ int agent_link_connect(struct target *t, const struct agent_link_conf *c)
 	char sock[PATH_MAX], stage[PATH_MAX];	/* as the lines below show them */
 	int err;
 
-	if (access(t->sock_path, F_OK))
+	if (access(t->sock.path, F_OK))
 		return 0;
 	err = target_connect(t, c->output, c->out_fd, &c->params);
 	if (err) {
 		/* The reason a window's info.json gives for no device data. */
 		t->device_status = err;
-		printable_copy(sock, sizeof(sock), t->sock_path);
-		printable_copy(stage, sizeof(stage), t->task_stage);
+		printable_copy(sock, sizeof(sock), t->sock.path);
+		printable_copy(stage, sizeof(stage), t->stage.task_path);
 	}
 	if (err == -EAGAIN)
 		ERR("pid %d: its profiling agent at %s accepted no connection within %d s: its queue is full (another client holds it, or the task is stopped)",
@@ -36,7 +36,7 @@ int agent_link_connect(struct target *t, const struct agent_link_conf *c)
 		ERR("pid %d: its profiling agent at %s did not answer the parameters within %u s (another client holds it, or the task is stopped)",
 		    t->host_pid, sock,
 		    dynsock_reply_timeout_s(MSPROF_PARAMS_RSP));
-	else if (t->stage_parent_refused)
+	else if (t->stage.parent_refused)
 		ERR("pid %d: its /tmp is neither sticky and writable by all nor its user's: no staging directory for its device data is made there",
 		    t->host_pid);
 	else if (err == -EILSEQ)
@@ -61,10 +61,10 @@ void agent_link_disconnect(struct target *t)
 	int err = target_disconnect(t);
 
 	if (err)
-		ERR("pid %d: the staging directory %s is left in place: %s",
-		    t->host_pid,
-		    printable_copy(stage, sizeof(stage), t->task_stage),
-		    strerror(-err));
+		WARN("pid %d: the staging directory %s is left in place: %s",
+		     t->host_pid,
+		     printable_copy(stage, sizeof(stage), t->stage.task_path),
+		     strerror(-err));
 }
 
 /*
@@ -118,10 +118,10 @@ static void lose_agent(struct target *t, const struct agent_link_conf *c,
 static void server_ended(struct target *t, const struct agent_link_conf *c,
 			 int status, bool quitting)
 {
-	ERR("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
-	    t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
-	    *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
-	    quitting ? "" : "; msprof connects again at the next start");
+	WARN("pid %d: the task's profiling server ended the session and stopped its collection%s%s%s",
+	     t->host_pid, status == MSPROF_FAIL ? " (the stop failed)" : "",
+	     *t->dir ? ": the window's device data ends here (marked incomplete)" : "",
+	     quitting ? "" : "; msprof connects again at the next start");
 	if (*t->dir)
 		t->server_ended = true;
 	lose_agent(t, c, -ESHUTDOWN);

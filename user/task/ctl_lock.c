@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ctl_lock.h"
-#include "procfs.h"
+#include "proc/procfs.h"
 
 /* What another user could have made or changed is no lock of ours. */
 static bool root_only(const struct stat *st, mode_t type)

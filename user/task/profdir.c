@@ -314,7 +314,7 @@ static int write_host_meta(int dir, const struct profdir_summary *s)
 	task_of(&t, s);
 	return ctrlfile_write_fn(dir, PROFDIR_HOST_INFO, put_info_ctx, &info) ?:
 	       /* msprof's host id, which the analysis tells host/ by. */
-	       write_sample(dir, "host/sample.json", "64", s->switches) ?:
+	       write_sample(dir, PROFDIR_HOST_SAMPLE, "64", s->switches) ?:
 	       ctrlfile_write_fn(dir, PROFDIR_HOST_START, put_time_info, &start) ?:
 	       ctrlfile_write_fn(dir, PROFDIR_HOST_START_LOG, put_start_log, &log);
 }
@@ -322,12 +322,12 @@ static int write_host_meta(int dir, const struct profdir_summary *s)
 /* What profdir_create() makes, innermost first: what discard removes. */
 static const char *const made_files[] = {
 	PROFDIR_HOST_FILE, PROFDIR_FACTS,
-	PROFDIR_HOST_INFO, PROFDIR_HOST_INFO ".done",
-	"host/sample.json", "host/sample.json.done",
-	PROFDIR_HOST_START, PROFDIR_HOST_START ".done",
-	PROFDIR_HOST_START_LOG, PROFDIR_HOST_START_LOG ".done",
+	PROFDIR_HOST_INFO, PROFDIR_HOST_INFO PROFDIR_DONE,
+	PROFDIR_HOST_SAMPLE, PROFDIR_HOST_SAMPLE PROFDIR_DONE,
+	PROFDIR_HOST_START, PROFDIR_HOST_START PROFDIR_DONE,
+	PROFDIR_HOST_START_LOG, PROFDIR_HOST_START_LOG PROFDIR_DONE,
 };
-static const char *const made_dirs[] = { PROFDIR_HOST_DATA, "host" };
+static const char *const made_dirs[] = { PROFDIR_HOST_DATA, PROFDIR_HOST };
 
 int profdir_create(int out, const struct profdir_summary *s, char *name,
 		   size_t len, int *dir)
@@ -338,7 +338,7 @@ int profdir_create(int out, const struct profdir_summary *s, char *name,
 
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return -errno;
-	err = profname_make(name, len, s->window, s->start.real_ns, s->ns_pid, rnd);
+	err = proflayout_name_make(name, len, s->window, s->start.real_ns, s->ns_pid, rnd);
 	if (err)
 		return err;
 	if (mkdirat(out, name, 0750))
@@ -423,12 +423,12 @@ int profdir_write_device_meta(int dir, unsigned int device, const char *backend,
 	struct stat st;
 	int sub, err;
 
-	snprintf(name, sizeof(name), "device_%u", device);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_PREFIX "%u", device);
 	/* Ours: made by root in root's PROF_ directory. */
 	sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sub < 0)
 		return -errno;
-	snprintf(name, sizeof(name), "info.json.%u", device);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_INFO "%u", device);
 	/* A real runtime's own metadata stays as it wrote it. */
 	if (!fstatat(sub, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		close(sub);
@@ -444,20 +444,20 @@ int profdir_write_device_meta(int dir, unsigned int device, const char *backend,
 	raw.text = start_info;
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_info_ctx, &info);
-	snprintf(name, sizeof(name), "start_info.%u", device);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_START "%u", device);
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_raw, &raw);
-	snprintf(name, sizeof(name), "end_info.%u", device);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_END "%u", device);
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_time_info, &end_info);
 	if (!err)
-		err = write_sample(sub, "sample.json", devices, sw);
-	snprintf(name, sizeof(name), "host_start.log.%u", device);
+		err = write_sample(sub, PROFDIR_SAMPLE, devices, sw);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_HOST_START_LOG "%u", device);
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_start_log, &log);
 	/* The device's clock is the host's: the same pair, no section. */
 	log.section = NULL;
-	snprintf(name, sizeof(name), "dev_start.log.%u", device);
+	snprintf(name, sizeof(name), PROFDIR_DEVICE_DEV_START_LOG "%u", device);
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_start_log, &log);
 	free(start_info);
@@ -470,7 +470,7 @@ const char *profdir_device_backend(int dir)
 	struct stat st;
 
 	/* The agent names its backend in the file it copied in beside. */
-	return fstatat(dir, "agent_stats_cupti.json", &st, AT_SYMLINK_NOFOLLOW) ?
+	return fstatat(dir, PROFDIR_AGENT_STATS_PREFIX "cupti" PROFDIR_AGENT_STATS_SUFFIX, &st, AT_SYMLINK_NOFOLLOW) ?
 	       "npusim" : "cupti";
 }
 

@@ -7,28 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/clock.h"
-#include "common/profname.h"
+#include "common/proflayout.h"
 #include "params.h"
 
-#define PROFDIR_HOST_DATA	"host/data"
-#define PROFDIR_HOST_FILE	"host/data/host_trace.data"
-#define PROFDIR_DEVICE_FILE	"data/task_time.data"	/* under device_<id>/ */
-/*
- * msprof-ebpf's own account of the window, at the PROF_ root: a name no
- * msprof or msprof-analyze scan takes for its metadata.
- */
-#define PROFDIR_FACTS		"msprof_ebpf_window.json"
-/* msprof's metadata of the host side (spec §2), one JSON line each. */
-#define PROFDIR_HOST_INFO	"host/info.json"
-#define PROFDIR_HOST_START	"host/start_info"
-#define PROFDIR_HOST_END	"host/end_info"
-#define PROFDIR_HOST_START_LOG	"host/host_start.log"
-#define PROFDIR_OUTPUT		"mindstudio_profiler_output"
-#define PROFDIR_ANALYZE		"analyze"	/* --analyze=on */
-
-
-/* msprof's collection switches, as sample.json (and the params) say them. */
-
+/* What the window's metadata says of it. */
 struct profdir_summary {
 	int host_pid;
 	int ns_pid;		/* the task's own getpid(): info.json's pid */

@@ -9,7 +9,7 @@
 #include "common/clock.h"
 #include "common/growarr.h"
 #include "ctl_lock.h"
-#include "procfs.h"
+#include "proc/procfs.h"
 #include "target.h"
 #include "taskscan.h"
 
@@ -74,10 +74,10 @@ static int probe(int pid, struct target *t, struct task_row *row)
 
 	err = user_process(pid);
 	if (!err)
-		err = target_init(t, pid) ?: t->sock_err;
+		err = target_init(t, pid) ?: t->sock.err;
 	if (err)
 		return err;
-	if (!t->has_socket)
+	if (!t->sock.is_socket)
 		return -ENOENT;
 	memset(row, 0, sizeof(*row));
 	row->host_pid = pid;

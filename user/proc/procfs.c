@@ -87,7 +87,7 @@ static int getenv_stream(int fd, const char *name, char *out, size_t len)
  * milliseconds.
  */
 struct getenv_arg {
-	char path[64];		/* "": the descriptor handed over */
+	char path[PATH_MAX];
 	char name[256];
 	size_t len;
 };
@@ -96,35 +96,34 @@ static int getenv_in_reader(const void *arg, int in_fd, char *out, size_t cap,
 			    size_t *len, int *fd)
 {
 	const struct getenv_arg *a = arg;
-	int efd = in_fd, err;
+	int efd, err;
 
+	(void)in_fd;
 	(void)fd;
 	if (a->len > cap)
 		return -EINVAL;
-	if (*a->path)
-		efd = open(a->path, O_RDONLY | O_CLOEXEC);
+	efd = open(a->path, O_RDONLY | O_CLOEXEC);
 	err = efd < 0 ? -errno : getenv_stream(efd, a->name, out, a->len);
-	if (*a->path && efd >= 0)
+	if (efd >= 0)
 		close(efd);
 	*len = err ? 0 : strlen(out);
 	return err;
 }
 
-static int getenv_timed(const char *path, int fd, const char *name,
-			char *out, size_t len)
+int procfs_getenv_at(const char *path, const char *name, char *out, size_t len)
 {
 	struct getenv_arg a = { .len = len };
 	struct procread_call c = {
 		.fn = getenv_in_reader, .arg = &a, .arg_len = sizeof(a),
-		.in_fd = fd, .out = out, .cap = len,
+		.in_fd = -1, .out = out, .cap = len,
 	};
 	int err;
 
 	/* The answer must fit the reader's message and our buffer. */
 	if (len > PATH_MAX || !len ||
-	    snprintf(a.name, sizeof(a.name), "%s", name) >= (int)sizeof(a.name))
+	    snprintf(a.name, sizeof(a.name), "%s", name) >= (int)sizeof(a.name) ||
+	    snprintf(a.path, sizeof(a.path), "%s", path) >= (int)sizeof(a.path))
 		return -EINVAL;
-	snprintf(a.path, sizeof(a.path), "%s", path ? path : "");
 	err = procread_run(&c);
 	if (!err && c.len >= len)
 		err = -EPROTO;
@@ -133,17 +132,12 @@ static int getenv_timed(const char *path, int fd, const char *name,
 	return err;
 }
 
-int procfs_getenv_fd(int fd, const char *name, char *out, size_t len)
-{
-	return getenv_timed(NULL, fd, name, out, len);
-}
-
 int procfs_getenv(int pid, const char *name, char *out, size_t len)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	return getenv_timed(path, -1, name, out, len);
+	return procfs_getenv_at(path, name, out, len);
 }
 
 /* A whole /proc file, read in the reader; -E2BIG if it holds more than cap. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Finding a task's socket: the home a container's /etc/passwd gives its uid. */
+/* Finding a task's agent socket: a container's user database. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "task/target.h"
+#include "task/agent_socket.h"
 #include "unit.h"
 
 /* A container's user database (what its root wrote), as an fd. */
@@ -25,7 +25,7 @@ static int passwd_lookup(const char *text, size_t len, uid_t uid,
 			 char *home, size_t hlen)
 {
 	*home = '\0';
-	return target_passwd_home_fd(passwd_fd(text, len), uid, home, hlen);
+	return agent_socket_passwd_home_fd(passwd_fd(text, len), uid, home, hlen);
 }
 
 /* Entries as fgetpwent() reads them; blank, '#' and short lines are none. */
@@ -66,13 +66,13 @@ static void test_passwd_long_line(void)
 	fd = passwd_fd(db, len);
 	free(db);
 	before = unit_peak_reset();
-	CU_ASSERT_EQUAL(target_passwd_home_fd(fd, 1000, home, sizeof(home)), 0);
+	CU_ASSERT_EQUAL(agent_socket_passwd_home_fd(fd, 1000, home, sizeof(home)), 0);
 	CU_ASSERT(unit_peak_kib() - before < 1024);
 	CU_ASSERT_STRING_EQUAL(home, "/home/u");
 	/* Past 16 MiB: not read at all. */
 	fd = passwd_fd("u:x:1000:1000::/home/u:/bin/sh\n", 31);
 	CU_ASSERT_EQUAL_FATAL(ftruncate(fd, (16 << 20) + 1), 0);
-	CU_ASSERT_EQUAL(target_passwd_home_fd(fd, 1000, home, sizeof(home)), -EINVAL);
+	CU_ASSERT_EQUAL(agent_socket_passwd_home_fd(fd, 1000, home, sizeof(home)), -EINVAL);
 }
 
 static int register_tests(unsigned int *skipped)
@@ -84,7 +84,7 @@ static int register_tests(unsigned int *skipped)
 	};
 
 	(void)skipped;
-	return add_suite("target", tests);
+	return add_suite("agent_socket", tests);
 }
 
 UNIT_SUITE(register_tests)

@@ -22,11 +22,11 @@
 /*
  * Reads name from /proc/<pid>/environ; -ENOENT if it is not set,
  * -ENAMETOOLONG if its value does not fit len (PATH_MAX at most: -EINVAL),
- * -E2BIG if it is not within the first 8 MiB.  The _fd form reads an
- * environ block from fd (in the reader too).
+ * -E2BIG if it is not within the first 8 MiB.  The _at form reads the
+ * environ block of the file at path (opened and read in the reader too).
  */
 int procfs_getenv(int pid, const char *name, char *out, size_t len);
-int procfs_getenv_fd(int fd, const char *name, char *out, size_t len);
+int procfs_getenv_at(const char *path, const char *name, char *out, size_t len);
 /*
  * The task's rank as msprof's runtime reports it: RANK_ID, else RANK, each
  * taken only if all digits (common/rankid.h); -1 if neither is.
