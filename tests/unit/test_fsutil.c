@@ -150,10 +150,33 @@ static void test_size_text(void)
 	CU_ASSERT_STRING_EQUAL(fsutil_size_text(~0ull, buf, sizeof(buf)), "15.9 EiB");
 }
 
+static void test_mkdir_p(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", path[256];
+	struct stat st;
+	FILE *fp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/a//b/c/", base);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
+	CU_ASSERT(!stat(path, &st) && S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/f", base);
+	fp = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/f/x", base);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), -ENOTDIR);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p("", 0755), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "sizes as people read them", test_size_text },
+		{ "mkdir -p", test_mkdir_p },
 		CU_TEST_INFO_NULL,
 	};
 	/* The copies' files are made beneath a directory fd: openat2(). */

@@ -10,6 +10,7 @@
 #include "common/fsutil.h"
 #include "task/profdir.h"
 #include "unit.h"
+#include "window_fixture.h"
 
 static void test_create_and_finish(void)
 {
@@ -131,6 +132,46 @@ static void test_output_checks(void)
 	CU_ASSERT_EQUAL(system(path), 0);
 }
 
+/* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
+static void test_device_meta(void)
+{
+	/* A task named as a key: the keys read back are still found. */
+	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
+	char base[] = "/tmp/msprof-profdir-XXXXXX", text[4096];
+	int out, dir = unit_profdir_window(base, &out, &sum);
+	struct stat st;
+
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_0", 0750), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_3", 0750), 0);
+	close(openat(dir, "device_3/info.json.3", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, "agent_stats_cupti.json", O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_STRING_EQUAL(profdir_device_backend(dir), "cupti");
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 3, "cupti", NULL), 0);
+	unit_read_text(dir, "device_0/info.json.0", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
+	unit_read_text(dir, "device_0/host_start.log.0", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
+	unit_read_text(dir, "device_0/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);
+	/* The runtime's own metadata: nothing added beside it. */
+	CU_ASSERT_EQUAL(fstatat(dir, "device_3/info.json.3", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_3/start_info.3", &st, 0), 0);
+	/* Written once: a second pass finds device_0 described. */
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	close(dir);
+	close(out);
+	unit_remove_dir(base);
+}
+
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
@@ -141,6 +182,7 @@ static int register_tests(unsigned int *skipped)
 	static const CU_TestInfo openat2_tests[] = {
 		{ "create, then finish with " PROFDIR_FACTS, test_create_and_finish },
 		{ "an incomplete window; discard", test_incomplete_and_discard },
+		{ "device metadata, a runtime's kept", test_device_meta },
 		CU_TEST_INFO_NULL,
 	};
 
