@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/fsutil.h"
 #include "task/profdir.h"
 #include "unit.h"
 #include "window_fixture.h"
@@ -92,46 +91,6 @@ static void test_incomplete_and_discard(void)
 	close(out);
 }
 
-static void test_output_checks(void)
-{
-	char base[] = "/tmp/msprof-unit-XXXXXX", path[200], link[200];
-	int fd;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
-	/* Missing components are made. */
-	snprintf(path, sizeof(path), "%s/a//b/", base);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
-	close(fd);
-	snprintf(path, sizeof(path), "%s/a/b", base);
-	CU_ASSERT_EQUAL(access(path, F_OK), 0);
-	/* A link as the output itself: refused. */
-	snprintf(link, sizeof(link), "%s/link", base);
-	CU_ASSERT_EQUAL(symlink(path, link), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(link, 0755, &fd), -ELOOP);
-	/* A file. */
-	snprintf(path, sizeof(path), "%s/file", base);
-	close(open(path, O_WRONLY | O_CREAT, 0600));
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
-	snprintf(path, sizeof(path), "%s/file/sub", base);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
-	/* Writable by others: refused unless sticky. */
-	snprintf(path, sizeof(path), "%s/open", base);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	CU_ASSERT_EQUAL(chmod(path, 0777), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EACCES);
-	CU_ASSERT_EQUAL(chmod(path, 01777), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
-	close(fd);
-	/* Someone else's (only root can make one here). */
-	if (geteuid() == 0) {
-		CU_ASSERT_EQUAL(chmod(path, 0755), 0);
-		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
-		CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EPERM);
-	}
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CU_ASSERT_EQUAL(system(path), 0);
-}
-
 /* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
 static void test_device_meta(void)
 {
@@ -174,10 +133,7 @@ static void test_device_meta(void)
 
 static int register_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo tests[] = {
-		{ "--output: made safely, links and others' refused", test_output_checks },
-		CU_TEST_INFO_NULL,
-	};
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
 	/* Files in a window are made with openat2(). */
 	static const CU_TestInfo openat2_tests[] = {
 		{ "create, then finish with " PROFDIR_FACTS, test_create_and_finish },
@@ -186,7 +142,7 @@ static int register_tests(unsigned int *skipped)
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("profdir", tests, openat2_tests,
+	return add_suite_needing("profdir", none, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
 
