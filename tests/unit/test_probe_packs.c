@@ -2,7 +2,8 @@
 /*
  * The probe packs' tables hold what the probing code takes for granted:
  * names that are symbols, layers with a switch, kept arguments
- * named, device patterns under /dev, functions that fit a name record.
+ * named, device patterns under /dev, functions that fit a name record;
+ * the libraries that make a preloaded agent serve are the packs'.
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -209,6 +210,34 @@ static void test_layers(void)
 	}
 }
 
+/* Whether one of the probe packs' runtimes is path. */
+static bool is_runtime(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
+			return true;
+	return false;
+}
+
+/* The runtimes that make a preloaded agent serve are the probe packs'. */
+static void test_runtime_libraries(void)
+{
+	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
+	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
+	/* A pack's second library (CANN's op compiler, beside libascendcl). */
+	CU_ASSERT(is_runtime("/opt/lib/libacl_op_compiler.so"));
+	CU_ASSERT(is_runtime("libnpusim.so"));
+	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
+	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
+	/* The file's own name counts, not a directory's. */
+	CU_ASSERT(!is_runtime("/opt/libhccl/lib/libfoo.so"));
+	CU_ASSERT(!is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
+	/* The main program's entry has no name. */
+	CU_ASSERT(!is_runtime(""));
+}
+
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
@@ -217,6 +246,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "a function in two packs is the same in both", test_shared_functions },
 		{ "device nodes: patterns under /dev, NULL-terminated", test_devices },
 		{ "layers: each switch's with a pack", test_layers },
+		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
 		CU_TEST_INFO_NULL,
 	};
 
