@@ -48,9 +48,41 @@ struct profdata *unit_two_devices_tasks(void)
 
 void unit_free_tasks(struct profdata *p)
 {
-	strtab_free(&p->names);
+	unit_free_window(p);
+	free(p);
+}
+
+void unit_fake_window(struct profdata *p, const struct unit_fake_task *ft,
+		      size_t n)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	/* Epoch = the start's real time (whole µs) + monotonic ns. */
+	p->meta.start.real_ns = 1000000000000000000ull;
+	p->tasks = calloc(n, sizeof(*p->tasks));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
+	p->ntasks = n;
+	for (i = 0; i < n; i++) {
+		struct devtask *t = &p->tasks[i];
+
+		size_t len = strlen(ft[i].name);
+
+		CU_ASSERT_EQUAL(profdata_op_named(p, ft[i].name, len,
+						  profdata_type_of_name(ft[i].name, len),
+						  8, &t->op), 0);
+		t->device = ft[i].device;
+		t->stream = 1;
+		t->task_id = (uint32_t)i;
+		t->start_ns = ft[i].start;
+		t->end_ns = ft[i].start + ft[i].dur;
+	}
+}
+
+void unit_free_window(struct profdata *p)
+{
 	free(p->tasks);
+	strtab_free(&p->names);
 	free(p->ops);
 	free(p->op_slots);
-	free(p);
 }

@@ -110,6 +110,23 @@ static void test_bulk(void)
 	free(t);
 }
 
+static void test_us(void)
+{
+	char buf[24];
+
+	CU_ASSERT_EQUAL(fmt_us3(buf, 0), 5);
+	CU_ASSERT_STRING_EQUAL(buf, "0.000");
+	fmt_us3(buf, 5);
+	CU_ASSERT_STRING_EQUAL(buf, "0.005");
+	fmt_us3(buf, 1234567);
+	CU_ASSERT_STRING_EQUAL(buf, "1234.567");
+	fmt_us3(buf, 1700000000123456789ull);
+	CU_ASSERT_STRING_EQUAL(buf, "1700000000123456.789");
+	fmt_us3(buf, UINT64_MAX);
+	CU_ASSERT_STRING_EQUAL(buf, "18446744073709551.615");
+}
+
+
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
@@ -117,6 +134,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "integers of every length as printf writes them", test_u64_digits },
 		{ "JSON strings are escaped", test_json_str },
 		{ "text larger than the buffer arrives whole", test_bulk },
+		{ "times are ns with a point inserted", test_us },
 		CU_TEST_INFO_NULL,
 	};
 
