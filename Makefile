@@ -84,7 +84,7 @@ CUDA_HOME ?= /usr/local/cuda
 CUPTI_H := $(if $(CROSS),,$(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include/cupti.h \
 	$(CUDA_HOME)/include/cupti.h)))
 ifneq ($(CUPTI_H),)
-CUPTI_SRC := $(wildcard user/agent/*cupti*.c tests/unit/test_cupti.c)
+CUPTI_SRC := $(wildcard user/agent/*cupti*.c tests/unit/test_cupti_window.c)
 $(call obj,$(CUPTI_SRC)) $(call san_obj,$(CUPTI_SRC)) $(call fuzz_obj,$(CUPTI_SRC)): override CFLAGS += \
 	-DMSPROF_HAVE_CUPTI -isystem $(dir $(CUPTI_H)) -isystem $(CUDA_HOME)/include
 endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The collectives of a window: each op's communicator group and place in it. */
+/* The collectives of a window: each op's communicator group, place in it, name. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +9,7 @@
 #include "msprof/probe_packs.h"
 #include "msprof/recfile.h"
 #include "task/profdir.h"
+#include "tasks_fixture.h"
 #include "unit.h"
 #include "window_fixture.h"
 
@@ -81,16 +82,46 @@ static void test_comm_groups(void)
 	unit_remove_dir(dir);
 }
 
+/* msprof's op names: type, group's last 3 characters, place, iteration. */
+static void test_comm_names(void)
+{
+	static const struct unit_fake_task coll[] = {
+		{ 0, "hcom_allReduce_", 1000, 500 },
+	};
+	struct comm_op op = { .task = 0, .group = 0, .seq = 7 };
+	struct profdata p;
+	char buf[64];
+
+	unit_fake_window(&p, coll, 1);
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__oup_7_1");
+	op.group = 2;
+	comm_group_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hccl_group_2");
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__p_2_7_1");
+	op.group = COMM_UNKNOWN;
+	comm_op_name(buf, sizeof(buf), &p, &op);
+	CU_ASSERT_STRING_EQUAL(buf, "hcom_allReduce__N/A_7_1");
+	CU_ASSERT_STRING_EQUAL(comm_data_type_name(4), "FP32");
+	CU_ASSERT_EQUAL(comm_data_type_size(11), 2);
+	CU_ASSERT_STRING_EQUAL(comm_data_type_name(COMM_UNKNOWN), "N/A");
+	unit_free_window(&p);
+}
+
 static int register_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
+	static const CU_TestInfo plain[] = {
+		{ "collective op names as msprof's", test_comm_names },
+		CU_TEST_INFO_NULL,
+	};
 	/* A window's files are read with openat2(). */
 	static const CU_TestInfo tests[] = {
 		{ "collectives' groups numbered by first op, ops within each", test_comm_groups },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("comm", none, tests, unit_no_openat2(), skipped);
+	return add_suite_needing("comm", plain, tests, unit_no_openat2(), skipped);
 }
 
 UNIT_SUITE(register_tests)

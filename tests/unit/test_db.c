@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The Overlap Analysis the timeline and the db share; the db itself. */
+/* The db an export writes (export/db.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,149 +11,9 @@
 #include <unistd.h>
 
 #include "export/db.h"
-#include "export/overlap.h"
 #include "common/fsutil.h"
+#include "tasks_fixture.h"
 #include "unit.h"
-
-struct seen {
-	uint64_t at[32][4];	/* device, kind, start, end */
-	int n;
-};
-
-static int record(uint32_t device, enum overlap_kind kind, uint64_t start,
-		  uint64_t end, void *ctx)
-{
-	struct seen *s = ctx;
-
-	CU_ASSERT_FATAL(s->n < 32);
-	s->at[s->n][0] = device;
-	s->at[s->n][1] = kind;
-	s->at[s->n][2] = start;
-	s->at[s->n][3] = end;
-	s->n++;
-	return 0;
-}
-
-static void add_task(struct profdata *p, uint32_t dev, const char *name,
-		     uint64_t start, uint64_t end)
-{
-	struct devtask *t = &p->tasks[p->ntasks++];
-
-	memset(t, 0, sizeof(*t));
-	t->device = dev;
-	t->start_ns = start;
-	t->end_ns = end;
-	CU_ASSERT_EQUAL(profdata_op_named(p, name, strlen(name),
-					  profdata_type_of_name(name, strlen(name)), 0,
-					  &t->op), 0);
-}
-
-/* A window without tasks yet, room for 16. */
-static struct profdata *no_tasks(void)
-{
-	struct profdata *p = calloc(1, sizeof(*p));
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	p->tasks = calloc(16, sizeof(*p->tasks));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
-	p->meta.rank_id = -1;
-	return p;
-}
-
-/* Two devices' tasks: copies and overlapping, nested, touching kernels. */
-static struct profdata *make_tasks(void)
-{
-	struct profdata *p = no_tasks();
-
-	add_task(p, 0, "MEMCPY_ASYNC", 100, 150);
-	add_task(p, 0, "matmul", 150, 250);
-	add_task(p, 0, "relu", 200, 300);
-	add_task(p, 0, "matmul", 400, 500);
-	add_task(p, 0, "relu", 420, 450);
-	add_task(p, 0, "MEMCPY_ASYNC", 450, 600);
-	add_task(p, 1, "relu", 10, 20);
-	add_task(p, 1, "relu", 20, 30);
-	return p;
-}
-
-static void free_tasks(struct profdata *p)
-{
-	strtab_free(&p->names);
-	free(p->tasks);
-	free(p->ops);
-	free(p->op_slots);
-	free(p);
-}
-
-/*
- * Computing is the union of kernels; copies count in the device's span
- * (so as Free), as msprof counts only ops as computing.
- */
-static void test_overlap(void)
-{
-	static const uint64_t want[][4] = {
-		{ 0, OVERLAP_FREE, 100, 150 },		/* a copy first */
-		{ 0, OVERLAP_COMPUTE, 150, 300 },	/* two kernels overlapping */
-		{ 0, OVERLAP_FREE, 300, 400 },
-		{ 0, OVERLAP_COMPUTE, 400, 500 },	/* one inside another */
-		{ 0, OVERLAP_FREE, 500, 600 },		/* a copy last */
-		{ 1, OVERLAP_COMPUTE, 10, 30 },		/* touching kernels merge */
-	};
-	struct profdata *p = make_tasks();
-	struct seen s = { .n = 0 };
-	int i;
-
-	CU_ASSERT_EQUAL(overlap_each(p, record, &s), 0);
-	CU_ASSERT_EQUAL(s.n, 6);
-	for (i = 0; i < s.n && i < 6; i++)
-		CU_ASSERT(!memcmp(s.at[i], want[i], sizeof(want[i])));
-	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_COMM_NOT_OVERLAPPED),
-			       "Communication(Not Overlapped)");
-	CU_ASSERT_STRING_EQUAL(overlap_name(OVERLAP_FREE), "Free");
-	free_tasks(p);
-}
-
-/*
- * Collectives: Communication is their union; what of it no kernel hides
- * is Not Overlapped; Computing, Not Overlapped and Free tile the span.
- */
-static void test_overlap_comm(void)
-{
-	static const uint64_t want[][4] = {
-		{ 0, OVERLAP_COMPUTE, 100, 200 },
-		{ 0, OVERLAP_COMMUNICATION, 150, 400 },	/* two collectives touching */
-		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 200, 250 },
-		{ 0, OVERLAP_COMPUTE, 250, 300 },	/* a kernel inside them */
-		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 300, 400 },
-		{ 0, OVERLAP_FREE, 400, 500 },
-		{ 0, OVERLAP_COMPUTE, 500, 600 },
-		{ 0, OVERLAP_FREE, 600, 700 },
-		{ 0, OVERLAP_COMMUNICATION, 700, 800 },	/* after a gap */
-		{ 0, OVERLAP_COMM_NOT_OVERLAPPED, 700, 800 },
-		{ 0, OVERLAP_FREE, 800, 900 },		/* a copy last */
-	};
-	struct profdata *p = no_tasks();
-	struct seen s = { .n = 0 };
-	uint64_t tiled = 0;
-	int i;
-
-	add_task(p, 0, "matmul", 100, 200);
-	add_task(p, 0, "hcom_allReduce_", 150, 300);
-	add_task(p, 0, "relu", 250, 300);
-	add_task(p, 0, "hcom_allGather_", 300, 400);
-	add_task(p, 0, "matmul", 500, 600);
-	add_task(p, 0, "hcom_allReduce_", 700, 800);
-	add_task(p, 0, "MEMCPY_ASYNC", 750, 900);
-	CU_ASSERT_EQUAL(overlap_each(p, record, &s), 0);
-	CU_ASSERT_EQUAL(s.n, 11);
-	for (i = 0; i < s.n && i < 11; i++) {
-		CU_ASSERT(!memcmp(s.at[i], want[i], sizeof(want[i])));
-		if (s.at[i][1] != OVERLAP_COMMUNICATION)
-			tiled += s.at[i][3] - s.at[i][2];
-	}
-	CU_ASSERT_EQUAL(tiled, 900 - 100);
-	free_tasks(p);
-}
 
 static long long count(sqlite3 *db, const char *sql)
 {
@@ -227,7 +87,7 @@ static void test_db_batches(void)
 	p->tasks = calloc(150, sizeof(*p->tasks));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->tasks);
 	for (i = 0; i < 150; i++)
-		add_task(p, 0, i % 2 ? "relu" : "matmul", 100 * i, 100 * i + 50);
+		unit_add_task(p, 0, i % 2 ? "relu" : "matmul", 100 * i, 100 * i + 50);
 	fd = window_dir(dir, p);
 	CU_ASSERT_EQUAL(write_db(fd, dir, p), 0);
 	db = open_db(dir, fd, name);
@@ -240,7 +100,7 @@ static void test_db_batches(void)
 	unlinkat(fd, name, 0);
 	close(fd);
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
-	free_tasks(p);
+	unit_free_tasks(p);
 }
 
 /*
@@ -253,7 +113,7 @@ static void test_db_batches(void)
 static void test_db_export(void)
 {
 	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
-	struct profdata *p = make_tasks();
+	struct profdata *p = unit_two_devices_tasks();
 	int fd = window_dir(dir, p), n = 0;
 	struct db_file f;
 	sqlite3 *db;
@@ -291,7 +151,7 @@ static void test_db_export(void)
 	unlinkat(fd, "msprof_2020.db", 0);
 	close(fd);
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
-	free_tasks(p);
+	unit_free_tasks(p);
 }
 
 /*
@@ -301,11 +161,11 @@ static void test_db_export(void)
 static void test_db_cuda_device(void)
 {
 	char dir[] = "/tmp/msprof-unit-db.XXXXXX", name[NAME_MAX + 1] = "";
-	struct profdata *p = no_tasks();
+	struct profdata *p = unit_no_tasks();
 	sqlite3 *db;
 	int fd;
 
-	add_task(p, 0, "matmul", 100, 200);
+	unit_add_task(p, 0, "matmul", 100, 200);
 	p->tasks[p->ntasks] = (struct devtask){ .device = 1, .start_ns = 100,
 						.end_ns = 200 };
 	CU_ASSERT_EQUAL(profdata_op_named(p, "vecAdd", 6, DT_KERNEL, 1,
@@ -319,16 +179,12 @@ static void test_db_cuda_device(void)
 	unlinkat(fd, name, 0);
 	close(fd);
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
-	free_tasks(p);
+	unit_free_tasks(p);
 }
 
 static int register_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo tests[] = {
-		{ "overlap: Computing is the union of ops, Free the rest", test_overlap },
-		{ "overlap: communication, the part not hidden, the span tiled", test_overlap_comm },
-		CU_TEST_INFO_NULL,
-	};
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
 	/* The db is made with openat2(), as is every file beneath a window. */
 	static const CU_TestInfo needy[] = {
 		{ "db: tasks, copies, overlap; an old db replaced", test_db_export },
@@ -337,7 +193,7 @@ static int register_tests(unsigned int *skipped)
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("db and overlap", tests, needy,
+	return add_suite_needing("db", none, needy,
 				 unit_no_openat2(), skipped);
 }
 

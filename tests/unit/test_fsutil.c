@@ -2,6 +2,7 @@
 /*
  * The copy engine both copies share (the stage's, --collect's): holes kept,
  * a budget counted on the bytes written, a source that shrank refused.
+ * The output directory's checks: made as needed, links and others' refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,10 +151,74 @@ static void test_size_text(void)
 	CU_ASSERT_STRING_EQUAL(fsutil_size_text(~0ull, buf, sizeof(buf)), "15.9 EiB");
 }
 
+static void test_mkdir_p(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", path[256];
+	struct stat st;
+	FILE *fp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/a//b/c/", base);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
+	CU_ASSERT(!stat(path, &st) && S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/f", base);
+	fp = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/f/x", base);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), -ENOTDIR);
+	CU_ASSERT_EQUAL(fsutil_mkdir_p("", 0755), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
+static void test_output_checks(void)
+{
+	char base[] = "/tmp/msprof-unit-XXXXXX", path[200], link[200];
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	/* Missing components are made. */
+	snprintf(path, sizeof(path), "%s/a//b/", base);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/a/b", base);
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	/* A link as the output itself: refused. */
+	snprintf(link, sizeof(link), "%s/link", base);
+	CU_ASSERT_EQUAL(symlink(path, link), 0);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(link, 0755, &fd), -ELOOP);
+	/* A file. */
+	snprintf(path, sizeof(path), "%s/file", base);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/file/sub", base);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
+	/* Writable by others: refused unless sticky. */
+	snprintf(path, sizeof(path), "%s/open", base);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	CU_ASSERT_EQUAL(chmod(path, 0777), 0);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EACCES);
+	CU_ASSERT_EQUAL(chmod(path, 01777), 0);
+	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
+	close(fd);
+	/* Someone else's (only root can make one here). */
+	if (geteuid() == 0) {
+		CU_ASSERT_EQUAL(chmod(path, 0755), 0);
+		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
+		CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EPERM);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "sizes as people read them", test_size_text },
+		{ "mkdir -p", test_mkdir_p },
+		{ "--output: made safely, links and others' refused", test_output_checks },
 		CU_TEST_INFO_NULL,
 	};
 	/* The copies' files are made beneath a directory fd: openat2(). */

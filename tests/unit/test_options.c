@@ -745,6 +745,28 @@ static void test_job(void)
 	expect_error(host_only, "--job cannot be combined with --host-only=on");
 }
 
+/* --task-time's level reaches prof_level; on is l1, as msprof has it. */
+static void test_prof_level(void)
+{
+	static const char *const cases[][2] = {
+		{ NULL, "l1" }, { "--task-time=on", "l1" },
+		{ "--task-time=l0", "l0" }, { "--task-time=l1", "l1" },
+		{ "--task-time=off", "off" },
+	};
+	struct msprof_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *args[] = { "--dynamic=on", "--pid=1", (char *)cases[i][0],
+				 NULL };
+
+		CU_ASSERT_EQUAL_FATAL(parse(&o, args), 0);
+		CU_ASSERT_STRING_EQUAL(o.prof_level, cases[i][1]);
+		CU_ASSERT_EQUAL(o.task_time, strcmp(cases[i][1], "off") != 0);
+		opts_free(&o);
+	}
+}
+
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
@@ -779,6 +801,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "the switches' API layers", test_layers },
 		{ "--list: alone", test_list },
 		{ "--job: attach mode, with --pid or alone", test_job },
+		{ "--task-time's level is prof_level", test_prof_level },
 		CU_TEST_INFO_NULL,
 	};
 

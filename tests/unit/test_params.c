@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: MIT
-/*
- * The parameters a CANN runtime reads, and the PROF_ directory our agent
- * names as a runtime does.
- */
+/* The parameters a CANN runtime reads (task/params.c). */
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/devdata.h"
 #include "msprof/protocol.h"
-#include "ctl/options.h"
 #include "task/params.h"
 #include "unit.h"
 
@@ -63,49 +57,10 @@ static void test_payload(void)
 	CU_ASSERT_EQUAL(params_build(&sw, big, "all", big + 4000, 1000), -E2BIG);
 }
 
-/* --task-time's level reaches prof_level; on is l1, as msprof has it. */
-static void test_prof_level(void)
-{
-	static const char *const cases[][2] = {
-		{ NULL, "l1" }, { "--task-time=on", "l1" },
-		{ "--task-time=l0", "l0" }, { "--task-time=l1", "l1" },
-		{ "--task-time=off", "off" },
-	};
-	struct msprof_opts o;
-	char err[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *argv[] = { "msprof", "--dynamic=on", "--pid=1",
-				 (char *)cases[i][0], NULL };
-		int argc = cases[i][0] ? 4 : 3;
-
-		CU_ASSERT_EQUAL_FATAL(opts_parse(&o, argc, argv, err, sizeof(err)), 0);
-		CU_ASSERT_STRING_EQUAL(o.prof_level, cases[i][1]);
-		CU_ASSERT_EQUAL(o.task_time, strcmp(cases[i][1], "off") != 0);
-		opts_free(&o);
-	}
-}
-
-static void test_run_name(void)
-{
-	char path[128];
-	regex_t re;
-
-	CU_ASSERT_EQUAL(devdata_run_dir_name("/r", path, sizeof(path)), 0);
-	CU_ASSERT_EQUAL(regcomp(&re, "^/r/PROF_000001_20[0-9]{15}_[0-9]{8}[A-R]{8}$",
-				REG_EXTENDED), 0);
-	CU_ASSERT_EQUAL(regexec(&re, path, 0, NULL, 0), 0);
-	regfree(&re);
-	CU_ASSERT_EQUAL(devdata_run_dir_name("/r", path, 20), -ENAMETOOLONG);
-}
-
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
 		{ "the payload a runtime reads", test_payload },
-		{ "--task-time's level is prof_level", test_prof_level },
-		{ "the agent's PROF_ dir is named as a runtime's", test_run_name },
 		CU_TEST_INFO_NULL,
 	};
 	(void)skipped;

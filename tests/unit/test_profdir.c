@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/fsutil.h"
 #include "task/profdir.h"
 #include "unit.h"
+#include "window_fixture.h"
 
 static void test_create_and_finish(void)
 {
@@ -91,60 +91,58 @@ static void test_incomplete_and_discard(void)
 	close(out);
 }
 
-static void test_output_checks(void)
+/* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
+static void test_device_meta(void)
 {
-	char base[] = "/tmp/msprof-unit-XXXXXX", path[200], link[200];
-	int fd;
+	/* A task named as a key: the keys read back are still found. */
+	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
+	char base[] = "/tmp/msprof-profdir-XXXXXX", text[4096];
+	int out, dir = unit_profdir_window(base, &out, &sum);
+	struct stat st;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
-	/* Missing components are made. */
-	snprintf(path, sizeof(path), "%s/a//b/", base);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
-	close(fd);
-	snprintf(path, sizeof(path), "%s/a/b", base);
-	CU_ASSERT_EQUAL(access(path, F_OK), 0);
-	/* A link as the output itself: refused. */
-	snprintf(link, sizeof(link), "%s/link", base);
-	CU_ASSERT_EQUAL(symlink(path, link), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(link, 0755, &fd), -ELOOP);
-	/* A file. */
-	snprintf(path, sizeof(path), "%s/file", base);
-	close(open(path, O_WRONLY | O_CREAT, 0600));
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
-	snprintf(path, sizeof(path), "%s/file/sub", base);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -ENOTDIR);
-	/* Writable by others: refused unless sticky. */
-	snprintf(path, sizeof(path), "%s/open", base);
-	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
-	CU_ASSERT_EQUAL(chmod(path, 0777), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EACCES);
-	CU_ASSERT_EQUAL(chmod(path, 01777), 0);
-	CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), 0);
-	close(fd);
-	/* Someone else's (only root can make one here). */
-	if (geteuid() == 0) {
-		CU_ASSERT_EQUAL(chmod(path, 0755), 0);
-		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
-		CU_ASSERT_EQUAL(fsutil_dir_open_safe(path, 0755, &fd), -EPERM);
-	}
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CU_ASSERT_EQUAL(system(path), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_0", 0750), 0);
+	CU_ASSERT_EQUAL(mkdirat(dir, "device_3", 0750), 0);
+	close(openat(dir, "device_3/info.json.3", O_WRONLY | O_CREAT, 0600));
+	close(openat(dir, "agent_stats_cupti.json", O_WRONLY | O_CREAT, 0600));
+	CU_ASSERT_STRING_EQUAL(profdir_device_backend(dir), "cupti");
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 3, "cupti", NULL), 0);
+	unit_read_text(dir, "device_0/info.json.0", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
+	unit_read_text(dir, "device_0/host_start.log.0", text, sizeof(text));
+	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
+	unit_read_text(dir, "device_0/sample.json", text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
+	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);
+	/* The runtime's own metadata: nothing added beside it. */
+	CU_ASSERT_EQUAL(fstatat(dir, "device_3/info.json.3", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_3/start_info.3", &st, 0), 0);
+	/* Written once: a second pass finds device_0 described. */
+	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
+	close(dir);
+	close(out);
+	unit_remove_dir(base);
 }
 
 static int register_tests(unsigned int *skipped)
 {
-	static const CU_TestInfo tests[] = {
-		{ "--output: made safely, links and others' refused", test_output_checks },
-		CU_TEST_INFO_NULL,
-	};
+	static const CU_TestInfo none[] = { CU_TEST_INFO_NULL };
 	/* Files in a window are made with openat2(). */
 	static const CU_TestInfo openat2_tests[] = {
 		{ "create, then finish with " PROFDIR_FACTS, test_create_and_finish },
 		{ "an incomplete window; discard", test_incomplete_and_discard },
+		{ "device metadata, a runtime's kept", test_device_meta },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite_needing("profdir", tests, openat2_tests,
+	return add_suite_needing("profdir", none, openat2_tests,
 				 unit_no_openat2(), skipped);
 }
 

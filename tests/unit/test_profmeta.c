@@ -1,39 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* What a PROF_ directory's metadata says, as profdir writes it and profmeta reads it back. */
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/profmeta.h"
 #include "task/profdir.h"
 #include "unit.h"
-
-static int make_window(char *base, int *out, struct profdir_summary *sum)
-{
-	char name[64];
-	int dir, fd;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
-	*out = open(base, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_FATAL(*out >= 0);
-	clock_pair_now(&sum->start);
-	CU_ASSERT_EQUAL_FATAL(profdir_create(*out, sum, name, sizeof(name), &dir), 0);
-	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
-	close(fd);
-	return dir;
-}
-
-static void drop_window(char *base, int out)
-{
-	char cmd[96];
-
-	close(out);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	CU_ASSERT_EQUAL(system(cmd), 0);
-}
+#include "window_fixture.h"
 
 /* What profdir writes, profmeta reads back: the clocks, the task, the rank. */
 static void test_meta_round_trip(void)
@@ -45,7 +19,7 @@ static void test_meta_round_trip(void)
 				       .device_status = "success" };
 	char base[] = "/tmp/msprof-profmeta-XXXXXX", text[4096];
 	struct profmeta m;
-	int out, dir = make_window(base, &out, &sum);
+	int out, dir = unit_profdir_window(base, &out, &sum);
 
 	unit_read_text(dir, PROFDIR_HOST_INFO, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"7\""));
@@ -90,46 +64,8 @@ static void test_meta_round_trip(void)
 	CU_ASSERT_EQUAL(m.rank_id, 3);
 	CU_ASSERT_STRING_EQUAL(m.comm, "hostUid");
 	close(dir);
-	drop_window(base, out);
-}
-
-/* Device metadata: ours where the agent filled device_<N>/, a runtime's kept. */
-static void test_device_meta(void)
-{
-	/* A task named as a key: the keys read back are still found. */
-	struct profdir_summary sum = { .ns_pid = 9, .comm = "pid", .rank_id = -1 };
-	char base[] = "/tmp/msprof-profmeta-XXXXXX", text[4096];
-	int out, dir = make_window(base, &out, &sum);
-	struct stat st;
-
-	CU_ASSERT_EQUAL(mkdirat(dir, "device_0", 0750), 0);
-	CU_ASSERT_EQUAL(mkdirat(dir, "device_3", 0750), 0);
-	close(openat(dir, "device_3/info.json.3", O_WRONLY | O_CREAT, 0600));
-	close(openat(dir, "agent_stats_cupti.json", O_WRONLY | O_CREAT, 0600));
-	CU_ASSERT_STRING_EQUAL(profdir_device_backend(dir), "cupti");
-	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
-	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 3, "cupti", NULL), 0);
-	unit_read_text(dir, "device_0/info.json.0", text, sizeof(text));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwtype\":\"cuda\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"pid\":\"9\",\"pid_name\":\"pid\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rank_id\":-1,"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"hwts_frequency\":\"1000\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"ctrl_cpu_id\":\"cuda\""));
-	unit_read_text(dir, "device_0/host_start.log.0", text, sizeof(text));
-	CU_ASSERT_EQUAL(strncmp(text, "[Device0]\nclock_monotonic_raw: ", 31), 0);
-	unit_read_text(dir, "device_0/sample.json", text, sizeof(text));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"devices\":\"0\""));
-	CU_ASSERT_EQUAL(fstatat(dir, "device_0/dev_start.log.0.done", &st, 0), 0);
-	CU_ASSERT_EQUAL(fstatat(dir, "device_0/end_info.0", &st, 0), 0);
-	/* The runtime's own metadata: nothing added beside it. */
-	CU_ASSERT_EQUAL(fstatat(dir, "device_3/info.json.3", &st, 0), 0);
-	CU_ASSERT_EQUAL(st.st_size, 0);
-	CU_ASSERT_NOT_EQUAL(fstatat(dir, "device_3/start_info.3", &st, 0), 0);
-	/* Written once: a second pass finds device_0 described. */
-	CU_ASSERT_EQUAL(profdir_write_device_meta(dir, 0, "cupti", NULL), 0);
-	close(dir);
-	drop_window(base, out);
+	close(out);
+	unit_remove_dir(base);
 }
 
 static int register_tests(unsigned int *skipped)
@@ -138,7 +74,6 @@ static int register_tests(unsigned int *skipped)
 	/* Files in a window are made with openat2(). */
 	static const CU_TestInfo openat2_tests[] = {
 		{ "metadata written and read back", test_meta_round_trip },
-		{ "device metadata, a runtime's kept", test_device_meta },
 		CU_TEST_INFO_NULL,
 	};
 

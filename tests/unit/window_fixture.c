@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Windows the export's unit tests make by hand. */
+/* Windows the unit tests make, by hand or by profdir. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "msprof/events.h"
 #include "msprof/probe_packs.h"
@@ -104,4 +106,19 @@ void unit_comm_window(char *dir, const char *op_type)
 		CU_ASSERT_EQUAL(recfile_append(f, MSPROF_REC_DEVTASK, &dt[i],
 					       sizeof(dt[i]), NULL, 0), 0);
 	CU_ASSERT_EQUAL(recfile_close(f), 0);
+}
+
+int unit_profdir_window(char *base, int *out, struct profdir_summary *sum)
+{
+	char name[64];
+	int dir, fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	*out = open(base, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(*out >= 0);
+	clock_pair_now(&sum->start);
+	CU_ASSERT_EQUAL_FATAL(profdir_create(*out, sum, name, sizeof(name), &dir), 0);
+	CU_ASSERT_EQUAL(profdir_open_host_file(dir, &fd), 0);
+	close(fd);
+	return dir;
 }

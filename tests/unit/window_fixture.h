@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Windows the export's unit tests make by hand: a PROF_ directory's files. */
+/*
+ * Windows the unit tests make: by hand, a PROF_ directory's files for the
+ * export; or by profdir, as msprof makes them.
+ */
 #ifndef MSPROF_UNIT_WINDOW_FIXTURE_H
 #define MSPROF_UNIT_WINDOW_FIXTURE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct profdir_summary;
 
 /* name (beneath dir) holding text. */
 void unit_put(const char *dir, const char *name, const char *text);
@@ -19,5 +24,10 @@ void unit_remove_dir(const char *dir);
  * op_type) beside a computing task and a collective whose call went unseen.
  */
 void unit_comm_window(char *dir, const char *op_type);
+/*
+ * A window profdir made for sum, started now, in a new directory base (its
+ * fd in *out), its host file made: the window's directory fd.
+ */
+int unit_profdir_window(char *base, int *out, struct profdir_summary *sum);
 
 #endif

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,48 +16,14 @@
 #include <unistd.h>
 
 #include "msprof/agent.h"
-#include "msprof/agent_backend.h"
-#include "msprof/probe_packs.h"
 #include "msprof/protocol.h"
 #include "agent/devices.h"
 #include "agent/server.h"
-#include "common/fsutil.h"
-#include "common/home.h"
 #include "unit.h"
 
 /* The agent's $HOME: the server lives as long as this process. */
 static char home[] = "/tmp/msprof-agent-unit-XXXXXX";
 static char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-static void test_mkdir_p(void)
-{
-	char base[] = "/tmp/msprof-unit-XXXXXX", path[256];
-	struct stat st;
-	FILE *fp;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
-	snprintf(path, sizeof(path), "%s/a//b/c/", base);
-	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
-	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), 0);
-	CU_ASSERT(!stat(path, &st) && S_ISDIR(st.st_mode));
-	snprintf(path, sizeof(path), "%s/f", base);
-	fp = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	fclose(fp);
-	snprintf(path, sizeof(path), "%s/f/x", base);
-	CU_ASSERT_EQUAL(fsutil_mkdir_p(path, 0755), -ENOTDIR);
-	CU_ASSERT_EQUAL(fsutil_mkdir_p("", 0755), -ENOENT);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CU_ASSERT_EQUAL(system(path), 0);
-}
-
-static void test_npusim_absent(void)
-{
-	void *state = NULL;
-
-	CU_ASSERT_EQUAL(msprof_backend_npusim.open(&state), -ENODEV);
-	CU_ASSERT_PTR_NULL(state);
-}
 
 /* Starts the agent once, with a short idle timeout, then connects to it. */
 static int agent_connect(void)
@@ -419,62 +384,9 @@ static void test_probe_ignored(void)
 	close(lfd);
 }
 
-/* Whether one of the probe packs' runtimes is path. */
-static bool is_runtime(const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < msprof_nr_probe_packs; i++)
-		if (msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
-			return true;
-	return false;
-}
-
-/* The runtimes that make a preloaded agent serve are the probe packs'. */
-static void test_runtime_libraries(void)
-{
-	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
-	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
-	/* A pack's second library (CANN's op compiler, beside libascendcl). */
-	CU_ASSERT(is_runtime("/opt/lib/libacl_op_compiler.so"));
-	CU_ASSERT(is_runtime("libnpusim.so"));
-	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
-	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
-	/* The file's own name counts, not a directory's. */
-	CU_ASSERT(!is_runtime("/opt/libhccl/lib/libfoo.so"));
-	CU_ASSERT(!is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
-	/* The main program's entry has no name. */
-	CU_ASSERT(!is_runtime(""));
-}
-
-/* The socket's home: HOME, and the password entry's where HOME is empty. */
-static void test_home_dir(void)
-{
-	const char *saved = getenv("HOME");
-	char *old = saved ? strdup(saved) : NULL;
-	struct passwd *pw = getpwuid(getuid());
-	const char *db = pw && pw->pw_dir[0] ? pw->pw_dir : NULL;
-	const char *got;
-
-	CU_ASSERT_EQUAL(setenv("HOME", "/nowhere/home", 1), 0);
-	got = home_dir();
-	CU_ASSERT(got && !strcmp(got, "/nowhere/home"));
-	CU_ASSERT_EQUAL(setenv("HOME", "", 1), 0);
-	got = home_dir();
-	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
-	CU_ASSERT_EQUAL(unsetenv("HOME"), 0);
-	got = home_dir();
-	CU_ASSERT(db ? got && !strcmp(got, db) : !got);
-	if (old)
-		setenv("HOME", old, 1);
-	free(old);
-}
-
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
-		{ "mkdir -p", test_mkdir_p },
-		{ "npusim backend needs npusim in the process", test_npusim_absent },
 		{ "requests get their replies", test_requests },
 		{ "the real client's sequence, status unset", test_real_client },
 		{ "a type it does not know ends the session", test_bad_type },
@@ -485,12 +397,10 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "a waiting client gets in", test_waiter_gets_in },
 		{ "a window is kept while nobody waits", test_window_kept },
 		{ "a client that hung up waits for nothing", test_probe_ignored },
-		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
-		{ "home: HOME, else the password entry", test_home_dir },
 		CU_TEST_INFO_NULL,
 	};
 
-	return add_suite("agent", tests);
+	return add_suite("server", tests);
 }
 
 UNIT_SUITE(register_tests)
