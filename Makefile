@@ -161,8 +161,9 @@ $(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-# Only the tracer includes the BPF skeleton: nothing else waits for clang.
-SKEL_SRC := user/host/tracer.c
+# Only the tracer and its attach step include the BPF skeleton: nothing
+# else waits for clang.
+SKEL_SRC := user/host/tracer.c user/host/attach.c
 $(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
 
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
