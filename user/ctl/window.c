@@ -16,6 +16,7 @@
 #include "window.h"
 
 const struct window_host_ops window_tracer_ops = {
+	.devices = tracer_filter_devices,
 	.arm = tracer_arm_target,
 	.filter = tracer_add_target,
 	.unfilter = tracer_remove_target,
@@ -147,13 +148,16 @@ static void report_refused(const struct target *t,
 		     printable(r->path), r->why);
 }
 
-/* Why t could not be armed, unless it is gone (then the caller forgets it). */
+/*
+ * Why t could not be armed (a: the probes' step, NULL: its device nodes),
+ * unless it is gone: then the caller forgets it.
+ */
 static void report_unarmed(const struct target *t, struct tracer_armed *a,
 			   int err)
 {
 	if (!procfs_alive(t->host_pid))
 		return;
-	if (a->failed == TRACER_ARM_DEVICES)
+	if (!a)
 		ERR("pid %d: cannot filter its device nodes: %s", t->host_pid,
 		    procread_strerror(err));
 	else
@@ -171,6 +175,11 @@ int window_begin(struct window_ctx *w, struct target *t)
 	if (t->followed)
 		procfs_comm(t->host_pid, t->comm, sizeof(t->comm));
 	t->rank_id = procfs_rank_id(t->host_pid);
+	err = w->host->devices(w->tracer, t->host_pid);
+	if (err) {
+		report_unarmed(t, NULL, err);
+		return err;
+	}
 	target_window_reset(t);
 	t->server_ended = false;
 	err = open_window(w, t);

@@ -22,6 +22,7 @@
  * tracer's (window_tracer_ops), or a unit test's stand-in.
  */
 struct window_host_ops {
+	int (*devices)(struct tracer *t, int host_pid);
 	int (*arm)(struct tracer *t, int host_pid, const struct probe_set *ps,
 		   struct tracer_armed *a);
 	int (*filter)(struct tracer *t, int pid);

@@ -290,22 +290,16 @@ static int attach_target(struct tracer *t, int host_pid,
 			     sizeof(a->lib), &a->refused);
 }
 
+int tracer_filter_devices(struct tracer *t, int host_pid)
+{
+	return probe_devices(host_pid, add_device, t);
+}
+
 int tracer_arm_target(struct tracer *t, int host_pid,
 		      const struct probe_set *ps, struct tracer_armed *a)
 {
-	int err;
-
 	memset(a, 0, sizeof(*a));
-	/* Its runtime's device nodes, now that its libraries are mapped. */
-	err = probe_devices(host_pid, add_device, t);
-	if (err) {
-		a->failed = TRACER_ARM_DEVICES;
-		return err;
-	}
-	err = attach_target(t, host_pid, ps, a);
-	if (err)
-		a->failed = TRACER_ARM_PROBES;
-	return err;
+	return attach_target(t, host_pid, ps, a);
 }
 
 int tracer_attach_syscalls(struct tracer *t, bool follow)

@@ -36,24 +36,28 @@ int tracer_remove_target(struct tracer *t, int host_pid);
 
 /* What arming a target did, for the caller's lines. */
 struct tracer_armed {
-	enum { TRACER_ARM_DEVICES = 1, TRACER_ARM_PROBES } failed; /* 0: none */
 	bool attached[MSPROF_MAX_APIS];	/* per function of the set: probed */
 	char lib[PATH_MAX];	/* the library the kernel refused probes in, or "" */
 	struct attach_refused refused;
 };
 
 /*
- * Arms host_pid for a window, the one call a window makes: the driver
- * device nodes of every runtime it maps into the kernel's filter
- * (probe_devices), then entry/return probes on every function of the set
- * that it maps (the first file wins): a pack's in the libraries of its
+ * The driver device nodes of every runtime host_pid maps into the kernel's
+ * filter (probe_devices), now that its libraries are mapped.  The task can
+ * make this fail or take seconds (its /dev, its environment): a window
+ * asks it before it makes anything, so that this costs no PROF_ directory.
+ */
+int tracer_filter_devices(struct tracer *t, int host_pid);
+/*
+ * Arms host_pid for a window once its PROF_ directory and host file are
+ * open, so that no record comes before there is a place for it: entry and
+ * return probes on every function of the set that it maps (the first file wins): a pack's in the libraries of its
  * packs and in the task's main program (a runtime linked in statically), a
  * --uprobe one in the files its <lib> names (probe_in_library).  No other
  * file is read.  The cookie (or, without cookies, the entry address's
  * key) names the function's index.  a->attached[i] (ps->n of them) says
  * whether function i was found.  The set must be the same at every call
- * (files are looked up once).  On failure a->failed says which step, and
- * a->lib the library the kernel refused probes in.  A file whose symbol
+ * (files are looked up once).  On failure a->lib names the library the kernel refused probes in.  A file whose symbol
  * tables are past elfsym's or symcache's bounds is left out, which is no
  * failure: a->refused says which.
  */
