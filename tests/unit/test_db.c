@@ -72,6 +72,17 @@ static int write_db(int fd, const char *dir, const struct profdata *p)
 	return db_write(fd, dir, p, &f) ?: db_commit(fd, dir, &f);
 }
 
+/* Closes the db, removes it and the window dir (open as fd), frees p. */
+static void drop_window(sqlite3 *db, int fd, const char *dir, const char *name,
+			struct profdata *p)
+{
+	sqlite3_close(db);
+	unlinkat(fd, name, 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	unit_free_tasks(p);
+}
+
 /*
  * More tasks than a batch of inserts (db_insert.c's BATCH, 64) holds: whole
  * batches and the rest, every row in its place.
@@ -96,11 +107,7 @@ static void test_db_batches(void)
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON c.name = s.id WHERE s.value = 'relu' AND c.globalTaskId % 2 = 1"), 75);
 	/* Each kernel computing, and a gap (free) between two. */
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM OVERLAP_ANALYSIS"), 299);
-	sqlite3_close(db);
-	unlinkat(fd, name, 0);
-	close(fd);
-	CU_ASSERT_EQUAL(rmdir(dir), 0);
-	unit_free_tasks(p);
+	drop_window(db, fd, dir, name, p);
 }
 
 /*
@@ -175,11 +182,7 @@ static void test_db_cuda_device(void)
 	db = open_db(dir, fd, name);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 0 AND name = 'Ascend910B'"), 1);
 	CU_ASSERT_EQUAL(count(db, "SELECT count(*) FROM NPU_INFO WHERE id = 1 AND name = 'CUDA'"), 1);
-	sqlite3_close(db);
-	unlinkat(fd, name, 0);
-	close(fd);
-	CU_ASSERT_EQUAL(rmdir(dir), 0);
-	unit_free_tasks(p);
+	drop_window(db, fd, dir, name, p);
 }
 
 static int register_tests(unsigned int *skipped)
