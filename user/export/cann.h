@@ -31,8 +31,8 @@ struct cann_call {
 	uint64_t item_id;
 	uint64_t conn;		/* its place among the api_event records, + 1,
 				 * after our calls' connection ids */
-	uint64_t ours;		/* seen: our call's connection id */
-	bool seen;		/* eBPF recorded it too: the timeline has ours */
+	uint64_t ours;		/* our call's connection id, if eBPF recorded
+				 * it too (the timeline has ours); else 0 */
 };
 
 /* The room cann_call_name() may need for a type's number. */
@@ -47,7 +47,7 @@ int cann_each_call(const struct profdata *p, cann_call_fn fn, void *ctx);
 /*
  * The call's name as msprof shows it after its level's prefix: a
  * communication call's task name, else its type's name, else its type's
- * number (written into num).
+ * number; num always holds the number (the timeline's Mode falls back on it).
  */
 const char *cann_call_name(const struct cann_call *c, char num[CANN_NUM_LEN]);
 /* How msprof names a level ("acl", "node", ...). */

@@ -168,18 +168,15 @@ static int walk_call(const void *rec, const struct cann_src *s, void *ctx)
 	if (c.level == CANN_LEVEL_ACL || c.level == CANN_LEVEL_RUNTIME ||
 	    c.level == CANN_LEVEL_HCCL)
 		c.ours = seen_by_ebpf(w->p, &c);
-	c.seen = c.ours != 0;
 	return w->fn(&c, w->ctx);
 }
 
 const char *cann_call_name(const struct cann_call *c, char num[CANN_NUM_LEN])
 {
+	snprintf(num, CANN_NUM_LEN, "%u", c->type);
 	if (c->level == CANN_LEVEL_HCCL && c->item)
 		return c->item;
-	if (c->type_name)
-		return c->type_name;
-	snprintf(num, CANN_NUM_LEN, "%u", c->type);
-	return num;
+	return c->type_name ? c->type_name : num;
 }
 
 int cann_each_call(const struct profdata *p, cann_call_fn fn, void *ctx)

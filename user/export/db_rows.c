@@ -292,7 +292,7 @@ static int write_cann_call(const struct cann_call *c, void *ctx)
 	int64_t v[6];
 	int err;
 
-	if (c->seen)
+	if (c->ours)
 		return 0;
 	v[0] = epoch(w, c->begin_ns);
 	v[1] = epoch(w, c->end_ns);

@@ -90,7 +90,7 @@ static int add_cann_call(const struct cann_call *c, void *ctx)
 	uint32_t at = cann_dict_get(d, key);
 	struct api_row *r;
 
-	if (c->seen)
+	if (c->ours)
 		return 0;	/* counted as ours */
 	if (!at) {
 		if (w->ncann == w->cap_cann) {

@@ -282,7 +282,7 @@ static int write_cann_call(const struct cann_call *c, void *ctx)
 	char name[MSPROF_REC_NAMES_MAX + 32], num[CANN_NUM_LEN];
 	const char *what;
 
-	if (c->seen)
+	if (c->ours)
 		return note_seen(t, c);
 	what = cann_call_name(c, num);
 	snprintf(name, sizeof(name), "%s%s", cann_prefix(c->level), what);
