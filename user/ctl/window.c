@@ -181,7 +181,6 @@ int window_begin(struct window_ctx *w, struct target *t)
 		return err;
 	}
 	target_window_reset(t);
-	t->server_ended = false;
 	err = open_window(w, t);
 	if (err)
 		return err;

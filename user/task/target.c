@@ -83,6 +83,7 @@ void target_window_reset(struct target *t)
 {
 	stage_copy_reset(&t->copied);
 	t->device_err = 0;
+	t->server_ended = false;
 }
 
 int target_disconnect(struct target *t)

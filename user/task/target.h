@@ -67,7 +67,7 @@ int target_connect(struct target *t, const char *output, int out,
  * all its targets); the first failure is kept in device_err too.
  */
 int target_collect_device_data(struct target *t, struct fsutil_budget *b);
-/* A window begins: nothing taken, no failure. */
+/* A window begins: nothing taken, no failure, its server not ended. */
 void target_window_reset(struct target *t);
 /*
  * Closes the connection and removes the staging directory with its files;
