@@ -63,6 +63,7 @@ static void put_info(FILE *fp, const void *ctx)
 	static const char *const ranks[] = RANKID_ENV_NAMES;
 	int rank = -1;
 	struct utsname u;
+	bool have_u = !uname(&u);
 	size_t i;
 
 	/* As msprof takes a task's rank from its environment. */
@@ -71,13 +72,13 @@ static void put_info(FILE *fp, const void *ctx)
 			rank = rankid_parse(getenv(ranks[i]));
 	gethostname(host, sizeof(host) - 1);
 	read_comm(comm, sizeof(comm));
-	snprintf(os, sizeof(os), "%s", uname(&u) ? "Linux" : u.sysname);
+	snprintf(os, sizeof(os), "%s", have_u ? u.sysname : "Linux");
 	fputc('{', fp);
 	put_str_kv(fp, "version", "1.0");
 	put_str_kv(fp, "jobInfo", "NA");
 	put_str_kv(fp, "OS", os);
 	put_str_kv(fp, "hostname", host);
-	put_str_kv(fp, "hwtype", uname(&u) ? "" : u.machine);
+	put_str_kv(fp, "hwtype", have_u ? u.machine : "");
 	fprintf(fp, "\"devices\":\"%u\",\"platform\":\"\","
 		"\"platform_version\":\"" PLATFORM_VERSION "\","
 		"\"cannVersion\":\"\",\"pid\":\"%d\",", m->device, (int)getpid());

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/ctrlfile.h"
 #include "devdata.h"
 #include "common/fsutil.h"
 #include "common/proflayout.h"
@@ -151,10 +152,7 @@ int devdata_stats_write(const char *dir, const char *backend,
 	vfprintf(fp, fields_fmt, ap);
 	va_end(ap);
 	fputs("}\n", fp);
-	err = ferror(fp) ? -EIO : 0;
-	if (fclose(fp) && !err)
-		err = -errno;
-	return err;
+	return ctrlfile_close_text(fp);
 }
 
 int devdata_run_dir_name(const char *result_dir, char *buf, size_t len)

@@ -6,6 +6,7 @@
 
 #include "ctrlfile.h"
 #include "fsutil.h"
+#include "proflayout.h"
 
 int ctrlfile_close_text(FILE *fp)
 {
@@ -21,7 +22,7 @@ int ctrlfile_write(int dir, const char *name, const char *text, size_t len)
 	char done[NAME_MAX + 16], size[32];
 	int n = snprintf(size, sizeof(size), "filesize:%zu\n", len);
 
-	if (snprintf(done, sizeof(done), "%s.done", name) >= (int)sizeof(done))
+	if (snprintf(done, sizeof(done), "%s" PROFDIR_DONE, name) >= (int)sizeof(done))
 		return -ENAMETOOLONG;
 	return fsutil_write_new_at(dir, name, text, len) ?:
 	       fsutil_write_new_at(dir, done, size, (size_t)n);
