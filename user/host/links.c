@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The links a window attached, kept until its detach. */
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -38,4 +39,10 @@ int link_set_keep_fd(struct link_set *s, int fd)
 	}
 	*slot = fd;
 	return 0;
+}
+
+void link_set_free(struct link_set *s)
+{
+	free(s->links);
+	free(s->fds);
 }

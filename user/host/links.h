@@ -20,5 +20,7 @@ struct link_set {
 int link_set_keep(struct link_set *s, struct bpf_link *link);
 /* Keeps a link's fd (negative: the error); on failure it is closed. */
 int link_set_keep_fd(struct link_set *s, int fd);
+/* Frees the arrays only: the links were detached or handed over. */
+void link_set_free(struct link_set *s);
 
 #endif

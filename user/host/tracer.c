@@ -168,8 +168,7 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	tracer_detach(t);
-	free(t->attached.links);
-	free(t->attached.fds);
+	link_set_free(&t->attached);
 	symcache_free(t->syms);
 	free(t->names);
 	ring_buffer__free(t->rb);
@@ -271,25 +270,6 @@ static int ensure_symcache(struct tracer *t, const struct probe_set *ps)
 	return symcache_new(&t->syms, t->names, ps->n);
 }
 
-static int attach_target(struct tracer *t, int host_pid,
-			 const struct probe_set *ps, struct tracer_armed *a)
-{
-	struct attach_conf c = {
-		.skel = t->skel, .multi = t->multi, .cookies = t->cookies,
-		.links = &t->attached,
-	};
-	int err;
-
-	if (!ps->n)
-		return 0;
-	err = ensure_symcache(t, ps);
-	if (err)
-		return err;
-	c.syms = t->syms;
-	return attach_probes(&c, host_pid, ps, a->attached, a->lib,
-			     sizeof(a->lib), &a->refused);
-}
-
 int tracer_filter_devices(struct tracer *t, int host_pid)
 {
 	return probe_devices(host_pid, add_device, t);
@@ -298,8 +278,21 @@ int tracer_filter_devices(struct tracer *t, int host_pid)
 int tracer_arm_target(struct tracer *t, int host_pid,
 		      const struct probe_set *ps, struct tracer_armed *a)
 {
+	struct attach_conf c = {
+		.skel = t->skel, .multi = t->multi, .cookies = t->cookies,
+		.links = &t->attached,
+	};
+	int err;
+
 	memset(a, 0, sizeof(*a));
-	return attach_target(t, host_pid, ps, a);
+	if (!ps->n)
+		return 0;
+	err = ensure_symcache(t, ps);
+	if (err)
+		return err;
+	c.syms = t->syms;
+	return attach_probes(&c, host_pid, ps, a->attached, a->lib,
+			     sizeof(a->lib), &a->refused);
 }
 
 int tracer_attach_syscalls(struct tracer *t, bool follow)
@@ -389,8 +382,7 @@ static void hand_over_links(struct tracer *t, struct detach_work *w)
 
 static void free_work(struct detach_work *w)
 {
-	free(w->links.fds);
-	free(w->links.links);
+	link_set_free(&w->links);
 	free(w);
 }
 
@@ -416,8 +408,7 @@ void tracer_detach_begin(struct tracer *t)
 
 		hand_over_links(t, &here);
 		detach_some(&here);
-		free(here.links.fds);
-		free(here.links.links);
+		link_set_free(&here.links);
 		return;
 	}
 	hand_over_links(t, w);
