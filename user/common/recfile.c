@@ -188,6 +188,14 @@ static bool record_ok(uint16_t type, uint16_t size)
 		return size > sizeof(struct msprof_devtask_rec) &&
 		       size <= sizeof(struct msprof_devtask_rec) +
 			       MSPROF_REC_TASK_NAME_MAX;
+	case MSPROF_REC_PYSTACK:
+		return size >= MSPROF_PYSTACK_HEAD + sizeof(struct msprof_py_frame) &&
+		       size <= sizeof(struct msprof_pystack_event) &&
+		       (size - MSPROF_PYSTACK_HEAD) % sizeof(struct msprof_py_frame) == 0;
+	case MSPROF_REC_PYCODE:
+		return size >= sizeof(struct msprof_pycode_rec) &&
+		       size <= sizeof(struct msprof_pycode_rec) +
+			       2 * MSPROF_PYCODE_NAME_MAX + MSPROF_PYCODE_TABLE_MAX;
 	}
 	return type && type < MSPROF_REC_TYPE_END;
 }
