@@ -74,6 +74,8 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	c->ns_tid = e->ns_tid;
 	c->api_id = (uint16_t)(e->api_id < MSPROF_MAX_APIS ? e->api_id : UINT16_MAX);
 	c->depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX);
+	/* A stack's record comes before its call's: taken at the entry. */
+	c->stack = pystacks_chain(&p->py, e->stack_id);
 	latest(p, e->end_ns);
 	if (!p->meta.pid)	/* a window cut before info.json said it */
 		p->meta.pid = (int)e->tgid;
@@ -134,6 +136,10 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 		return note_tid(p, io->tid);
 	case MSPROF_REC_DEVTASK:
 		return add_task(p, body, len - sizeof(struct msprof_devtask_rec));
+	case MSPROF_REC_PYSTACK:
+		return pystacks_add_stack(&p->py, body, len);
+	case MSPROF_REC_PYCODE:
+		return pystacks_add_code(&p->py, body, len);
 	}
 	return 0;	/* a newer record type: skip it */
 }
@@ -412,7 +418,7 @@ int profdata_index(struct profdata *p)
 
 	/* Threads repeat across runs: sorted, once each. */
 	p->ntids = profdata_sort_unique(p->tids, p->ntids);
-	return err ?: link_tasks(p) ?: cuda_types(p);
+	return err ?: link_tasks(p) ?: cuda_types(p) ?: pystacks_finish(&p->py);
 }
 
 void profdata_strerror(char *buf, size_t len, int err)
@@ -434,6 +440,7 @@ void profdata_free_model(struct profdata *p)
 	free(p->copies);
 	free(p->hccls);
 	strtab_free(&p->names);
+	pystacks_free(&p->py);
 	if (p->dirfd >= 0)
 		close(p->dirfd);
 	memset(p, 0, sizeof(*p));

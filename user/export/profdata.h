@@ -9,6 +9,7 @@
 
 #include "msprof/recfile.h"
 #include "profmeta.h"
+#include "pystack.h"
 #include "strtab.h"
 
 /* What a name record says of an API id. */
@@ -29,6 +30,7 @@ struct profcall {
 	uint32_t ns_tid;	/* as the task sees itself, as device records do */
 	uint16_t api_id;
 	uint16_t depth;
+	uint32_t stack;		/* its Python stack's chain (pystack.h); 0: none */
 };
 
 /*
@@ -178,6 +180,7 @@ struct profdata {
 	struct task_hccl *hccls;	/* by key */
 	size_t nhccls;
 	struct cann *cann;	/* NULL: no runtime's raw files */
+	struct pystacks py;	/* the calls' Python stacks */
 	int dirfd;		/* the PROF_ directory, for the walks */
 	size_t cap_calls, cap_tids, cap_tasks;
 };

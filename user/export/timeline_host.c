@@ -130,6 +130,18 @@ static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
 	}
 }
 
+/* The Python stack the call was made from, as PyTorch's "Call stack". */
+static void call_stack(struct tl *t, uint64_t stack_id)
+{
+	uint32_t chain = pystacks_chain(&t->p->py, stack_id);
+	const char *s = chain ? pystacks_joined(&t->p->py, chain) : NULL;
+
+	if (!s || !*s)
+		return;
+	LIT(&t->ob, ",\"Call stack\":");
+	ob_json_str(&t->ob, s);
+}
+
 static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
 	struct tl *t = ctx;
@@ -175,6 +187,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 		put_span(t, a->key[i]);
 		api_arg(t, d, e->args[i], i);
 	}
+	call_stack(t, e->stack_id);
 	LIT(&t->ob, "}}");
 	if (t->copies.n)
 		copy_calls_note(&t->copies, d, e, conn, &n);
