@@ -74,6 +74,8 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	c->ns_tid = e->ns_tid;
 	c->api_id = (uint16_t)(e->api_id < MSPROF_MAX_APIS ? e->api_id : UINT16_MAX);
 	c->depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX);
+	c->stack = 0;
+	c->enqueue = 0;	/* queue_match.c's, once the calls are indexed */
 	latest(p, e->end_ns);
 	if (!p->meta.pid)	/* a window cut before info.json said it */
 		p->meta.pid = (int)e->tgid;

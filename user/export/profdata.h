@@ -29,6 +29,12 @@ struct profcall {
 	uint32_t ns_tid;	/* as the task sees itself, as device records do */
 	uint16_t api_id;
 	uint16_t depth;
+	uint32_t stack;		/* Python stack index; 0: none */
+	/*
+	 * Run for a task queue's item (the dequeue and the calls in it): the
+	 * connection id of the item's enqueue; 0: none (queue_match.h).
+	 */
+	uint32_t enqueue;
 };
 
 /*

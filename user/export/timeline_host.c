@@ -165,6 +165,11 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	ob_i64(&t->ob, e->ret);
 	LIT(&t->ob, ",\"depth\":");
 	ob_u64(&t->ob, e->depth);
+	/* A task queue's op: which call on the caller's thread asked for it. */
+	if (conn && conn <= t->p->ncalls && t->p->calls[conn - 1].enqueue) {
+		LIT(&t->ob, ",\"enqueue_connection_id\":");
+		ob_u64(&t->ob, t->p->calls[conn - 1].enqueue);
+	}
 	if (t->cann_of && conn && conn <= t->p->ncalls && t->cann_of[conn - 1]) {
 		LIT(&t->ob, ",\"cann_connection_id\":");
 		ob_u64(&t->ob, t->p->ncalls + t->cann_of[conn - 1]);
