@@ -48,3 +48,10 @@ check "each names an enqueue on another thread (bad: $got)" [ "$got" = 0 ]
 got=$(timeline "$d" '[.[] | select(.ph=="X" and .args.enqueue_connection_id and
 	(.args.id | IN("npusimQueueRun","aclrtLaunchKernel","aclrtMemcpyAsync") | not))] | length')
 check "no other call is given one (got $got)" [ "$got" = 0 ]
+
+# TASK_QUEUE_ENABLE=0, as torch_npu takes it: each op is the caller's own
+# ACL call, with no enqueue or run, and the results are still right.
+TASK_QUEUE_ENABLE=0 timeout 60 "$SAMPLE" --steps 3 --step-ms 0 --task-queue >"$WORK/direct.out" 2>&1
+check "TASK_QUEUE_ENABLE=0: the steps run right" [ $? -eq 0 ]
+check "with no queue call" [ "$(grep -c '^calls npusimQueue' "$WORK/direct.out")" = 0 ]
+check "each launch the caller's own" grep -qx "calls aclrtLaunchKernel 9" "$WORK/direct.out"
