@@ -42,7 +42,7 @@ struct slot {
 struct npusim_queue {
 	pthread_mutex_t lock;	/* everything below */
 	pthread_cond_t more;	/* an op queued, or stopping */
-	pthread_cond_t room;	/* an op taken, or stopping */
+	pthread_cond_t room;	/* an op taken */
 	pthread_cond_t ran;	/* done advanced, or the worker started */
 	struct slot *ring;
 	uint32_t cap;
@@ -88,12 +88,8 @@ npusimQueueEnqueue(npusimQueue *q, uint64_t seq, const struct npusim_queue_item 
 	if (!q || !item || q->direct)
 		return ACL_ERROR_INVALID_PARAM;
 	pthread_mutex_lock(&q->lock);
-	while (q->put - q->taken == q->cap && !q->stopping)
+	while (q->put - q->taken == q->cap)
 		pthread_cond_wait(&q->room, &q->lock);
-	if (q->stopping) {	/* an op racing the queue's destroy */
-		pthread_mutex_unlock(&q->lock);
-		return ACL_ERROR_INVALID_PARAM;
-	}
 	s = &q->ring[q->put++ % q->cap];
 	s->seq = seq;
 	s->item = *item;
@@ -211,7 +207,6 @@ static void stop_worker(struct npusim_queue *q)
 	pthread_mutex_lock(&q->lock);
 	q->stopping = true;
 	pthread_cond_broadcast(&q->more);
-	pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
 	pthread_join(q->worker, NULL);
 }

@@ -7,8 +7,8 @@
  * op's enqueue: npusimQueueEnqueue() and npusimQueueRun() both carry the
  * op's sequence number, unique in the process (docs/probes.md).
  *
- * Plain C types only, so ctypes can drive it.  Every function is safe to
- * call from any thread, for any queue.
+ * Plain C types only, so ctypes can drive it.  Any thread may call any of
+ * these on any queue, but npusimQueueDestroy() must be a queue's last.
  */
 #ifndef NPUSIM_QUEUE_H
 #define NPUSIM_QUEUE_H
