@@ -76,6 +76,7 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	c->depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX);
 	/* A stack's record comes before its call's: taken at the entry. */
 	c->stack = pystacks_chain(&p->py, e->stack_id);
+	c->enqueue = 0;	/* queue_match.c's, once the calls are indexed */
 	latest(p, e->end_ns);
 	if (!p->meta.pid)	/* a window cut before info.json said it */
 		p->meta.pid = (int)e->tgid;

@@ -31,6 +31,11 @@ struct profcall {
 	uint16_t api_id;
 	uint16_t depth;
 	uint32_t stack;		/* its Python stack's chain (pystack.h); 0: none */
+	/*
+	 * Run for a task queue's item (the dequeue and the calls in it): the
+	 * connection id of the item's enqueue; 0: none (queue_match.h).
+	 */
+	uint32_t enqueue;
 };
 
 /*

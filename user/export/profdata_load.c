@@ -11,6 +11,7 @@
 
 #include "cann.h"
 #include "profdata.h"
+#include "queue_match.h"
 
 /* A window that never closed ends with its last record, the runtime's too. */
 static void latest_of_runtime(struct profdata *p)
@@ -32,7 +33,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	err = err ?: cann_load(p);
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
-	err = err ?: profdata_index(p);
+	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
 	if (err)
 		profdata_free(p);
 	return err;
