@@ -24,8 +24,10 @@ TABLES = {
         "opType", "inputFormats", "inputDataTypes", "inputShapes",
         "outputFormats", "outputDataTypes", "outputShapes", "attrInfo",
         "opState", "hf32Eligible", "gridDim", "blockDim")],
+    # msprof's columns, then torch_npu's callchainId (PYTORCH_CALLCHAINS).
     "CANN_API": [(c, I) for c in ("startNs", "endNs", "type", "globalTid",
-                                  "connectionId", "name")],
+                                  "connectionId", "name", "callchainId")],
+    "PYTORCH_CALLCHAINS": [(c, I) for c in ("id", "stack", "stackDepth")],
     "COMMUNICATION_OP": [(c, I) for c in (
         "opName", "startNs", "endNs", "connectionId", "groupName", "opId",
         "relay", "retry", "dataType", "algType")] + [("count", N)] +

@@ -44,6 +44,8 @@ static const struct output_file outputs[] = {
 	{ "task_time", "csv", true, summary_task_time, NULL },
 	{ "communication_statistic", "csv", true,
 	  summary_communication_statistic, summary_has_communication },
+	{ "python_call_site", "csv", true, summary_python_call_sites,
+	  summary_has_python },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

@@ -29,6 +29,14 @@ int summary_communication_statistic(FILE *fp, const struct profdata *p);
 bool summary_has_communication(const struct profdata *p);
 /* task_time: one row per device task, by device, then start. */
 int summary_task_time(FILE *fp, const struct profdata *p);
+/*
+ * python_call_site: per innermost Python frame of the calls' stacks, its
+ * calls, launches, copies, syncs, host API time and the device tasks and
+ * time that followed, costliest first.
+ */
+int summary_python_call_sites(FILE *fp, const struct profdata *p);
+/* Whether any call of the window has a Python stack. */
+bool summary_has_python(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

@@ -42,6 +42,11 @@ static const struct described summaries[] = {
 				     "mean and longest time (us) and the share of "
 				     "the device's communication time (%), largest "
 				     "total first.\n", summary_has_communication },
+	{ "python_call_site", "Per line of the task's Python code (the innermost "
+			      "frame of its calls' stacks): its calls, launches, "
+			      "copies and syncs, their host API time, and the device "
+			      "tasks and device time (us) that followed, costliest "
+			      "first.\n", summary_has_python },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,
