@@ -44,6 +44,7 @@ static const struct output_file outputs[] = {
 	{ "task_time", "csv", true, summary_task_time, NULL },
 	{ "communication_statistic", "csv", true,
 	  summary_communication_statistic, summary_has_communication },
+	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

@@ -12,7 +12,9 @@
 #include "common/fsutil.h"
 #include "common/growarr.h"
 #include "common/printable.h"
+#include "msprof/mstx.h"
 #include "msprof/probe_packs.h"
+#include "mstx.h"
 #include "profdata.h"
 #include "common/proflayout.h"
 #include "common/safe_open.h"
@@ -134,6 +136,9 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 		return note_tid(p, io->tid);
 	case MSPROF_REC_DEVTASK:
 		return add_task(p, body, len - sizeof(struct msprof_devtask_rec));
+	case MSPROF_REC_MSTX:
+		latest(p, ((const struct msprof_mstx_event *)body)->end_ns);
+		return mstx_add(&p->mstx, body, len);
 	}
 	return 0;	/* a newer record type: skip it */
 }
@@ -434,6 +439,7 @@ void profdata_free_model(struct profdata *p)
 	free(p->copies);
 	free(p->hccls);
 	strtab_free(&p->names);
+	mstx_free(p->mstx);
 	if (p->dirfd >= 0)
 		close(p->dirfd);
 	memset(p, 0, sizeof(*p));

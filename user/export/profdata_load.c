@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "mstx.h"
 #include "profdata.h"
 
 /* A window that never closed ends with its last record, the runtime's too. */
@@ -33,6 +34,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p);
+	err = err ?: mstx_finish(p->mstx);
 	if (err)
 		profdata_free(p);
 	return err;

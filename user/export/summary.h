@@ -29,6 +29,10 @@ int summary_communication_statistic(FILE *fp, const struct profdata *p);
 bool summary_has_communication(const struct profdata *p);
 /* task_time: one row per device task, by device, then start. */
 int summary_task_time(FILE *fp, const struct profdata *p);
+/* msprof_tx: the user marks (--msproftx=on), a row each by start. */
+int summary_msprof_tx(FILE *fp, const struct profdata *p);
+/* Whether the window has user marks, and so msprof_tx. */
+bool summary_has_mstx(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

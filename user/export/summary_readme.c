@@ -42,6 +42,10 @@ static const struct described summaries[] = {
 				     "mean and longest time (us) and the share of "
 				     "the device's communication time (%), largest "
 				     "total first.\n", summary_has_communication },
+	{ "msprof_tx", "The task's user marks (mstx, with --msproftx=on), by "
+		       "start: thread, event type (marker or start/end), start "
+		       "and end (us since the epoch) and message.\n",
+	  summary_has_mstx },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,

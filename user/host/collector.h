@@ -15,6 +15,7 @@ struct collector_sink {
 	struct recfile *file;
 	uint64_t api_events;
 	uint64_t ioctl_events;
+	uint64_t mstx_events;	/* user marks (include/msprof/mstx.h) */
 	int err;		/* first write error, reported at stop */
 };
 
