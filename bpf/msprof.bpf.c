@@ -501,13 +501,6 @@ struct {
 	__type(value, struct mstx_pending);
 } mstx_calls SEC(".maps");
 
-/* Argument n (0-based, up to 3) of a call at its entry. */
-static __always_inline __u64 mstx_arg(struct pt_regs *ctx, int n)
-{
-	return n == 0 ? PT_REGS_PARM1(ctx) : n == 1 ? PT_REGS_PARM2(ctx) :
-	       PT_REGS_PARM3(ctx);
-}
-
 /* Where the kind keeps its message, -1 if it has none. */
 static __always_inline int mstx_msg_arg(__u32 kind)
 {
@@ -540,23 +533,27 @@ static __always_inline void mstx_read_msg(struct msprof_mstx_event *e,
 		e->flags = MSTX_MSG_CUT;
 }
 
-/* The arguments a kind has besides its message. */
-static __always_inline void mstx_args(struct pt_regs *ctx,
+/*
+ * The arguments a kind has besides its message, from the first three
+ * (loaded before any branch: the verifier refuses a load from the context
+ * at an offset the compiler computed).
+ */
+static __always_inline void mstx_args(const __u64 *a,
 				      struct msprof_mstx_event *e)
 {
 	bool in_domain = e->mstx >= MSTX_DOMAIN_MARK;
 
-	e->domain = in_domain ? PT_REGS_PARM1(ctx) : 0;
+	e->domain = in_domain ? a[0] : 0;
 	e->stream = 0;
 	e->id = 0;
 	if (e->mstx == MSTX_MARK || e->mstx == MSTX_RANGE_START)
-		e->stream = PT_REGS_PARM2(ctx);
+		e->stream = a[1];
 	else if (e->mstx == MSTX_DOMAIN_MARK || e->mstx == MSTX_DOMAIN_RANGE_START)
-		e->stream = PT_REGS_PARM3(ctx);
+		e->stream = a[2];
 	else if (e->mstx == MSTX_RANGE_END)
-		e->id = PT_REGS_PARM1(ctx);
+		e->id = a[0];
 	else if (e->mstx == MSTX_DOMAIN_RANGE_END)
-		e->id = PT_REGS_PARM2(ctx);
+		e->id = a[1];
 }
 
 SEC("uprobe")
@@ -566,6 +563,7 @@ int mstx_enter(struct pt_regs *ctx)
 	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), tgid, tid, v;
 	struct msprof_target_info *ti;
 	struct mstx_pending *p;
+	__u64 a[4];
 	int at;
 
 	if (!gate || !current_ids(&tgid, &tid))
@@ -596,10 +594,15 @@ int mstx_enter(struct pt_regs *ctx)
 	/* The Python line of the call: the hook for the API entry's walker. */
 	p->e.stack_id = 0;
 	p->e.pad = 0;
-	mstx_args(ctx, &p->e);
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = 0;
+	asm volatile("" : : "r"(a) : "memory");
+	mstx_args(a, &p->e);
 	at = mstx_msg_arg(p->e.mstx);
 	if (at >= 0) {
-		mstx_read_msg(&p->e, (const void *)mstx_arg(ctx, at));
+		mstx_read_msg(&p->e, (const void *)a[at & 3]);
 	} else {
 		p->e.flags = 0;
 		p->e.msg_len = 0;
