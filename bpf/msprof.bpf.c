@@ -140,6 +140,8 @@ static __always_inline int lost(__u32 tgid)
 	return 0;
 }
 
+#include "pystack.h"
+
 static __always_inline void submit(void *e)
 {
 	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
@@ -258,6 +260,9 @@ int api_enter(struct pt_regs *ctx)
 		return 0;
 	}
 	d = st->depth;
+	/* Calls nested in a probed one were made from the same Python line. */
+	if (!d)
+		st->stack_id = take_pystack(st->tgid, st->tid);
 	if (d < MSPROF_MAX_DEPTH) {
 		struct msprof_call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
 
@@ -321,6 +326,7 @@ int api_exit(struct pt_regs *ctx)
 	e->depth = d;
 	e->ns_tid = st->ns_tid;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
+	e->stack_id = st->stack_id;
 	submit(e);
 	return 0;
 }
@@ -591,8 +597,8 @@ int mstx_enter(struct pt_regs *ctx)
 	p->e.tgid = tgid;
 	p->e.tid = tid;
 	p->e.ns_tid = task_tid(ti, tid);
-	/* The Python line of the call: the hook for the API entry's walker. */
-	p->e.stack_id = 0;
+	/* The Python line of the mark, walked as an API call's entry walks it. */
+	p->e.stack_id = take_pystack(tgid, tid);
 	p->e.pad = 0;
 	a[0] = PT_REGS_PARM1(ctx);
 	a[1] = PT_REGS_PARM2(ctx);

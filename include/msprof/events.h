@@ -10,6 +10,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "msprof/pystack.h"
 
 /* Most API functions one controller probes at once (cookie = index). */
 #define MSPROF_MAX_APIS		256
@@ -31,6 +32,7 @@ enum msprof_event_kind {
 	MSPROF_EV_API = 1,
 	MSPROF_EV_IOCTL = 2,
 	MSPROF_EV_FORK = 3,
+	MSPROF_EV_PYSTACK = 4,	/* struct msprof_pystack_event (pystack.h) */
 };
 
 /* A target started a process, which is now a target too. */
@@ -75,6 +77,7 @@ struct msprof_call_stack {
 	__u32 tid;
 	__u32 ns_tid;	/* as the task sees itself */
 	__u32 pad;
+	__u64 stack_id;	/* the outermost call's Python stack, which nested ones share */
 	struct msprof_call_frame frames[MSPROF_MAX_DEPTH];
 };
 
@@ -110,6 +113,7 @@ struct msprof_api_event {
 	__u32 depth;		/* 0 = outermost probed call on this thread */
 	__u32 ns_tid;		/* tid as the task sees itself (its runtime's view) */
 	__u64 args[6];		/* argument registers at entry (MSPROF_PROBE_ARGS) */
+	__u64 stack_id;		/* its Python stack, or enum msprof_pystack_none */
 };
 
 /* One ioctl on a driver device node of the target. */
@@ -149,6 +153,8 @@ MSPROF_EV_SHARES(msprof_api_event, tgid);
 MSPROF_EV_SHARES(msprof_ioctl_event, kind);
 MSPROF_EV_SHARES(msprof_ioctl_event, tgid);
 MSPROF_EV_SHARES(msprof_fork_event, kind);
+MSPROF_EV_SHARES(msprof_pystack_event, kind);
+MSPROF_EV_SHARES(msprof_pystack_event, tgid);
 #undef MSPROF_EV_SHARES
 
 /* Most bytes of an ioctl's argument struct kept with --ioctl-payload=on. */
@@ -169,6 +175,7 @@ struct msprof_ioctl_payload_event {
 enum msprof_stat {
 	MSPROF_STAT_LOST,	/* records dropped: ring buffer full */
 	MSPROF_STAT_UNNAMED,	/* entries at an address msprof did not name */
+	MSPROF_STAT_PY_LOST,	/* Python stacks dropped: ring buffer full */
 	MSPROF_STAT_MAX,
 };
 

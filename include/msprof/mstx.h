@@ -67,9 +67,9 @@ struct msprof_mstx_event {
 	__u64 domain;		/* the domain handle passed; 0: the default domain */
 	__u64 stream;
 	/*
-	 * The Python stack of the call, as msprof_api_event's stack_id: 0
-	 * none.  Written 0 until the entry program walks the stack as the
-	 * API entry does.
+	 * The Python stack of the call, as msprof_api_event's stack_id: the
+	 * entry walks it as an API entry does (its record comes first), or
+	 * says why there is none (enum msprof_pystack_none).
 	 */
 	__u64 stack_id;
 	__u32 flags;		/* MSTX_MSG_* */

@@ -42,9 +42,39 @@ struct msprof_probe_arg {
 	enum msprof_arg_kind kind;
 };
 
+/*
+ * What a function is to a task queue: a runtime that hands its work from
+ * the calling thread to a worker of its own (torch_npu's TASK_QUEUE_ENABLE)
+ * launches from a thread with no Python frames; the export gives each call
+ * made inside a dequeue the Python stack of its item's enqueue
+ * (docs/probes.md).
+ */
+enum msprof_probe_role {
+	MSPROF_ROLE_NONE,
+	MSPROF_ROLE_ENQUEUE,	/* on the caller's thread: an item joins the queue */
+	MSPROF_ROLE_DEQUEUE,	/* on the worker: the calls nested in it are an item's */
+};
+
+/* What a queue function's key argument says, so how the two are paired. */
+enum msprof_queue_key {
+	/*
+	 * The item itself (npusim's sequence number): a dequeue is its key's
+	 * latest enqueue that started before it.
+	 */
+	MSPROF_QUEUE_KEY_ITEM,
+	/*
+	 * Only the queue (torch_npu's Repository): items leave a queue in the
+	 * order they joined it, so the n-th dequeue is an n-th enqueue.
+	 */
+	MSPROF_QUEUE_KEY_FIFO,
+};
+
 struct msprof_probe_func {
 	const char *name;
 	struct msprof_probe_arg args[MSPROF_PROBE_ARGS];	/* by position */
+	enum msprof_probe_role role;
+	enum msprof_queue_key key_kind;	/* with a role: what args[key] is */
+	unsigned int key;		/* with a role: the argument's position */
 };
 
 struct msprof_probe_pack {
@@ -84,5 +114,13 @@ bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
  * msprof_mstx_kind), by its name; 0 (MSTX_NONE) for any other name.
  */
 unsigned int msprof_mstx_kind(const char *name);
+
+/*
+ * The queue function of that name and layer (a role other than none), as
+ * the packs have it; NULL if none.  The export looks a recorded API up by
+ * the name and layer its name record gives.
+ */
+const struct msprof_probe_func *msprof_probe_queue_func(const char *name,
+							unsigned int layer);
 
 #endif

@@ -14,7 +14,7 @@
 #include "msprof/probe_packs.h"
 
 #define MSPROF_REC_MAGIC	"MSPROFRD"
-#define MSPROF_REC_VERSION	1
+#define MSPROF_REC_VERSION	2
 
 struct msprof_file_header {
 	char magic[8];
@@ -34,6 +34,8 @@ enum msprof_rec_type {
 	MSPROF_REC_API = 2,	/* struct msprof_api_event */
 	MSPROF_REC_IOCTL = 3,	/* struct msprof_ioctl_event */
 	MSPROF_REC_DEVTASK = 4,	/* struct msprof_devtask_rec */
+	MSPROF_REC_PYSTACK = 5,	/* struct msprof_pystack_event, nframes long */
+	MSPROF_REC_PYCODE = 6,	/* struct msprof_pycode_rec */
 };
 
 /*
@@ -62,6 +64,36 @@ struct msprof_devtask_rec {
 	uint64_t end_ns;
 	char name[];		/* kernel or task type, NUL-terminated */
 };
+
+/* How msprof found a code object that a stack names. */
+enum msprof_pycode_state {
+	MSPROF_PYCODE_OK,
+	MSPROF_PYCODE_GONE,	/* no code object there any more: unknown */
+	MSPROF_PYCODE_UNREAD,	/* its memory could not be read: unknown */
+};
+
+/*
+ * A code object of a target's CPython, read while it ran: file, name (the
+ * qualified name from 3.11) and line table follow, not NUL-terminated.
+ * A table longer than MSPROF_PYCODE_TABLE_MAX is not kept (its lines are
+ * then the function's first line).
+ */
+struct msprof_pycode_rec {
+	uint64_t code;		/* its address, as the stacks name it */
+	uint8_t minor;		/* CPython 3.minor: how the table reads */
+	uint8_t state;		/* enum msprof_pycode_state */
+	uint16_t file_len;
+	uint16_t name_len;
+	uint16_t table_len;
+	int32_t firstlineno;
+	uint32_t code_off;	/* 3.11+: where its instructions start */
+	uint32_t firsttraceable;	/* 3.11+: code units before it had not begun */
+	uint32_t pad;
+	char data[];
+};
+
+#define MSPROF_PYCODE_NAME_MAX	1024
+#define MSPROF_PYCODE_TABLE_MAX	(32u << 10)
 
 struct recfile;
 

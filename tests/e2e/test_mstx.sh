@@ -3,7 +3,8 @@
 # npusim's libms_tools_ext) inside a window that holds a known stretch of
 # it, exactly, with their messages, in msprof_tx's CSV, the timeline's
 # MsprofTx process and the db's MSTX_EVENTS; hostile messages kept escaped
-# and cut; off by default; bad values refused.
+# and cut; a Python caller's line on each mark; off by default; bad values
+# refused.
 source tests/e2e/lib.sh
 
 STEPS=23
@@ -106,6 +107,52 @@ d3=$(prof_dirs "$WORK/out3")
 tl3=$(ls "$d3"/mindstudio_profiler_output/msprof_*.json | grep -v msprof_tx | head -1)
 check "a 300-byte message is cut to 159 bytes, and said so" [ "$(jq -c '[.[] | select(.args.event_type) |
 	[(.name | length), .args.message_cut]] | unique' "$tl3")" = '[[159,true]]' ]
+
+# The Python line of each mark: a script calling the library through
+# ctypes from known lines, alive until the window ends (msprof reads its
+# code objects while it lives).
+if command -v python3 >/dev/null; then
+	cat >"$WORK/marks.py" <<'PY'
+import ctypes, signal, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.mstxRangeStartA.restype = ctypes.c_uint64
+lib.mstxRangeStartA.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+lib.mstxRangeEnd.argtypes = [ctypes.c_uint64]
+lib.mstxMarkA.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+
+def step(i):
+    lib.mstxMarkA(b"py mark %d" % i, None)
+    r = lib.mstxRangeStartA(b"py range %d" % i, None)
+    lib.mstxRangeEnd(r)
+
+signal.signal(signal.SIGUSR1, lambda *a: None)
+print("waiting for SIGUSR1", flush=True)
+signal.pause()
+for i in range(5):
+    step(i)
+print("marks done", flush=True)
+signal.pause()
+PY
+	start_waiting "$WORK/py.out" python3 "$WORK/marks.py" "$PWD/build/lib/libms_tools_ext.so"
+	msprof_open "$WORK/msprof4.log" --dynamic=on --host-only=on --msproftx=on --pid="$TASK_PID" --output="$WORK/out4"
+	say start
+	wait_for "$WORK/msprof4.log" "collection started"
+	kill -USR1 "$TASK_PID"
+	wait_for "$WORK/py.out" "marks done"
+	say stop
+	wait_for "$WORK/msprof4.log" "collection stopped" 30
+	say quit
+	msprof_close
+	d4=$(prof_dirs "$WORK/out4")
+	"$MSPROF" --export=on --output="$d4" >/dev/null 2>&1
+	tl4=$(ls "$d4"/mindstudio_profiler_output/msprof_*.json | grep -v msprof_tx | head -1)
+	got=$(jq -r '[.[] | select(.args.event_type) | (.args["Call stack"] // "none" | split(";")[0])] | unique | join("|")' "$tl4")
+	check "each mark's Python line: step's mark at 9, its range at 10 (got $got)" \
+		[ "$got" = "$WORK/marks.py(10): step|$WORK/marks.py(9): step" ]
+	check "5 marks and 5 ranges from Python" [ "$(jq '[.[] | select(.args.event_type)] | length' "$tl4")" = 10 ]
+else
+	skip "the Python line of a mark" "no python3"
+fi
 
 # Bad values: one line, exit 1, nothing made.
 for v in maybe ON 1 ""; do

@@ -98,6 +98,32 @@ static void check_func(const struct msprof_probe_pack *pack,
 	}
 	/* The name record the collector writes for it. */
 	CU_ASSERT(names <= MSPROF_REC_NAMES_MAX);
+	/* A queue function's key is an argument the record keeps. */
+	if (f->role != MSPROF_ROLE_NONE &&
+	    (f->key >= MSPROF_PROBE_ARGS || f->args[f->key].kind == MSPROF_ARG_SKIP)) {
+		say(pack, "key of", f->name);
+		CU_FAIL("a queue function keyed by an argument not kept");
+	}
+}
+
+/* A pack with a queue function has both ends of it, keyed alike. */
+static void check_queue(const struct msprof_probe_pack *pack)
+{
+	const struct msprof_probe_func *enq = NULL, *deq = NULL;
+	size_t j;
+
+	for (j = 0; j < pack->nfuncs; j++) {
+		if (pack->funcs[j].role == MSPROF_ROLE_ENQUEUE)
+			enq = &pack->funcs[j];
+		if (pack->funcs[j].role == MSPROF_ROLE_DEQUEUE)
+			deq = &pack->funcs[j];
+	}
+	if (!enq && !deq)
+		return;
+	if (!enq || !deq || enq->key_kind != deq->key_kind) {
+		say(pack, "queue ends", enq ? enq->name : deq->name);
+		CU_FAIL("a queue without both ends keyed alike");
+	}
 }
 
 static void test_functions(void)
@@ -107,6 +133,7 @@ static void test_functions(void)
 	for (i = 0; i < msprof_nr_probe_packs; i++) {
 		const struct msprof_probe_pack *pack = PACK(i);
 
+		check_queue(pack);
 		for (j = 0; j < pack->nfuncs; j++) {
 			check_func(pack, &pack->funcs[j]);
 			for (k = 0; k < j; k++)

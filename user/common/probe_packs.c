@@ -13,6 +13,9 @@
 #define I(n) { n, MSPROF_ARG_INT }
 #define X(n) { n, MSPROF_ARG_HEX }
 #define FN(n, ...) { .name = n, .args = { __VA_ARGS__ } }
+/* A task queue's function: its role, and which argument is its key. */
+#define QFN(n, r, k, at, ...) { .name = n, .args = { __VA_ARGS__ }, \
+	.role = MSPROF_ROLE_##r, .key_kind = MSPROF_QUEUE_KEY_##k, .key = at }
 #define PACK_FUNCS(t) t, sizeof(t) / sizeof(t[0])
 
 /* The ACL runtime API: CANN's libascendcl, and npusim which mimics it. */
@@ -128,6 +131,29 @@ _Static_assert(sizeof(mstx_kinds) / sizeof(mstx_kinds[0]) ==
 	       "a kind for every mstx function");
 
 static const char *const no_devices[] = { NULL };
+
+/*
+ * npusim's task queue (npusim/npusim_queue.h): both ends carry the item's
+ * sequence number, unique in the process.
+ */
+static const struct msprof_probe_func npusim_queue_funcs[] = {
+	QFN("npusimQueueEnqueue", ENQUEUE, ITEM, 1, X("queue"), U("seq"), X("item")),
+	QFN("npusimQueueRun", DEQUEUE, ITEM, 1, X("queue"), U("seq"), X("item")),
+};
+
+/*
+ * torch_npu's task queue (torch_npu/csrc/core/npu/NPUQueue.cpp, read from
+ * source, not checked against a wheel): c10_npu::Repository::Enqueue(void *)
+ * on the calling thread, Repository::Dequeue() looping on the queue's
+ * consumer std::thread, one Dequeue() per item run.  Neither has the
+ * item's correlation id in a register (it is in the QueueParas that
+ * Enqueue's argument points to), so the key is the queue, `this`.
+ */
+static const struct msprof_probe_func torch_npu_queue_funcs[] = {
+	QFN("_ZN7c10_npu10Repository7EnqueueEPv", ENQUEUE, FIFO, 0, X("repo"), X("params")),
+	QFN("_ZN7c10_npu10Repository7DequeueEv", DEQUEUE, FIFO, 0, X("repo")),
+};
+
 static const char *const npusim_devices[] = { "/dev/null", NULL };
 static const char *const davinci_devices[] = {
 	"/dev/davinci[0-9]*", "/dev/davinci_manager", "/dev/devmm_svm",
@@ -140,6 +166,11 @@ static const char *const nvidia_devices[] = {
 const struct msprof_probe_pack msprof_probe_packs[] = {
 	{ "npusim", "libnpusim.so", MSPROF_LAYER_ACL, PACK_FUNCS(acl_funcs),
 	  npusim_devices, "NPUSIM_DEVICE" },
+	/* On with the ACL calls they attribute. */
+	{ "npusim-queue", "libnpusim.so", MSPROF_LAYER_ACL,
+	  PACK_FUNCS(npusim_queue_funcs), npusim_devices, "NPUSIM_DEVICE" },
+	{ "torch_npu-queue", "libtorch_npu.so", MSPROF_LAYER_ACL,
+	  PACK_FUNCS(torch_npu_queue_funcs), davinci_devices, NULL },
 	/* aclopCompileAndExecute lives in libacl_op_compiler. */
 	{ "cann-acl", "libascendcl.so libacl_op_compiler.so", MSPROF_LAYER_ACL,
 	  PACK_FUNCS(acl_funcs),
@@ -183,4 +214,20 @@ unsigned int msprof_mstx_kind(const char *name)
 		if (!strcmp(name, mstx_funcs[i].name))
 			return mstx_kinds[i];
 	return MSTX_NONE;
+}
+
+const struct msprof_probe_func *msprof_probe_queue_func(const char *name,
+							unsigned int layer)
+{
+	const struct msprof_probe_pack *pack;
+	size_t i, j;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++) {
+		pack = &msprof_probe_packs[i];
+		for (j = 0; pack->layer == layer && j < pack->nfuncs; j++)
+			if (pack->funcs[j].role != MSPROF_ROLE_NONE &&
+			    !strcmp(pack->funcs[j].name, name))
+				return &pack->funcs[j];
+	}
+	return NULL;
 }

@@ -192,6 +192,14 @@ static bool record_ok(uint16_t type, uint16_t size)
 	case MSPROF_REC_MSTX:
 		return size >= MSPROF_MSTX_HEAD &&
 		       size < sizeof(struct msprof_mstx_event);
+	case MSPROF_REC_PYSTACK:
+		return size >= MSPROF_PYSTACK_HEAD + sizeof(struct msprof_py_frame) &&
+		       size <= sizeof(struct msprof_pystack_event) &&
+		       (size - MSPROF_PYSTACK_HEAD) % sizeof(struct msprof_py_frame) == 0;
+	case MSPROF_REC_PYCODE:
+		return size >= sizeof(struct msprof_pycode_rec) &&
+		       size <= sizeof(struct msprof_pycode_rec) +
+			       2 * MSPROF_PYCODE_NAME_MAX + MSPROF_PYCODE_TABLE_MAX;
 	}
 	return type && type < MSPROF_REC_TYPE_END;
 }

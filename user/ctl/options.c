@@ -34,6 +34,7 @@ enum {
 	OPT_VERSION,
 	OPT_LIST,
 	OPT_JOB,
+	OPT_PYTHON_DEPTH,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
 
@@ -50,6 +51,7 @@ static const struct {
 	{ "hccl", offsetof(struct msprof_opts, hccl) },
 	{ "msproftx", offsetof(struct msprof_opts, msproftx) },
 	{ "task-time", offsetof(struct msprof_opts, task_time) },
+	{ "python-stack", offsetof(struct msprof_opts, python_stack) },
 };
 
 #define NR_SWITCHES (sizeof(switches) / sizeof(switches[0]))
@@ -74,6 +76,7 @@ static const struct option fixed_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "job", required_argument, NULL, OPT_JOB },
+	{ "python-depth", required_argument, NULL, OPT_PYTHON_DEPTH },
 };
 
 #define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -127,6 +130,9 @@ void opts_usage(FILE *fp)
 	      "  --msproftx=on|off       user marks: mstx* (default off)\n"
 	      "  --msproftx, --task-time=on|off|l0|l1  also passed to the task's runtime\n"
 	      "                          (--task-time=off: no device tasks)\n"
+	      "  --python-stack=on|off   each call's Python stack, for CPython 3.9-3.13\n"
+	      "                          targets (default on)\n"
+	      "  --python-depth=<n>      Python frames kept per call, 1..128 (default 32)\n"
 	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
 	      "  --version               msprof's version\n"
@@ -394,6 +400,10 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 	case OPT_LIST:
 		s->list = true;
 		return 0;
+	case OPT_PYTHON_DEPTH:
+		ret = parse_number(name, val, 1, MSPROF_PY_MAX_DEPTH, &n, err, len);
+		o->python_depth = (unsigned int)n;
+		return ret;
 	case OPT_JOB:
 		if (o->job)
 			return input_error(err, len, "--job given twice: one launcher per msprof (add single processes with --pid)");
@@ -495,6 +505,8 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	o->ringbuf_bytes = opts_ringbuf_size(MSPROF_RINGBUF_BYTES, page_size());
 	o->idle_timeout_s = MSPROF_IDLE_TIMEOUT_S;
 	o->ascendcl = true;
+	o->python_stack = true;
+	o->python_depth = MSPROF_PYTHON_DEPTH;
 	o->task_time = true;
 	o->prof_level = "l1";
 	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));

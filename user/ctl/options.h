@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "msprof/pystack.h"
+
+/* Python frames kept per call without --python-depth. */
+#define MSPROF_PYTHON_DEPTH 32
+
 #define MSPROF_MAX_PIDS 64
 
 enum msprof_mode {
@@ -45,6 +50,8 @@ struct msprof_opts {
 	bool hccl;
 	bool msproftx;
 	bool task_time;
+	bool python_stack;		/* --python-stack */
+	unsigned int python_depth;	/* --python-depth */
 	const char *prof_level;		/* --task-time as a level: l0, l1 (on) or off */
 };
 

@@ -105,6 +105,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	s->w.link.out_fd = -1;
 	s->w.link.stage_budget = &s->w.stage_budget;
 	s->w.host_only = o->host_only;
+	s->w.python_depth = o->python_stack ? o->python_depth : 0;
 	/* From here on session_close() undoes whatever was done. */
 	err = target_set_init(&s->targets, &s->w);
 	if (err) {

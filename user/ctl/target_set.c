@@ -325,6 +325,7 @@ int target_set_read(struct target_set *ts)
 	if (c->forked)
 		return 1;
 	err = ts->w->host->consume(ts->w->tracer);
+	collector_flush(c);
 	return err == COLLECTOR_PAUSE ? 1 : err;
 }
 

@@ -12,6 +12,7 @@
 #include "msprof/protocol.h"
 #include "proc/procfs.h"
 #include "proc/procread.h"
+#include "host/pyruntime.h"
 #include "task/profdir.h"
 #include "window.h"
 
@@ -22,6 +23,7 @@ const struct window_host_ops window_tracer_ops = {
 	.unfilter = tracer_remove_target,
 	.lost = tracer_target_lost,
 	.consume = tracer_consume,
+	.python = tracer_set_python,
 };
 
 /* What the window's metadata says of t, as far as the start knows. */
@@ -166,6 +168,32 @@ static void report_unarmed(const struct target *t, struct tracer_armed *a,
 		    procread_strerror(err));
 }
 
+/*
+ * The kernel takes t's Python stacks if it runs a CPython msprof can
+ * walk; one that it cannot is said, and the window goes on without.
+ */
+static void arm_python(struct window_ctx *w, struct target *t)
+{
+	static struct pyruntime py;
+	char why[256];
+	int err;
+
+	if (!w->python_depth || !w->host->python)
+		return;
+	err = pyruntime_find(t->host_pid, w->python_depth, &py, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		WARN("pid %d: no Python stacks: %s", t->host_pid, why);
+		return;
+	}
+	if (err)
+		return;		/* no CPython there, or the task went */
+	err = collector_set_python(&w->collector, t->host_pid, &py);
+	if (!err)
+		err = w->host->python(w->tracer, t->host_pid, &py.conf);
+	if (err)
+		WARN("pid %d: no Python stacks: %s", t->host_pid, strerror(-err));
+}
+
 int window_begin(struct window_ctx *w, struct target *t)
 {
 	struct tracer_armed armed;
@@ -190,6 +218,7 @@ int window_begin(struct window_ctx *w, struct target *t)
 		window_abort(w, t);
 		return err;
 	}
+	arm_python(w, t);
 	/* A followed child's files are its parent's: said for the parent. */
 	if (!t->followed) {
 		report_refused(t, &armed.refused);

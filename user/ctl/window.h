@@ -29,6 +29,8 @@ struct window_host_ops {
 	int (*unfilter)(struct tracer *t, int host_pid);
 	int (*lost)(struct tracer *t, int host_pid, uint64_t *lost);
 	int (*consume)(struct tracer *t);
+	int (*python)(struct tracer *t, int host_pid,
+		      const struct msprof_py_conf *conf);
 };
 extern const struct window_host_ops window_tracer_ops;
 
@@ -45,6 +47,7 @@ struct window_ctx {
 	 */
 	struct fsutil_budget stage_budget;
 	bool host_only;			/* no agents: eBPF data only */
+	unsigned int python_depth;	/* Python frames kept a call; 0: none */
 	bool collecting;		/* a window runs: from start to stop */
 	unsigned int number;		/* windows started so far */
 	struct clock_pair start;

@@ -265,7 +265,8 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
 	struct dbw *w = ctx;
 	const struct api_desc *d = profdata_desc(w->p, e->api_id);
-	int64_t v[6];
+	const struct profcall *c = profdata_call(w->p, conn);
+	int64_t v[7];
 	int err;
 
 	v[0] = epoch(w, e->start_ns);
@@ -273,8 +274,10 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	v[2] = naming_layer(d ? d->layer : UINT32_MAX)->level_id;
 	v[3] = w->pid_hi | e->ns_tid;	/* the timeline's CANN thread */
 	v[4] = (int64_t)conn;
+	/* PYTORCH_CALLCHAINS' id, as torch_npu's db joins them */
+	v[6] = c && c->stack ? (int64_t)c->stack : DB_NULL;
 	err = db_str_id(w, d && d->name ? d->name : "unknown_api", &v[5]);
-	err = err ?: db_row(w, T_CANN_API, v, 6);
+	err = err ?: db_row(w, T_CANN_API, v, 7);
 	if (!err && w->copies.n)
 		err = write_memcpys(w, d, e, conn);
 	return err;
@@ -289,18 +292,19 @@ static int write_cann_call(const struct cann_call *c, void *ctx)
 {
 	struct dbw *w = ctx;
 	char num[CANN_NUM_LEN];
-	int64_t v[6];
+	int64_t v[7];
 	int err;
 
 	if (c->ours)
 		return 0;
+	v[6] = DB_NULL;		/* no stack: only the runtime saw the call */
 	v[0] = epoch(w, c->begin_ns);
 	v[1] = epoch(w, c->end_ns);
 	v[2] = c->level;
 	v[3] = w->pid_hi | c->tid;
 	v[4] = (int64_t)c->conn;
 	err = db_str_id(w, cann_call_name(c, num), &v[5]);
-	return err ?: db_row(w, T_CANN_API, v, 6);
+	return err ?: db_row(w, T_CANN_API, v, 7);
 }
 
 static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
@@ -336,6 +340,35 @@ static int write_strings(struct dbw *w)
 	return err;
 }
 
+/*
+ * Each distinct Python stack, a row a frame ("file(line): func", depth 0
+ * innermost), as torch_npu splits its "Call stack"; a cut stack's last
+ * element is "...", as the timeline's.
+ */
+static int write_callchains(struct dbw *w)
+{
+	const struct pystacks *py = &w->p->py;
+	int64_t v[3];
+	uint32_t text;
+	size_t chain, i;
+	int err = 0;
+
+	for (chain = 1; chain < py->nchains && !err; chain++) {
+		v[0] = (int64_t)chain;
+		for (i = 0; !err && pystacks_frame(py, (uint32_t)chain, i, &text); i++) {
+			v[2] = (int64_t)i;
+			err = db_str_id(w, strtab_str(&py->text, text), &v[1]) ?:
+			      db_row(w, T_PYTORCH_CALLCHAINS, v, 3);
+		}
+		if (!err && py->chains[chain].cut) {
+			v[2] = (int64_t)i;
+			err = db_str_id(w, "...", &v[1]) ?:
+			      db_row(w, T_PYTORCH_CALLCHAINS, v, 3);
+		}
+	}
+	return err;
+}
+
 int db_window_rows(struct dbw *w)
 {
 	return write_session(w) ?:
@@ -345,5 +378,6 @@ int db_window_rows(struct dbw *w)
 	       cann_each_call(w->p, write_cann_call, w) ?:
 	       overlap_each(w->p, write_overlap, w) ?:
 	       db_mstx_rows(w) ?:
+	       write_callchains(w) ?:
 	       write_strings(w);
 }

@@ -48,7 +48,8 @@ static const struct table {
 		"opType INTEGER, deviceId INTEGER, rankSize INTEGER" },
 	[T_CANN_API] = { "CANN_API", "startNs INTEGER, endNs INTEGER, "
 		"type INTEGER, globalTid INTEGER, "
-		"connectionId INTEGER PRIMARY KEY, name INTEGER" },
+		"connectionId INTEGER PRIMARY KEY, name INTEGER, "
+		"callchainId INTEGER" },
 	[T_TASK_PMU_INFO] = { "TASK_PMU_INFO",
 		"globalTaskId INTEGER, name INTEGER, value NUMERIC" },
 	[T_MSTX_EVENTS] = { "MSTX_EVENTS", "startNs INTEGER, endNs INTEGER, "
@@ -61,6 +62,8 @@ static const struct table {
 		"startNs NUMERIC, endNs NUMERIC" },
 	[T_OVERLAP_ANALYSIS] = { "OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, "
 		"deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER" },
+	[T_PYTORCH_CALLCHAINS] = { "PYTORCH_CALLCHAINS",
+		"id INTEGER, stack INTEGER, stackDepth INTEGER" },
 	{ "ENUM_API_TYPE", ENUM_COLS },
 	{ "ENUM_MODULE", ENUM_COLS },
 	{ "ENUM_HCCL_DATA_TYPE", ENUM_COLS },

@@ -24,7 +24,7 @@ struct mstx_row {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC: the call (a range's start) */
 	uint64_t end_ns;	/* a mark's start_ns; a range's end call */
 	uint64_t range_id;	/* 0 for a mark */
-	uint64_t stack_id;	/* the call's Python stack (0: none), as its record says */
+	uint64_t stack_id;	/* the call's Python stack (pystacks_chain()), as its record says */
 	uint32_t tid;		/* as the task sees itself */
 	uint32_t end_tid;	/* where the range ended; tid for a mark */
 	uint32_t msg;		/* in mstx_set.text */

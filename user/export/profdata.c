@@ -76,6 +76,9 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	c->ns_tid = e->ns_tid;
 	c->api_id = (uint16_t)(e->api_id < MSPROF_MAX_APIS ? e->api_id : UINT16_MAX);
 	c->depth = (uint16_t)(e->depth < UINT16_MAX ? e->depth : UINT16_MAX);
+	/* A stack's record comes before its call's: taken at the entry. */
+	c->stack = pystacks_chain(&p->py, e->stack_id);
+	c->enqueue = 0;	/* queue_match.c's, once the calls are indexed */
 	latest(p, e->end_ns);
 	if (!p->meta.pid)	/* a window cut before info.json said it */
 		p->meta.pid = (int)e->tgid;
@@ -139,6 +142,10 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	case MSPROF_REC_MSTX:
 		latest(p, ((const struct msprof_mstx_event *)body)->end_ns);
 		return mstx_add(&p->mstx, body, len);
+	case MSPROF_REC_PYSTACK:
+		return pystacks_add_stack(&p->py, body, len);
+	case MSPROF_REC_PYCODE:
+		return pystacks_add_code(&p->py, body, len);
 	}
 	return 0;	/* a newer record type: skip it */
 }
@@ -417,7 +424,7 @@ int profdata_index(struct profdata *p)
 
 	/* Threads repeat across runs: sorted, once each. */
 	p->ntids = profdata_sort_unique(p->tids, p->ntids);
-	return err ?: link_tasks(p) ?: cuda_types(p);
+	return err ?: link_tasks(p) ?: cuda_types(p) ?: pystacks_finish(&p->py);
 }
 
 void profdata_strerror(char *buf, size_t len, int err)
@@ -440,6 +447,7 @@ void profdata_free_model(struct profdata *p)
 	free(p->hccls);
 	strtab_free(&p->names);
 	mstx_free(p->mstx);
+	pystacks_free(&p->py);
 	if (p->dirfd >= 0)
 		close(p->dirfd);
 	memset(p, 0, sizeof(*p));

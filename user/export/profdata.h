@@ -9,6 +9,7 @@
 
 #include "msprof/recfile.h"
 #include "profmeta.h"
+#include "pystack.h"
 #include "strtab.h"
 
 /* What a name record says of an API id. */
@@ -29,6 +30,12 @@ struct profcall {
 	uint32_t ns_tid;	/* as the task sees itself, as device records do */
 	uint16_t api_id;
 	uint16_t depth;
+	uint32_t stack;		/* its Python stack's chain (pystack.h); 0: none */
+	/*
+	 * Run for a task queue's item (the dequeue and the calls in it): the
+	 * connection id of the item's enqueue; 0: none (queue_match.h).
+	 */
+	uint32_t enqueue;
 };
 
 /*
@@ -180,6 +187,7 @@ struct profdata {
 	size_t nhccls;
 	struct cann *cann;	/* NULL: no runtime's raw files */
 	struct mstx_set *mstx;	/* NULL: no user marks */
+	struct pystacks py;	/* the calls' Python stacks */
 	int dirfd;		/* the PROF_ directory, for the walks */
 	size_t cap_calls, cap_tids, cap_tasks;
 };

@@ -12,6 +12,7 @@
 #include "cann.h"
 #include "mstx.h"
 #include "profdata.h"
+#include "queue_match.h"
 
 /* A window that never closed ends with its last record, the runtime's too. */
 static void latest_of_runtime(struct profdata *p)
@@ -33,7 +34,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	err = err ?: cann_load(p);
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
-	err = err ?: profdata_index(p);
+	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
 	err = err ?: mstx_finish(p->mstx);
 	if (err)
 		profdata_free(p);

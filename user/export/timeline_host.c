@@ -130,6 +130,21 @@ static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
 	}
 }
 
+/*
+ * The Python stack the call was made from (its own, or its task queue
+ * item's enqueue's), as PyTorch's "Call stack".
+ */
+static void call_stack(struct tl *t, uint64_t conn)
+{
+	const struct profcall *c = profdata_call(t->p, conn);
+	const char *s = c && c->stack ? pystacks_joined(&t->p->py, c->stack) : NULL;
+
+	if (!s || !*s)
+		return;
+	LIT(&t->ob, ",\"Call stack\":");
+	ob_json_str(&t->ob, s);
+}
+
 static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 {
 	struct tl *t = ctx;
@@ -165,6 +180,11 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 	ob_i64(&t->ob, e->ret);
 	LIT(&t->ob, ",\"depth\":");
 	ob_u64(&t->ob, e->depth);
+	/* A task queue's op: which call on the caller's thread asked for it. */
+	if (conn && conn <= t->p->ncalls && t->p->calls[conn - 1].enqueue) {
+		LIT(&t->ob, ",\"enqueue_connection_id\":");
+		ob_u64(&t->ob, t->p->calls[conn - 1].enqueue);
+	}
 	if (t->cann_of && conn && conn <= t->p->ncalls && t->cann_of[conn - 1]) {
 		LIT(&t->ob, ",\"cann_connection_id\":");
 		ob_u64(&t->ob, t->p->ncalls + t->cann_of[conn - 1]);
@@ -175,6 +195,7 @@ static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)
 		put_span(t, a->key[i]);
 		api_arg(t, d, e->args[i], i);
 	}
+	call_stack(t, conn);
 	LIT(&t->ob, "}}");
 	if (t->copies.n)
 		copy_calls_note(&t->copies, d, e, conn, &n);

@@ -9,12 +9,25 @@
 
 #include "mstx.h"
 #include "msprof/mstx.h"
+#include "pystack.h"
 #include "timeline_parts.h"
 
 /* msprof's ENUM_MSTX_EVENT_TYPE names. */
 static const char *event_type(uint8_t type)
 {
 	return type == MSTX_TYPE_START_END ? "start/end" : "marker";
+}
+
+/* The Python line of the mark, as an API slice's "Call stack". */
+static void call_stack(struct tl *t, uint64_t stack_id)
+{
+	uint32_t chain = pystacks_chain(&t->p->py, stack_id);
+	const char *s = chain ? pystacks_joined(&t->p->py, chain) : NULL;
+
+	if (!s || !*s)
+		return;
+	LIT(&t->ob, ",\"Call stack\":");
+	ob_json_str(&t->ob, s);
 }
 
 static void write_row(struct tl *t, const struct mstx_set *s,
@@ -39,10 +52,7 @@ static void write_row(struct tl *t, const struct mstx_set *s,
 	}
 	if (r->flags & MSTX_MSG_CUT)
 		LIT(b, ",\"message_cut\":true");
-	/*
-	 * r->stack_id is the call's Python stack (0: none); its "Call stack"
-	 * goes here once the stack table (pystack.h) renders it.
-	 */
+	call_stack(t, r->stack_id);
 	LIT(b, "}}");
 }
 

@@ -34,6 +34,7 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	const struct msprof_api_event *api = data;
 	const struct msprof_ioctl_event *io = data;
 	const struct msprof_fork_event *fork = data;
+	const struct msprof_pystack_event *stack = data;
 	struct collector *c = ctx;
 	struct collector_sink *s;
 	int err;
@@ -54,6 +55,11 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	if (head->kind == MSPROF_EV_API && size >= sizeof(*api)) {
 		err = recfile_append(s->file, MSPROF_REC_API, api, sizeof(*api), NULL, 0);
 		s->api_events++;
+		if (s->py)
+			s->py_calls[api->stack_id < MSPROF_PYSTACK_FIRST ?
+				    api->stack_id : MSPROF_PYSTACK_FIRST]++;
+	} else if (head->kind == MSPROF_EV_PYSTACK && s->py) {
+		err = pycodes_add_stack(s->py, s->file, stack, size);
 	} else if (head->kind == MSPROF_EV_IOCTL && size >= sizeof(*io)) {
 		/* With --ioctl-payload the payload follows: keep it all. */
 		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, size, NULL, 0);
@@ -121,18 +127,44 @@ int collector_open(struct collector *c, int tgid, int fd,
 	return 0;
 }
 
-int collector_close(struct collector *c, int tgid, struct collector_sink *out)
+int collector_set_python(struct collector *c, int tgid,
+			 const struct pyruntime *rt)
 {
 	struct collector_sink *s = collector_find(c, tgid);
-	int err;
 
 	if (!s)
 		return -ENOENT;
+	pycodes_free(s->py);
+	s->py = NULL;
+	return pycodes_new(&s->py, rt);
+}
+
+void collector_flush(struct collector *c)
+{
+	int i;
+
+	for (i = 0; i < c->nsinks; i++)
+		if (c->sinks[i].py && !c->sinks[i].err)
+			c->sinks[i].err = pycodes_flush(c->sinks[i].py,
+							c->sinks[i].file);
+}
+
+int collector_close(struct collector *c, int tgid, struct collector_sink *out)
+{
+	struct collector_sink *s = collector_find(c, tgid);
+	int err = 0;
+
+	if (!s)
+		return -ENOENT;
+	if (s->py && !s->err)
+		s->err = pycodes_flush(s->py, s->file);
 	err = recfile_close(s->file);
 	if (!err)
 		err = s->err;
 	*out = *s;
 	out->file = NULL;
+	pycodes_free(s->py);
+	out->py = NULL;
 	*s = c->sinks[--c->nsinks];
 	return err;
 }

@@ -8,6 +8,7 @@
 #include "msprof/events.h"
 #include "msprof/recfile.h"
 #include "probes.h"
+#include "pycode.h"
 
 /* Where one target's host records of the current window go. */
 struct collector_sink {
@@ -16,6 +17,9 @@ struct collector_sink {
 	uint64_t api_events;
 	uint64_t ioctl_events;
 	uint64_t mstx_events;	/* user marks (include/msprof/mstx.h) */
+	struct pycodes *py;	/* its Python stacks; NULL: none taken */
+	/* API calls by their stack: one, or why none (enum msprof_pystack_none) */
+	uint64_t py_calls[MSPROF_PYSTACK_FIRST + 1];
 	int err;		/* first write error, reported at stop */
 };
 
@@ -50,7 +54,18 @@ int collector_on_event(void *ctx, void *data, size_t size);
  */
 int collector_open(struct collector *c, int tgid, int fd,
 		   const struct probe_set *ps);
-/* Closes the sink of tgid, hands back its counts; the first write error. */
+/* The target's Python stacks go with its records from now on (rt copied). */
+int collector_set_python(struct collector *c, int tgid,
+			 const struct pyruntime *rt);
+/*
+ * Reads the code objects of every sink's stacks not read yet, while the
+ * task lives: call it after each read of the ring buffer.
+ */
+void collector_flush(struct collector *c);
+/*
+ * Closes the sink of tgid, hands back its counts (out->py is freed: NULL);
+ * the first write error.
+ */
 int collector_close(struct collector *c, int tgid, struct collector_sink *out);
 
 #endif

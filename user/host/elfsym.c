@@ -61,6 +61,7 @@ struct elf_file {
 	char *why;
 	size_t why_len;
 	size_t *lens;		/* of the names */
+	unsigned char want;	/* STT_FUNC: file offsets; STT_OBJECT: addresses */
 	size_t maxlen;
 	unsigned char chunk[SYM_CHUNK];
 	uint64_t win_off;	/* the file's bytes at win_off are in win */
@@ -385,7 +386,7 @@ static int match_sym(struct elf_file *ef, const struct table *t,
 		value = sym->st_value, name = sym->st_name;
 		info = sym->st_info, shndx = sym->st_shndx;
 	}
-	if (ELF64_ST_TYPE(info) != STT_FUNC || shndx == SHN_UNDEF || !value)
+	if (ELF64_ST_TYPE(info) != ef->want || shndx == SHN_UNDEF || !value)
 		return 0;
 	s = sym_name(ef, t, name, &len);
 	if (!s)
@@ -394,7 +395,8 @@ static int match_sym(struct elf_file *ef, const struct table *t,
 		if (offsets[j] || ef->lens[j] != len ||
 		    memcmp(names[j], s, len))
 			continue;
-		offsets[j] = vaddr_to_offset(ef, value);
+		offsets[j] = ef->want == STT_FUNC ? vaddr_to_offset(ef, value) :
+			     value;
 		found += offsets[j] != 0;
 	}
 	return found;
@@ -446,9 +448,9 @@ static int find_in(struct elf_file *ef, const char *const *names, size_t n,
 	return found;
 }
 
-int elfsym_find_funcs(int fd, const char *const *names, size_t n,
-		      uint64_t *offsets, uint64_t *budget, char *why,
-		      size_t len)
+static int find_syms(int fd, unsigned char want, const char *const *names,
+		     size_t n, uint64_t *found, uint64_t *exec_delta,
+		     uint64_t *budget, char *why, size_t len)
 {
 	struct elf_file *ef;
 	struct stat st;
@@ -472,16 +474,35 @@ int elfsym_find_funcs(int fd, const char *const *names, size_t n,
 	ef->size = (uint64_t)st.st_size;
 	ef->why = why;
 	ef->why_len = len;
+	ef->want = want;
 	/* A name longer than a name window is never found: none is. */
 	for (j = 0; j < n; j++) {
 		ef->lens[j] = strlen(names[j]);
 		if (ef->lens[j] > ef->maxlen && ef->lens[j] < STR_NAME)
 			ef->maxlen = ef->lens[j];
 	}
-	memset(offsets, 0, n * sizeof(*offsets));
-	ret = find_in(ef, names, n, offsets, budget);
+	memset(found, 0, n * sizeof(*found));
+	ret = find_in(ef, names, n, found, budget);
+	if (exec_delta)
+		*exec_delta = ef->nxseg ? ef->xseg[0].vaddr - ef->xseg[0].offset : 0;
 	free(ef->lens);
 	free(ef);
 	/* A file cut short under us is no ELF file to probe. */
 	return ret == -ERANGE || ret == -EIO ? -ENOEXEC : ret;
+}
+
+int elfsym_find_funcs(int fd, const char *const *names, size_t n,
+		      uint64_t *offsets, uint64_t *budget, char *why,
+		      size_t len)
+{
+	return find_syms(fd, STT_FUNC, names, n, offsets, NULL, budget, why,
+			 len);
+}
+
+int elfsym_find_data(int fd, const char *const *names, size_t n,
+		     uint64_t *addrs, uint64_t *exec_delta, uint64_t *budget,
+		     char *why, size_t len)
+{
+	return find_syms(fd, STT_OBJECT, names, n, addrs, exec_delta, budget,
+			 why, len);
 }

@@ -34,4 +34,14 @@ int elfsym_find_funcs(int fd, const char *const *names, size_t n,
 		      uint64_t *offsets, uint64_t *budget, char *why,
 		      size_t len);
 
+/*
+ * The same for data objects: addrs[i] is the object's address as the file
+ * links it, *exec_delta the first executable segment's address less its
+ * file offset, which with where that segment is mapped gives the load
+ * bias.
+ */
+int elfsym_find_data(int fd, const char *const *names, size_t n,
+		     uint64_t *addrs, uint64_t *exec_delta, uint64_t *budget,
+		     char *why, size_t len);
+
 #endif

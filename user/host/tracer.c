@@ -256,7 +256,23 @@ int tracer_remove_target(struct tracer *t, int host_pid)
 	if (bpf_map__delete_elem(t->skel->maps.targets, &key, sizeof(key), 0) &&
 	    errno != ENOENT)
 		return -errno;
+	tracer_set_python(t, host_pid, NULL);
 	return t->cookies ? 0 : forget_entries(t, key);
+}
+
+int tracer_set_python(struct tracer *t, int host_pid,
+		      const struct msprof_py_conf *conf)
+{
+	__u32 key = (__u32)host_pid;
+
+	if (!conf)
+		return bpf_map__delete_elem(t->skel->maps.pyconf, &key,
+					    sizeof(key), 0) && errno != ENOENT ?
+		       -errno : 0;
+	if (bpf_map__update_elem(t->skel->maps.pyconf, &key, sizeof(key), conf,
+				 sizeof(*conf), BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 /* The symbol cache belongs to the session's one probe set. */

@@ -31,6 +31,12 @@ void tracer_close(struct tracer *t);
 
 /* The kernel-side filter of processes (pids as msprof sees them). */
 int tracer_add_target(struct tracer *t, int pid);
+/*
+ * Where the kernel finds host_pid's Python frames at each probed call
+ * (NULL: it takes none).  Removing the target forgets it too.
+ */
+int tracer_set_python(struct tracer *t, int host_pid,
+		      const struct msprof_py_conf *conf);
 /* Its losses go with it: tracer_target_lost() first to keep them. */
 int tracer_remove_target(struct tracer *t, int host_pid);
 

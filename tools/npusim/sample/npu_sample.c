@@ -19,6 +19,7 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <mstx/ms_tools_ext.h>
+#include <npusim/npusim_queue.h>
 
 #include "../npusim_kernels.h"
 
@@ -41,6 +42,7 @@
 	X(HcclCommInitClusterInfo) X(HcclAllReduce) X(HcclBroadcast)	\
 	X(HcclAllGather) X(HcclReduceScatter)				\
 	X(HcclGetCommAsyncError) X(HcclCommDestroy)			\
+	X(npusimQueueEnqueue) X(npusimQueueRun)				\
 	X(mstxMarkA) X(mstxRangeStartA) X(mstxRangeEnd)			\
 	X(mstxDomainCreateA) X(mstxDomainDestroy) X(mstxDomainMarkA)	\
 	X(mstxDomainRangeStartA) X(mstxDomainRangeEnd)
@@ -63,6 +65,7 @@ static unsigned long api_calls[API_COUNT];
 struct device_ctx {
 	int32_t id;
 	aclrtStream streams[2];
+	npusimQueue *queue;	/* --task-queue: the ops' way to the device */
 	float *in;	/* device: a | b | ma | mb */
 	float *vec;	/* device: relu(a + b) */
 	float *mat;	/* device: ma * mb */
@@ -96,6 +99,7 @@ struct options {
 	unsigned long step_ms;
 	unsigned int devices;
 	bool wait_signal;
+	bool task_queue;
 	enum collective coll;
 	long slow_rank;		/* -1: none */
 	unsigned long slow_ms;
@@ -106,6 +110,8 @@ struct options {
 
 static volatile sig_atomic_t stop;
 static volatile sig_atomic_t go;
+/* TASK_QUEUE_ENABLE=0, as npusim reads it: the queue calls ACL at once. */
+static bool queue_direct;
 
 static int acl_check(aclError err, const char *what)
 {
@@ -158,7 +164,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]] [--mstx[=PREFIX]])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]] [--task-queue] [--mstx[=PREFIX]])\n",
 		what, arg, MAX_DEVICES);
 }
 
@@ -227,6 +233,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "slow-rank", required_argument, NULL, 'r' },
 		{ "slow-ms", required_argument, NULL, 'S' },
 		{ "mstx", optional_argument, NULL, 'x' },
+		{ "task-queue", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[32];
@@ -248,9 +255,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->mstx = optarg ? optarg : "step";
 			continue;
 		}
-		if (c == 'w' || c == 'a' || c == 'n') {
+		if (c == 'w' || c == 'a' || c == 'n' || c == 'q') {
 			o->wait_signal |= c == 'w';
-			if (c != 'w')
+			o->task_queue |= c == 'q';
+			if (c == 'a' || c == 'n')
 				o->coll = c == 'a' ? COLL_ALL_REDUCE : COLL_NONE;
 			continue;
 		}
@@ -308,7 +316,11 @@ static int device_setup(struct device_ctx *d, const struct options *o)
 	    (coll && CALL(aclrtMalloc, (void **)&d->red, red_bytes,
 			  ACL_MEM_MALLOC_HUGE_FIRST)))
 		return -1;
-	return 0;
+	if (!o->task_queue)
+		return 0;
+	/* Its worker's first call, as torch_npu's consumer thread makes it. */
+	api_calls[API_aclrtSetDevice] += !queue_direct;
+	return acl_check(npusimQueueCreate(d->id, 0, &d->queue), "npusimQueueCreate");
 }
 
 /* Undoes whatever part of device_setup succeeded. */
@@ -316,6 +328,7 @@ static void device_teardown(struct device_ctx *d)
 {
 	size_t i;
 
+	acl_check(npusimQueueDestroy(d->queue), "npusimQueueDestroy");
 	if (d->streams[0] || d->in) {
 		CALL(aclrtSetDevice, d->id);
 		for (i = 0; i < 2; i++)
@@ -338,6 +351,37 @@ static void device_teardown(struct device_ctx *d)
 
 /* --- one step ------------------------------------------------------------- */
 
+/*
+ * An op through the device's queue (--task-queue), counted as the ACL call
+ * its worker makes and, unless the queue calls at once, its enqueue and run.
+ */
+static int queued(enum api api, aclError err, const char *what)
+{
+	api_calls[api]++;
+	api_calls[API_npusimQueueEnqueue] += !queue_direct;
+	api_calls[API_npusimQueueRun] += !queue_direct;
+	return acl_check(err, what);
+}
+
+#define LAUNCH(d, ...)							\
+	((d)->queue ? queued(API_aclrtLaunchKernel,			\
+			     npusimQueueLaunchKernel((d)->queue, __VA_ARGS__), \
+			     "npusimQueueLaunchKernel") :		\
+		      CALL(aclrtLaunchKernel, __VA_ARGS__))
+#define COPY_ASYNC(d, ...)						\
+	((d)->queue ? queued(API_aclrtMemcpyAsync,			\
+			     npusimQueueMemcpyAsync((d)->queue, __VA_ARGS__), \
+			     "npusimQueueMemcpyAsync") :		\
+		      CALL(aclrtMemcpyAsync, __VA_ARGS__))
+
+/* What is queued reaches the stream first, as torch_npu's sync waits. */
+static int sync_stream(struct device_ctx *d, aclrtStream s)
+{
+	if (d->queue && acl_check(npusimQueueDrain(d->queue), "npusimQueueDrain"))
+		return -1;
+	return CALL(aclrtSynchronizeStream, s);
+}
+
 static double elapsed_ms(const struct timespec *from)
 {
 	struct timespec now;
@@ -356,8 +400,7 @@ static int launch_matmuls(struct device_ctx *d, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (CALL(aclrtLaunchKernel, "matmul", 4, &mm, sizeof(mm),
-			 d->streams[1]))
+		if (LAUNCH(d, "matmul", 4, &mm, sizeof(mm), d->streams[1]))
 			return -1;
 	return 0;
 }
@@ -369,12 +412,10 @@ static int launch_kernels(struct device_ctx *d)
 	};
 	struct npusim_relu_args relu = { .x = d->vec, .y = d->vec, .n = VEC_N };
 
-	if (CALL(aclrtLaunchKernel, "vector_add", 8, &add, sizeof(add),
-		 d->streams[0]) ||
+	if (LAUNCH(d, "vector_add", 8, &add, sizeof(add), d->streams[0]) ||
 	    launch_matmuls(d, 1))
 		return -1;
-	return CALL(aclrtLaunchKernel, "relu", 8, &relu, sizeof(relu),
-		    d->streams[0]);
+	return LAUNCH(d, "relu", 8, &relu, sizeof(relu), d->streams[0]);
 }
 
 /*
@@ -391,7 +432,7 @@ static int slow_compute(struct device_ctx *d, const struct options *o)
 			return -1;
 		if (stop || elapsed_ms(&from) >= (double)o->slow_ms)
 			return 0;
-		if (CALL(aclrtSynchronizeStream, d->streams[1]))
+		if (sync_stream(d, d->streams[1]))
 			return -1;
 	}
 }
@@ -500,7 +541,7 @@ static int collective(struct device_ctx *d, const struct options *o)
 	if (err ||
 	    CALL(aclrtMemcpyAsync, d->host_red, n * sizeof(float), result,
 		 n * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST, s) ||
-	    CALL(aclrtSynchronizeStream, s) ||
+	    sync_stream(d, s) ||
 	    CALL(HcclGetCommAsyncError, comm, &async))
 		return -1;
 	return acl_check(async, "the collective's task");
@@ -516,12 +557,12 @@ static int step_calls(struct device_ctx *d, unsigned long step,
 	    CALL(aclrtMemcpy, d->in, IN_N * sizeof(float), d->host_in,
 		 IN_N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE) ||
 	    launch_kernels(d) || (slow && slow_compute(d, o)) ||
-	    CALL(aclrtMemcpyAsync, d->host_out, VEC_N * sizeof(float), d->vec,
-		 VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
-		 d->streams[0]) ||
-	    CALL(aclrtSynchronizeStream, d->streams[1]) ||
+	    COPY_ASYNC(d, d->host_out, VEC_N * sizeof(float), d->vec,
+		       VEC_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
+		       d->streams[0]) ||
+	    sync_stream(d, d->streams[1]) ||
 	    (o->coll && collective(d, o)) ||
-	    CALL(aclrtSynchronizeStream, d->streams[0]) ||
+	    sync_stream(d, d->streams[0]) ||
 	    check_output(d))
 		return -1;
 	return o->coll ? check_collective(d, step, o) : 0;
@@ -696,6 +737,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o))
 		return 2;
+	queue_direct = getenv("TASK_QUEUE_ENABLE") &&
+		       !strcmp(getenv("TASK_QUEUE_ENABLE"), "0");
 	if (install_signals() || CALL(aclInit, NULL))
 		return 1;
 	/* After aclInit: by now the profiling agent is listening. */
