@@ -69,6 +69,7 @@ CTL_LIBS := -lbpf -lelf -lz -ledit -lsqlite3
 AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)
 NPUSIM_SRC := $(wildcard tools/npusim/*.c)
 HCCL_SRC := $(wildcard tools/npusim/hccl/*.c)
+MSTX_SRC := $(wildcard tools/npusim/mstx/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 BPF_SRC := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(GEN)/%.skel.h,$(BPF_SRC))
@@ -90,7 +91,7 @@ $(call obj,$(CUPTI_SRC)) $(call san_obj,$(CUPTI_SRC)) $(call fuzz_obj,$(CUPTI_SR
 endif
 
 TARGETS := $(BIN)/msprof $(LIB)/libmsprof_agent.so $(LIB)/libnpusim.so \
-	$(LIB)/libhccl.so $(BIN)/npu_sample
+	$(LIB)/libhccl.so $(LIB)/libms_tools_ext.so $(BIN)/npu_sample
 
 # The CUDA test program, where a CUDA toolkit is installed.
 NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
@@ -192,10 +193,18 @@ $(LIB)/libhccl.so: $(call obj,$(HCCL_SRC)) $(LIB)/libnpusim.so
 		$(call obj,$(HCCL_SRC)) -o $@ -L$(LIB) -lnpusim -lmsprof_agent \
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
-$(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libhccl.so
+# npusim's user marks: CANN's libms_tools_ext, a library of its own as there.
+$(LIB)/libms_tools_ext.so: $(call obj,$(MSTX_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lhccl -lnpusim \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libms_tools_ext.so \
+		$(call obj,$(MSTX_SRC)) -o $@
+
+$(BIN)/npu_sample: $(call obj,tools/npusim/sample/npu_sample.c) $(LIB)/libhccl.so \
+		$(LIB)/libms_tools_ext.so
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(LIB) -lhccl -lnpusim -lms_tools_ext \
 		-Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
 
 # Unit tests link the controller's and agent's objects, built with sanitizers.
@@ -338,13 +347,13 @@ install: all
 	$(INSTALL) -m 644 $(LIB)/libmsprof_agent.so $(PKGLIB)/
 	$(INSTALL) -m 644 docs/msprof.1 $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1
 ifeq ($(INSTALL_SAMPLE),1)
-	$(INSTALL) -m 644 $(LIB)/libnpusim.so $(LIB)/libhccl.so $(PKGLIB)/
+	$(INSTALL) -m 644 $(LIB)/libnpusim.so $(LIB)/libhccl.so $(LIB)/libms_tools_ext.so $(PKGLIB)/
 	$(INSTALL) -m 755 $(BIN)/npu_sample $(PKGLIB)/
 endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/$(PROGRAM) $(DESTDIR)$(MANDIR)/man1/$(PROGRAM).1 \
-		$(addprefix $(PKGLIB)/,libmsprof_agent.so libnpusim.so libhccl.so npu_sample)
+		$(addprefix $(PKGLIB)/,libmsprof_agent.so libnpusim.so libhccl.so libms_tools_ext.so npu_sample)
 	-rmdir $(PKGLIB)
 
 # --- entry points -------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "msprof/events.h"
+#include "msprof/mstx.h"
 
 /* Syscall number of ioctl on the build's architecture, set before load. */
 const volatile long ioctl_nr = -1;
@@ -481,6 +482,164 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	e->parent_tgid = ptgid;
 	e->child_tgid = ctgid;
 	e->pad = 0;
+	submit(e);
+	return 0;
+}
+
+/*
+ * User marks (--msproftx=on): CANN's mstx functions, probed by programs of
+ * their own.  The entry reads the message (the task may free it once the
+ * call returns) into the thread's pending call; the return adds what the
+ * call returned (a range's id, a domain) and records it.  A thread has one
+ * mstx call open at a time: they call no other.
+ */
+struct mstx_pending {
+	__u32 window;	/* the window of the entry */
+	__u32 pad;
+	__u64 task;	/* the thread's task_struct, as in msprof_call_stack */
+	struct msprof_mstx_event e;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);	/* host tid */
+	__type(value, struct mstx_pending);
+} mstx_calls SEC(".maps");
+
+/* Where the kind keeps its message, -1 if it has none. */
+static __always_inline int mstx_msg_arg(__u32 kind)
+{
+	switch (kind) {
+	case MSTX_MARK:
+	case MSTX_RANGE_START:
+	case MSTX_DOMAIN_CREATE:
+		return 0;
+	case MSTX_DOMAIN_MARK:
+	case MSTX_DOMAIN_RANGE_START:
+		return 1;
+	}
+	return -1;
+}
+
+/* The message, bounded: hostile bytes of any length end at our limit. */
+static __always_inline void mstx_read_msg(struct msprof_mstx_event *e,
+					  const void *msg)
+{
+	long n = bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
+
+	e->flags = 0;
+	e->msg_len = 0;
+	if (n <= 0) {
+		e->flags = MSTX_MSG_BAD;
+		return;
+	}
+	e->msg_len = (__u16)(n - 1);
+	if (n == sizeof(e->msg))
+		e->flags = MSTX_MSG_CUT;
+}
+
+/*
+ * The arguments a kind has besides its message, from the first three
+ * (loaded before any branch: the verifier refuses a load from the context
+ * at an offset the compiler computed).
+ */
+static __always_inline void mstx_args(const __u64 *a,
+				      struct msprof_mstx_event *e)
+{
+	bool in_domain = e->mstx >= MSTX_DOMAIN_MARK;
+
+	e->domain = in_domain ? a[0] : 0;
+	e->stream = 0;
+	e->id = 0;
+	if (e->mstx == MSTX_MARK || e->mstx == MSTX_RANGE_START)
+		e->stream = a[1];
+	else if (e->mstx == MSTX_DOMAIN_MARK || e->mstx == MSTX_DOMAIN_RANGE_START)
+		e->stream = a[2];
+	else if (e->mstx == MSTX_RANGE_END)
+		e->id = a[0];
+	else if (e->mstx == MSTX_DOMAIN_RANGE_END)
+		e->id = a[1];
+}
+
+SEC("uprobe")
+int mstx_enter(struct pt_regs *ctx)
+{
+	static const struct mstx_pending empty;
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), tgid, tid, v;
+	struct msprof_target_info *ti;
+	struct mstx_pending *p;
+	__u64 a[4];
+	int at;
+
+	if (!gate || !current_ids(&tgid, &tid))
+		return 0;
+	ti = bpf_map_lookup_elem(&targets, &tgid);
+	if (!ti)
+		return 0;
+	if (!api_id_of(ctx, tgid, &v) || !(v >> MSTX_KIND_SHIFT) ||
+	    (v >> MSTX_KIND_SHIFT) >= MSTX_KINDS) {
+		count(MSPROF_STAT_UNNAMED);
+		return 0;
+	}
+	p = bpf_map_lookup_elem(&mstx_calls, &host_tid);
+	if (!p) {
+		bpf_map_update_elem(&mstx_calls, &host_tid, &empty, BPF_ANY);
+		p = bpf_map_lookup_elem(&mstx_calls, &host_tid);
+		if (!p)
+			return lost(tgid);
+	}
+	p->window = window;
+	p->task = bpf_get_current_task();
+	p->e.kind = MSPROF_EV_MSTX;
+	p->e.api_id = v & MSTX_API_MASK;
+	p->e.mstx = (__u16)(v >> MSTX_KIND_SHIFT);
+	p->e.tgid = tgid;
+	p->e.tid = tid;
+	p->e.ns_tid = task_tid(ti, tid);
+	/* The Python line of the mark, walked as an API call's entry walks it. */
+	p->e.stack_id = take_pystack(tgid, tid);
+	p->e.pad = 0;
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = 0;
+	asm volatile("" : : "r"(a) : "memory");
+	mstx_args(a, &p->e);
+	at = mstx_msg_arg(p->e.mstx);
+	if (at >= 0) {
+		mstx_read_msg(&p->e, (const void *)a[at & 3]);
+	} else {
+		p->e.flags = 0;
+		p->e.msg_len = 0;
+	}
+	/* Last, so the call's own time leaves out ours. */
+	p->e.start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Not gated, as api_exit: a call that entered in the window is recorded. */
+SEC("uretprobe")
+int mstx_exit(struct pt_regs *ctx)
+{
+	__u64 end_ns = bpf_ktime_get_ns();
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid();
+	struct msprof_mstx_event *e;
+	struct mstx_pending *p;
+
+	p = bpf_map_lookup_elem(&mstx_calls, &host_tid);
+	/* None, or one of an earlier window or of a dead thread: no entry seen. */
+	if (!p || p->window != window || p->task != bpf_get_current_task())
+		return 0;
+	p->task = 0;
+	p->e.end_ns = end_ns;
+	if (p->e.mstx == MSTX_RANGE_START || p->e.mstx == MSTX_DOMAIN_RANGE_START ||
+	    p->e.mstx == MSTX_DOMAIN_CREATE)
+		p->e.id = PT_REGS_RC(ctx);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return lost(p->e.tgid);
+	__builtin_memcpy(e, &p->e, sizeof(*e));
 	submit(e);
 	return 0;
 }

@@ -25,6 +25,7 @@ enum msprof_api_layer {
 	MSPROF_LAYER_CUDA_RUNTIME,	/* --ascendcl: cuda* (libcudart) */
 	MSPROF_LAYER_CUDA_DRIVER,	/* --runtime-api: cu* (libcuda) */
 	MSPROF_LAYER_CUSTOM,		/* --uprobe=<lib>:<func> */
+	MSPROF_LAYER_MSTX,		/* --msproftx: mstx* user marks (include/msprof/mstx.h) */
 	MSPROF_LAYER_MAX,
 };
 
@@ -107,6 +108,12 @@ extern const size_t msprof_nr_probe_packs;
  */
 bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path);
+
+/*
+ * What an mstx function of the MSPROF_LAYER_MSTX layer does (enum
+ * msprof_mstx_kind), by its name; 0 (MSTX_NONE) for any other name.
+ */
+unsigned int msprof_mstx_kind(const char *name);
 
 /*
  * The queue function of that name and layer (a role other than none), as

@@ -20,7 +20,8 @@ static void test_layers(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(n->prefix);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(n->level);
 		CU_ASSERT_EQUAL(n->prefix[strlen(n->prefix) - 1], '@');
-		CU_ASSERT(n->level_id == 20000 || n->level_id == 5000);
+		CU_ASSERT(n->level_id == 20000 || n->level_id == 5000 ||
+			  (l == MSPROF_LAYER_MSTX && n->level_id == 20500));
 		/* Two layers of one level are HCCL's, shown as acl's (HOST_HCCL). */
 		for (m = 0; m < l; m++)
 			if (m != MSPROF_LAYER_ACL || l != MSPROF_LAYER_HCCL)

@@ -679,6 +679,7 @@ static void test_layers(void)
 	char *defaults[] = { "--dynamic=on", "--pid=3", NULL };
 	char *all[] = { "--dynamic=on", "--pid=3", "--runtime-api=on", "--hccl=on", NULL };
 	char *none[] = { "--dynamic=on", "--pid=3", "--ascendcl=off", NULL };
+	char *tx[] = { "--dynamic=on", "--pid=3", "--msproftx=on", NULL };
 	const unsigned int custom = 1u << MSPROF_LAYER_CUSTOM;
 	const unsigned int acl = 1u << MSPROF_LAYER_ACL | 1u << MSPROF_LAYER_CUDA_RUNTIME;
 	const unsigned int rt = 1u << MSPROF_LAYER_RUNTIME | 1u << MSPROF_LAYER_CUDA_DRIVER;
@@ -691,6 +692,9 @@ static void test_layers(void)
 	/* --uprobe's functions are probed whatever the switches say. */
 	CU_ASSERT_EQUAL(parse(&o, none), 0);
 	CU_ASSERT_EQUAL(opts_layers(&o), custom);
+	/* User marks only with --msproftx=on, msprof's default being off. */
+	CU_ASSERT_EQUAL(parse(&o, tx), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl | 1u << MSPROF_LAYER_MSTX);
 }
 
 static void test_list(void)

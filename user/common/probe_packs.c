@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "msprof/mstx.h"
 #include "msprof/probe_packs.h"
 
 #define U(n) { n, MSPROF_ARG_UINT }
@@ -105,6 +106,33 @@ static const struct msprof_probe_func cuda_driver_funcs[] = {
 };
 
 /*
+ * CANN's user marks, libms_tools_ext (npusim has its own).  Their probes
+ * read the message at entry (bpf/msprof.bpf.c: mstx_enter): its kind, by
+ * name, says where it is (msprof_mstx_kind).
+ */
+static const struct msprof_probe_func mstx_funcs[] = {
+	FN("mstxMarkA", X("message"), X("stream")),
+	FN("mstxRangeStartA", X("message"), X("stream")),
+	FN("mstxRangeEnd", U("range_id")),
+	FN("mstxDomainCreateA", X("name")),
+	FN("mstxDomainMarkA", X("domain"), X("message"), X("stream")),
+	FN("mstxDomainRangeStartA", X("domain"), X("message"), X("stream")),
+	FN("mstxDomainRangeEnd", X("domain"), U("range_id")),
+};
+
+/* By mstx_funcs' order. */
+static const unsigned int mstx_kinds[] = {
+	MSTX_MARK, MSTX_RANGE_START, MSTX_RANGE_END, MSTX_DOMAIN_CREATE,
+	MSTX_DOMAIN_MARK, MSTX_DOMAIN_RANGE_START, MSTX_DOMAIN_RANGE_END,
+};
+
+_Static_assert(sizeof(mstx_kinds) / sizeof(mstx_kinds[0]) ==
+	       sizeof(mstx_funcs) / sizeof(mstx_funcs[0]),
+	       "a kind for every mstx function");
+
+static const char *const no_devices[] = { NULL };
+
+/*
  * npusim's task queue (npusim/npusim_queue.h): both ends carry the item's
  * sequence number, unique in the process.
  */
@@ -155,6 +183,9 @@ const struct msprof_probe_pack msprof_probe_packs[] = {
 	  PACK_FUNCS(cudart_funcs), nvidia_devices, NULL },
 	{ "cuda-driver", "libcuda.so", MSPROF_LAYER_CUDA_DRIVER,
 	  PACK_FUNCS(cuda_driver_funcs), nvidia_devices, NULL },
+	/* The marks speak to no driver: the runtime they go with does. */
+	{ "mstx", "libms_tools_ext.so", MSPROF_LAYER_MSTX,
+	  PACK_FUNCS(mstx_funcs), no_devices, NULL },
 };
 
 const size_t msprof_nr_probe_packs =
@@ -173,6 +204,16 @@ bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 			return true;
 	}
 	return false;
+}
+
+unsigned int msprof_mstx_kind(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(mstx_funcs) / sizeof(mstx_funcs[0]); i++)
+		if (!strcmp(name, mstx_funcs[i].name))
+			return mstx_kinds[i];
+	return MSTX_NONE;
 }
 
 const struct msprof_probe_func *msprof_probe_queue_func(const char *name,

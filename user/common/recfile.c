@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "msprof/mstx.h"
 #include "msprof/recfile.h"
 #include "safe_open.h"
 
@@ -188,6 +189,9 @@ static bool record_ok(uint16_t type, uint16_t size)
 		return size > sizeof(struct msprof_devtask_rec) &&
 		       size <= sizeof(struct msprof_devtask_rec) +
 			       MSPROF_REC_TASK_NAME_MAX;
+	case MSPROF_REC_MSTX:
+		return size >= MSPROF_MSTX_HEAD &&
+		       size < sizeof(struct msprof_mstx_event);
 	case MSPROF_REC_PYSTACK:
 		return size >= MSPROF_PYSTACK_HEAD + sizeof(struct msprof_py_frame) &&
 		       size <= sizeof(struct msprof_pystack_event) &&

@@ -127,7 +127,8 @@ void opts_usage(FILE *fp)
 	      "  --ascendcl=on|off       the runtime API: acl*, cuda* (default on)\n"
 	      "  --runtime-api=on|off    the layer below: rt*, cu* (default off)\n"
 	      "  --hccl=on|off           collectives: Hccl* (default off)\n"
-	      "  --msproftx=on|off, --task-time=on|off|l0|l1  passed to the task's runtime\n"
+	      "  --msproftx=on|off       user marks: mstx* (default off)\n"
+	      "  --msproftx, --task-time=on|off|l0|l1  also passed to the task's runtime\n"
 	      "                          (--task-time=off: no device tasks)\n"
 	      "  --python-stack=on|off   each call's Python stack, for CPython 3.9-3.13\n"
 	      "                          targets (default on)\n"
@@ -569,5 +570,7 @@ unsigned int opts_layers(const struct msprof_opts *o)
 		layers |= 1u << MSPROF_LAYER_RUNTIME | 1u << MSPROF_LAYER_CUDA_DRIVER;
 	if (o->hccl)
 		layers |= 1u << MSPROF_LAYER_HCCL;
+	if (o->msproftx)
+		layers |= 1u << MSPROF_LAYER_MSTX;
 	return layers;
 }

@@ -67,5 +67,7 @@ int db_write_enums(struct dbw *w);
 
 /* db_rows.c: every table's rows of the window, STRING_IDS last. */
 int db_window_rows(struct dbw *w);
+/* db_mstx.c: MSTX_EVENTS, the user marks. */
+int db_mstx_rows(struct dbw *w);
 
 #endif

@@ -377,6 +377,7 @@ int db_window_rows(struct dbw *w)
 	       profdata_each_host(w->p, write_api, write_ioctl, w) ?:
 	       cann_each_call(w->p, write_cann_call, w) ?:
 	       overlap_each(w->p, write_overlap, w) ?:
+	       db_mstx_rows(w) ?:
 	       write_callchains(w) ?:
 	       write_strings(w);
 }

@@ -46,6 +46,7 @@ static const struct output_file outputs[] = {
 	  summary_communication_statistic, summary_has_communication },
 	{ "python_call_site", "csv", true, summary_python_call_sites,
 	  summary_has_python },
+	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

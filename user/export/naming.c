@@ -16,6 +16,8 @@ const struct layer_naming *naming_layer(uint32_t layer)
 		[MSPROF_LAYER_CUDA_RUNTIME] = { "CUDA@", "cuda", 20000 },
 		[MSPROF_LAYER_CUDA_DRIVER] = { "CUDADriver@", "cuda_driver", 5000 },
 		[MSPROF_LAYER_CUSTOM] = { "Api@", "api", 20000 },
+		/* Shown as msprof shows msproftx data, never as API slices. */
+		[MSPROF_LAYER_MSTX] = { "MsTx@", "msproftx", 20500 },
 	};
 	static const struct layer_naming unknown = { "Api@", "api", 20000 };
 

@@ -12,7 +12,9 @@
 #include "common/fsutil.h"
 #include "common/growarr.h"
 #include "common/printable.h"
+#include "msprof/mstx.h"
 #include "msprof/probe_packs.h"
+#include "mstx.h"
 #include "profdata.h"
 #include "common/proflayout.h"
 #include "common/safe_open.h"
@@ -137,6 +139,9 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 		return note_tid(p, io->tid);
 	case MSPROF_REC_DEVTASK:
 		return add_task(p, body, len - sizeof(struct msprof_devtask_rec));
+	case MSPROF_REC_MSTX:
+		latest(p, ((const struct msprof_mstx_event *)body)->end_ns);
+		return mstx_add(&p->mstx, body, len);
 	case MSPROF_REC_PYSTACK:
 		return pystacks_add_stack(&p->py, body, len);
 	case MSPROF_REC_PYCODE:
@@ -441,6 +446,7 @@ void profdata_free_model(struct profdata *p)
 	free(p->copies);
 	free(p->hccls);
 	strtab_free(&p->names);
+	mstx_free(p->mstx);
 	pystacks_free(&p->py);
 	if (p->dirfd >= 0)
 		close(p->dirfd);

@@ -138,6 +138,7 @@ static inline uint64_t devtask_key(const struct devtask *t)
 }
 
 struct cann;	/* a runtime's raw files, as cann_*.c read them */
+struct mstx_set;	/* the user marks (mstx.h) */
 
 /*
  * A data file that could not be read whole, or a fault in one kept once
@@ -185,6 +186,7 @@ struct profdata {
 	struct task_hccl *hccls;	/* by key */
 	size_t nhccls;
 	struct cann *cann;	/* NULL: no runtime's raw files */
+	struct mstx_set *mstx;	/* NULL: no user marks */
 	struct pystacks py;	/* the calls' Python stacks */
 	int dirfd;		/* the PROF_ directory, for the walks */
 	size_t cap_calls, cap_tids, cap_tasks;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "mstx.h"
 #include "profdata.h"
 #include "queue_match.h"
 
@@ -34,6 +35,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
+	err = err ?: mstx_finish(p->mstx);
 	if (err)
 		profdata_free(p);
 	return err;

@@ -37,6 +37,10 @@ int summary_task_time(FILE *fp, const struct profdata *p);
 int summary_python_call_sites(FILE *fp, const struct profdata *p);
 /* Whether any call of the window has a Python stack. */
 bool summary_has_python(const struct profdata *p);
+/* msprof_tx: the user marks (--msproftx=on), a row each by start. */
+int summary_msprof_tx(FILE *fp, const struct profdata *p);
+/* Whether the window has user marks, and so msprof_tx. */
+bool summary_has_mstx(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

@@ -47,6 +47,10 @@ static const struct described summaries[] = {
 			      "copies and syncs, their host API time, and the device "
 			      "tasks and device time (us) that followed, costliest "
 			      "first.\n", summary_has_python },
+	{ "msprof_tx", "The task's user marks (mstx, with --msproftx=on), by "
+		       "start: thread, event type (marker or start/end), start "
+		       "and end (us since the epoch) and message.\n",
+	  summary_has_mstx },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,

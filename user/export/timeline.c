@@ -94,6 +94,9 @@ static int write_all(struct tl *t)
 		return err;
 	tl_cann_tids(t);
 	tl_osrt_names(t);
+	err = tl_mstx(t);
+	if (err)
+		return err;
 	tl_tasks(t);
 	tl_comm_ops(t);
 	err = tl_overlap(t);

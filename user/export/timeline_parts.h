@@ -22,6 +22,7 @@
 
 /* msprof's process sort indexes (meta_data_event.h), the pid's middle. */
 enum {
+	SORT_FRAMEWORK = 6,	/* "PID Name": the task's user marks */
 	SORT_CANN = 7,
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
@@ -141,5 +142,8 @@ int tl_overlap(struct tl *t);
  */
 int tl_comm_names(struct tl *t, uint32_t dev, const char *label);
 void tl_comm_ops(struct tl *t);
+
+/* timeline_mstx.c: the user marks' process, threads and slices. */
+int tl_mstx(struct tl *t);
 
 #endif

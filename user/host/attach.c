@@ -17,20 +17,37 @@
 #include "attach.h"
 #include "links.h"
 #include "msprof/events.h"
+#include "msprof/mstx.h"
 #include "msprof.skel.h"
 #include "symcache.h"
 #include "proc/procfs.h"
 #include "uprobe_multi.h"
 
-static int attach_uprobe(const struct attach_conf *c, int pid,
-			 const char *path, uint64_t offset, size_t api_id,
-			 bool ret)
+/*
+ * The programs a batch of functions is probed with: the API calls', or
+ * the user marks' (which read their message at entry).
+ */
+struct progs {
+	struct bpf_program *enter;
+	struct bpf_program *exit;
+};
+
+static struct progs progs_of(const struct attach_conf *c, bool mstx)
+{
+	if (mstx)
+		return (struct progs){ c->skel->progs.mstx_enter,
+				       c->skel->progs.mstx_exit };
+	return (struct progs){ c->skel->progs.api_enter, c->skel->progs.api_exit };
+}
+
+static int attach_uprobe(const struct attach_conf *c, const struct progs *pr,
+			 int pid, const char *path, uint64_t offset,
+			 size_t api_id, bool ret)
 {
 	/* libbpf refuses any cookie where the kernel has none. */
 	LIBBPF_OPTS(bpf_uprobe_opts, opts,
 		    .bpf_cookie = c->cookies ? api_id : 0, .retprobe = ret);
-	struct bpf_program *prog = ret ? c->skel->progs.api_exit :
-					 c->skel->progs.api_enter;
+	struct bpf_program *prog = ret ? pr->exit : pr->enter;
 
 	return link_set_keep(c->links,
 			     bpf_program__attach_uprobe_opts(prog, pid, path,
@@ -55,9 +72,10 @@ struct attach_walk {
 };
 
 /* One uprobe_multi link for the entries, one for the returns. */
-static int attach_batch_multi(const struct attach_conf *c, int pid,
-			      const char *path, const uint64_t *offsets,
-			      const uint64_t *ids, size_t n)
+static int attach_batch_multi(const struct attach_conf *c,
+			      const struct progs *pr, int pid, const char *path,
+			      const uint64_t *offsets, const uint64_t *ids,
+			      size_t n)
 {
 	int err;
 
@@ -66,27 +84,28 @@ static int attach_batch_multi(const struct attach_conf *c, int pid,
 	 * otherwise leave a frame that no return pops.
 	 */
 	err = link_set_keep_fd(c->links, uprobe_multi_attach(
-		bpf_program__fd(c->skel->progs.api_exit), path, offsets, ids, n,
-		pid, true));
+		bpf_program__fd(pr->exit), path, offsets, ids, n, pid, true));
 	if (!err)
 		err = link_set_keep_fd(c->links, uprobe_multi_attach(
-			bpf_program__fd(c->skel->progs.api_enter), path, offsets,
-			ids, n, pid, false));
+			bpf_program__fd(pr->enter), path, offsets, ids, n, pid,
+			false));
 	return err;
 }
 
 /* Older kernels: a perf-event uprobe and uretprobe per function. */
-static int attach_batch_each(const struct attach_conf *c, int pid,
-			     const char *path, const uint64_t *offsets,
-			     const uint64_t *ids, size_t n)
+static int attach_batch_each(const struct attach_conf *c,
+			     const struct progs *pr, int pid, const char *path,
+			     const uint64_t *offsets, const uint64_t *ids,
+			     size_t n)
 {
 	size_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++) {
-		err = attach_uprobe(c, pid, path, offsets[i], ids[i], true);
+		err = attach_uprobe(c, pr, pid, path, offsets[i], ids[i], true);
 		if (!err)
-			err = attach_uprobe(c, pid, path, offsets[i], ids[i], false);
+			err = attach_uprobe(c, pr, pid, path, offsets[i], ids[i],
+					    false);
 	}
 	return err;
 }
@@ -164,6 +183,47 @@ static void note_refused(struct attach_walk *w, const char *path,
 	snprintf(r->why, sizeof(r->why), "%s", why);
 }
 
+/*
+ * The file's functions of one group (user marks, or the others) into one
+ * batch and attached with the group's programs.  A user mark's cookie
+ * also says what it does (include/msprof/mstx.h).
+ */
+static int attach_group(struct attach_walk *w, const struct procfs_map *m,
+			const char *file, const uint64_t *offsets,
+			bool main_program, bool mstx)
+{
+	struct progs pr = progs_of(w->c, mstx);
+	size_t i, n = 0;
+	int err;
+
+	for (i = 0; i < w->ps->n; i++) {
+		const struct probe *p = &w->ps->v[i];
+
+		if (!offsets[i] || !wanted(w, i, m->path, main_program) ||
+		    (p->layer == MSPROF_LAYER_MSTX) != mstx)
+			continue;
+		w->batch_offsets[n] = offsets[i];
+		w->batch_ids[n++] = mstx ? i | (uint64_t)msprof_mstx_kind(p->name)
+						   << MSTX_KIND_SHIFT : i;
+	}
+	if (!n)
+		return 0;
+	err = w->c->cookies ? 0 : name_entries(w->c, w->pid, m,
+						w->batch_offsets,
+						w->batch_ids, &n);
+	if (!err && n)
+		err = (w->c->multi ? attach_batch_multi : attach_batch_each)(
+			w->c, &pr, w->pid, file, w->batch_offsets,
+			w->batch_ids, n);
+	if (err) {
+		snprintf(w->lib, w->lib_len, "%s", m->path);
+		return err == -KERNEL_ENOTSUPP ? -EOPNOTSUPP : err;
+	}
+	for (i = 0; i < n; i++)
+		w->done[w->batch_ids[i] & MSTX_API_MASK] = true;
+	return 0;
+}
+
 static int attach_library(const struct procfs_map *m, void *ctx)
 {
 	struct attach_walk *w = ctx;
@@ -171,7 +231,6 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 	const uint64_t *offsets;
 	char full[PATH_MAX], why[sizeof(w->refused->why)];
 	bool main_program;
-	size_t i, n = 0;
 	int err;
 
 	/*
@@ -193,27 +252,8 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 		note_refused(w, m->path, why);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
-	for (i = 0; i < w->ps->n; i++) {
-		if (!offsets[i] || !wanted(w, i, m->path, main_program))
-			continue;
-		w->batch_offsets[n] = offsets[i];
-		w->batch_ids[n++] = i;
-	}
-	if (!n)
-		return 0;
-	err = w->c->cookies ? 0 : name_entries(w->c, w->pid, m,
-						w->batch_offsets,
-						w->batch_ids, &n);
-	if (!err && n)
-		err = (w->c->multi ? attach_batch_multi : attach_batch_each)(
-			w->c, w->pid, file, w->batch_offsets, w->batch_ids, n);
-	if (err) {
-		snprintf(w->lib, w->lib_len, "%s", m->path);
-		return err == -KERNEL_ENOTSUPP ? -EOPNOTSUPP : err;
-	}
-	for (i = 0; i < n; i++)
-		w->done[w->batch_ids[i]] = true;
-	return 0;
+	err = attach_group(w, m, file, offsets, main_program, false);
+	return err ?: attach_group(w, m, file, offsets, main_program, true);
 }
 
 int attach_probes(const struct attach_conf *c, int host_pid,

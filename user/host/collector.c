@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "msprof/mstx.h"
 #include "probes.h"
 
 struct collector_sink *collector_find(struct collector *c, int tgid)
@@ -15,6 +16,16 @@ struct collector_sink *collector_find(struct collector *c, int tgid)
 		if (c->sinks[i].tgid == tgid)
 			return &c->sinks[i];
 	return NULL;
+}
+
+/* A user mark, its message kept up to its length. */
+static int put_mstx(struct collector_sink *s, const struct msprof_mstx_event *e)
+{
+	size_t n = e->msg_len < MSPROF_MSTX_MSG ? e->msg_len : MSPROF_MSTX_MSG - 1;
+
+	s->mstx_events++;
+	return recfile_append(s->file, MSPROF_REC_MSTX, e, MSPROF_MSTX_HEAD + n,
+			      NULL, 0);
 }
 
 int collector_on_event(void *ctx, void *data, size_t size)
@@ -53,6 +64,9 @@ int collector_on_event(void *ctx, void *data, size_t size)
 		/* With --ioctl-payload the payload follows: keep it all. */
 		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, size, NULL, 0);
 		s->ioctl_events++;
+	} else if (head->kind == MSPROF_EV_MSTX &&
+		   size >= sizeof(struct msprof_mstx_event)) {
+		err = put_mstx(s, data);
 	} else {
 		return 0;
 	}

@@ -16,6 +16,7 @@ struct collector_sink {
 	struct recfile *file;
 	uint64_t api_events;
 	uint64_t ioctl_events;
+	uint64_t mstx_events;	/* user marks (include/msprof/mstx.h) */
 	struct pycodes *py;	/* its Python stacks; NULL: none taken */
 	/* API calls by their stack: one, or why none (enum msprof_pystack_none) */
 	uint64_t py_calls[MSPROF_PYSTACK_FIRST + 1];

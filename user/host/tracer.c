@@ -113,6 +113,10 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 						      MSPROF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.api_exit,
 						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.mstx_enter,
+						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.mstx_exit,
+						      MSPROF_TRACE_UPROBE_MULTI);
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;

@@ -18,6 +18,7 @@
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
+#include <mstx/ms_tools_ext.h>
 #include <npusim/npusim_queue.h>
 
 #include "../npusim_kernels.h"
@@ -41,7 +42,10 @@
 	X(HcclCommInitClusterInfo) X(HcclAllReduce) X(HcclBroadcast)	\
 	X(HcclAllGather) X(HcclReduceScatter)				\
 	X(HcclGetCommAsyncError) X(HcclCommDestroy)			\
-	X(npusimQueueEnqueue) X(npusimQueueRun)
+	X(npusimQueueEnqueue) X(npusimQueueRun)				\
+	X(mstxMarkA) X(mstxRangeStartA) X(mstxRangeEnd)			\
+	X(mstxDomainCreateA) X(mstxDomainDestroy) X(mstxDomainMarkA)	\
+	X(mstxDomainRangeStartA) X(mstxDomainRangeEnd)
 
 #define API_ENUM(name) API_##name,
 #define API_NAME(name) #name,
@@ -55,6 +59,8 @@ static unsigned long api_calls[API_COUNT];
  * HcclResult and aclError alike: 0 is success. */
 #define CALL(fn, ...) \
 	acl_check((api_calls[API_##fn]++, fn(__VA_ARGS__)), #fn)
+/* Counts an mstx call, which reports no error. */
+#define MSTX(fn, ...) (api_calls[API_##fn]++, fn(__VA_ARGS__))
 
 struct device_ctx {
 	int32_t id;
@@ -98,6 +104,8 @@ struct options {
 	long slow_rank;		/* -1: none */
 	unsigned long slow_ms;
 	struct rank_info rank;
+	/* --mstx: user marks each step; their messages start with this. */
+	const char *mstx;
 };
 
 static volatile sig_atomic_t stop;
@@ -156,7 +164,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static void usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]] [--task-queue])\n",
+	fprintf(stderr, "npu_sample: %s '%s' (usage: npu_sample [--steps N] [--step-ms M] [--devices 1-%d] [--wait-signal] [--allreduce|--collective=allreduce|broadcast|allgather|reducescatter|--no-allreduce] [--slow-rank R [--slow-ms M]] [--task-queue] [--mstx[=PREFIX]])\n",
 		what, arg, MAX_DEVICES);
 }
 
@@ -224,6 +232,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "no-allreduce", no_argument, NULL, 'n' },
 		{ "slow-rank", required_argument, NULL, 'r' },
 		{ "slow-ms", required_argument, NULL, 'S' },
+		{ "mstx", optional_argument, NULL, 'x' },
 		{ "task-queue", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -241,6 +250,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			usage_error(c == '?' ? "unknown option" :
 				    "missing value for", argv[optind - 1]);
 			return -1;
+		}
+		if (c == 'x') {
+			o->mstx = optarg ? optarg : "step";
+			continue;
 		}
 		if (c == 'w' || c == 'a' || c == 'n' || c == 'q') {
 			o->wait_signal |= c == 'w';
@@ -534,8 +547,8 @@ static int collective(struct device_ctx *d, const struct options *o)
 	return acl_check(async, "the collective's task");
 }
 
-static int device_step(struct device_ctx *d, unsigned long step,
-		       const struct options *o)
+static int step_calls(struct device_ctx *d, unsigned long step,
+		      const struct options *o)
 {
 	bool slow = o->slow_rank == (long)o->rank.id;
 
@@ -553,6 +566,42 @@ static int device_step(struct device_ctx *d, unsigned long step,
 	    check_output(d))
 		return -1;
 	return o->coll ? check_collective(d, step, o) : 0;
+}
+
+/*
+ * --mstx: a step's user marks, as a training script makes them: a mark as
+ * it begins and a range around it, each also in the sample's own domain.
+ * The message is the prefix and the step's number, cut at 255 bytes.
+ */
+static mstxRangeId mstx_begin(const struct options *o, mstxDomainHandle_t dom,
+			      unsigned long step, aclrtStream s,
+			      mstxRangeId *kernels)
+{
+	char msg[256];
+	mstxRangeId id;
+
+	snprintf(msg, sizeof(msg), "%s %lu", o->mstx, step);
+	MSTX(mstxMarkA, msg, NULL);
+	MSTX(mstxDomainMarkA, dom, msg, NULL);
+	id = MSTX(mstxRangeStartA, msg, s);
+	*kernels = MSTX(mstxDomainRangeStartA, dom, msg, NULL);
+	return id;
+}
+
+static int device_step(struct device_ctx *d, unsigned long step,
+		       const struct options *o, mstxDomainHandle_t dom)
+{
+	mstxRangeId range = 0, kernels = 0;
+	int ret;
+
+	if (o->mstx)
+		range = mstx_begin(o, dom, step, d->streams[0], &kernels);
+	ret = step_calls(d, step, o);
+	if (o->mstx) {
+		MSTX(mstxDomainRangeEnd, dom, kernels);
+		MSTX(mstxRangeEnd, range);
+	}
+	return ret;
 }
 
 /* A signal cuts the wait short; the loop then sees stop and ends. */
@@ -592,22 +641,31 @@ static void wait_for_go(void)
 static int run_steps(struct device_ctx *devs, const struct options *o)
 {
 	struct timespec start, begin;
+	mstxDomainHandle_t dom = NULL;
 	unsigned long step;
 	unsigned int i;
+	int ret = 0;
 
 	if (o->wait_signal)
 		wait_for_go();
+	if (o->mstx)
+		dom = MSTX(mstxDomainCreateA, "npu_sample");
 	clock_gettime(CLOCK_MONOTONIC, &begin);
 	for (step = 0; !stop && (!o->steps || step < o->steps); step++) {
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		/* A stop may leave a collective without some ranks. */
 		for (i = 0; i < o->devices; i++)
-			if (device_step(&devs[i], step, o))
-				return stop ? 0 : -1;
+			if (device_step(&devs[i], step, o, dom)) {
+				ret = stop ? 0 : -1;
+				goto out;
+			}
 		pad_step(&start, o->step_ms);
 	}
 	printf("steps %lu loop_ms %.3f\n", step, elapsed_ms(&begin));
-	return 0;
+out:
+	if (o->mstx)
+		MSTX(mstxDomainDestroy, dom);
+	return ret;
 }
 
 /* --- main ---------------------------------------------------------------- */
