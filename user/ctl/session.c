@@ -416,6 +416,12 @@ void session_status(struct session *s)
 			printf(" %llu API calls, %llu ioctls so far;",
 			       (unsigned long long)sink->api_events,
 			       (unsigned long long)sink->ioctl_events);
+		if (sink && sink->py) {
+			char py[192];
+
+			collector_python_text(sink, py, sizeof(py));
+			printf(" %s;", py);
+		}
 		if (t->exited)
 			printf(" exited\n");
 		else if (s->w.host_only)

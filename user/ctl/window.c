@@ -312,6 +312,8 @@ int window_end(struct window_ctx *w, struct target *t,
 		       (unsigned long long)sum.ioctl_events,
 		       t->exited ? " (the task exited during the window)" : "",
 		       sum.incomplete_reason ? " (incomplete)" : "");
+	if (*sink.py_text)
+		printf("msprof: pid %d: %s\n", t->host_pid, sink.py_text);
 	*t->dir = '\0';
 	return err ?: herr ?: t->device_err;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The ring buffer's consumer: each record into its target's host file. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -149,6 +150,40 @@ void collector_flush(struct collector *c)
 							c->sinks[i].file);
 }
 
+void collector_python_text(const struct collector_sink *s, char *buf, size_t len)
+{
+	static const char *const why[] = {
+		[MSPROF_PYSTACK_NO_THREAD] = "on threads with no Python",
+		[MSPROF_PYSTACK_NO_FRAMES] = "with no Python frame",
+		[MSPROF_PYSTACK_FAULT] = "unreadable",
+		[MSPROF_PYSTACK_LOST] = "lost: ring buffer full",
+	};
+	const uint64_t *n = s->py_calls;
+	uint64_t all = 0;
+	size_t at, i;
+	int k = 0;
+
+	*buf = '\0';
+	if (!s->py)
+		return;
+	for (i = 0; i <= MSPROF_PYSTACK_FIRST; i++)
+		all += n[i];
+	at = (size_t)snprintf(buf, len, "Python stacks: %llu of %llu calls",
+			      (unsigned long long)n[MSPROF_PYSTACK_FIRST],
+			      (unsigned long long)all);
+	for (i = 1; i < sizeof(why) / sizeof(why[0]) && at < len; i++)
+		if (n[i])
+			at += (size_t)snprintf(buf + at, len - at, "%s%llu %s",
+					       k++ ? ", " : " (", (unsigned long long)n[i],
+					       why[i]);
+	if (k && at < len)
+		snprintf(buf + at, len - at, ")");
+	if (s->py->unknown && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; %llu code objects gone before msprof read them",
+			 (unsigned long long)s->py->unknown);
+}
+
 int collector_close(struct collector *c, int tgid, struct collector_sink *out)
 {
 	struct collector_sink *s = collector_find(c, tgid);
@@ -161,6 +196,7 @@ int collector_close(struct collector *c, int tgid, struct collector_sink *out)
 	err = recfile_close(s->file);
 	if (!err)
 		err = s->err;
+	collector_python_text(s, s->py_text, sizeof(s->py_text));
 	*out = *s;
 	out->file = NULL;
 	pycodes_free(s->py);
