@@ -75,6 +75,29 @@ def first(frames):
     return frames[0] if frames else "(none)"
 
 
+def inner_diff(got, want, good):
+    """The first call whose innermost frame is wrong, said briefly."""
+    for k in range(min(len(got), len(want))):
+        if k not in good:
+            return "call %d: got %s" % (k + 1, got[k][0] if got[k] else "no Call stack")
+    return ""
+
+
+def whole_diff(got, want, good):
+    """The first call whose stack is wrong: where it differs first."""
+    for k in range(min(len(got), len(want))):
+        if k in good:
+            continue
+        if not got[k]:
+            return "call %d: no Call stack" % (k + 1)
+        g, w = got[k], want[k]
+        i = next((i for i in range(min(len(g), len(w))) if g[i] != w[i]), min(len(g), len(w)))
+        return "call %d: %d frames, want %d; frame %d is %s, want %s" % (
+            k + 1, len(g), len(w), i + 1, g[i] if i < len(g) else "(none)",
+            w[i] if i < len(w) else "(none)")
+    return ""
+
+
 def check_python_site(site, calls, depth):
     name, stacks = site["name"], site["stacks"]
     want = [render(s, depth) for s in stacks]
@@ -83,20 +106,15 @@ def check_python_site(site, calls, depth):
     n = min(len(want), len(got))
     inner = [k for k in range(n) if got[k] and got[k][0] == want[k][0]]
     whole = [k for k in range(n) if got[k] == want[k]]
-    bad = next((k for k in range(n) if k not in whole), None)
-    detail = ""
-    if bad is not None:
-        detail = "call %d: got %s, want %s" % (
-            bad + 1, " | ".join(got[bad]) if got[bad] else "no Call stack",
-            " | ".join(want[bad]))
     check("%s: innermost frame %s on %d/%d calls" % (name, first(want[0]) if want else "?",
                                                  len(inner), len(want)),
-          len(inner) == len(want) and n == len(want), detail)
+          len(inner) == len(want) and n == len(want), inner_diff(got, want, inner))
     depths = sorted({len(s) for s in stacks})
     check("%s: whole stack (%s frames%s) on %d/%d calls" % (
         name, "/".join(map(str, depths)),
         ", cut at %d" % depth if depths and depths[-1] > depth else "",
-        len(whole), len(want)), len(whole) == len(want) and n == len(want), detail)
+        len(whole), len(want)), len(whole) == len(want) and n == len(want),
+        whole_diff(got, want, whole))
     if any(len(s) > depth for s in stacks):
         marked = [g for g in got if g and len(g) == depth + 1 and g[-1] == CUT]
         check("%s: cut at %d frames and marked '%s' on %d/%d calls" % (
