@@ -13,13 +13,13 @@ profile is to show; the expectations are written as JSON once every call
 is made.
 
     pystack_cases.py --lib build/lib/libnpusim.so --expect OUT.json [--calls N]
-                     [--recursion N] [--wait-s S] [--no-wait]
+                     [--recursion N] [--wait both|start|none] [--wait-s S]
 
 Prints "pystack_cases pid=<pid> ready" and waits (at most --wait-s seconds)
 for SIGUSR1; makes --calls calls per site; writes OUT.json; prints
-"pystack_cases done"; then, unless --no-wait, waits for a second SIGUSR1
-(so that a window can be stopped before the teardown's calls); frees what
-it allocated and ends.  LIBNPUSIM names the library when --lib is not
+"pystack_cases done"; then waits for a second SIGUSR1 (so that a window can
+be stopped before the teardown's calls); frees what it allocated and ends.
+--wait start leaves out the second wait, --wait none both.  LIBNPUSIM names the library when --lib is not
 given.  Exits non-zero when a call fails or a wait runs out.
 """
 import argparse
@@ -240,7 +240,7 @@ def main():
     ap.add_argument("--calls", type=int, default=5)
     ap.add_argument("--recursion", type=int, default=40)
     ap.add_argument("--wait-s", type=int, default=120)
-    ap.add_argument("--no-wait", action="store_true")
+    ap.add_argument("--wait", choices=("both", "start", "none"), default="both")
     a = ap.parse_args()
     if not a.lib:
         sys.exit("pystack_cases: no --lib and no LIBNPUSIM")
@@ -251,7 +251,7 @@ def main():
             sys.exit("pystack_cases: %s returned %d" % (what, ret))
     # Blocked before any thread starts, so every thread inherits it.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
-    if not a.no_wait:
+    if a.wait != "none":
         print("pystack_cases pid=%d ready" % os.getpid(), flush=True)
         wait_usr1(a.wait_s, "start")
     sites, expect = run_all(lib, a.calls, a.recursion)
@@ -265,7 +265,7 @@ def main():
         json.dump(doc, f, indent=1)
     os.rename(tmp, a.expect)
     print("pystack_cases done", flush=True)
-    if not a.no_wait:
+    if a.wait == "both":
         wait_usr1(a.wait_s, "teardown")
     for s in sites.values():
         for p in s.ptrs:
