@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# Sourced by tools/gen-vmlinux-h.sh and tools/kernels/fetch.sh: apt on a
-# private configuration in a folder of the caller's, so that the host's own
-# sources, package state and cache are neither used nor changed.
+# Sourced by tools/gen-vmlinux-h.sh, tools/kernels/fetch.sh and
+# tools/pyroots.sh: apt on a private configuration in a folder of the
+# caller's, so that the host's own sources, package state and cache are
+# neither used nor changed.
 
 # apt_private_init DIR LINE...: DIR's sources.list holds the LINEs; no state.
 apt_private_init() {
@@ -25,14 +26,16 @@ apt_private() {
 		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 "$@"
 }
 
-# apt_private_download DIR DEST PKG: PKG's .deb into DEST.  apt downloads as
-# _apt where it can, so that user is given DEST (every folder above it must
-# let _apt through).
+# apt_private_download DIR DEST PKG...: the PKGs' .debs into DEST (apt-get
+# options may come first among them).  apt downloads as _apt where it can,
+# so that user is given DEST (every folder above it must let _apt through).
 apt_private_download() {
+	_ap_dir=$1 _ap_dest=$2
+	shift 2
 	if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then
-		chown _apt "$2"
+		chown _apt "$_ap_dest"
 	fi
-	(cd "$2" && apt_private "$1" apt-get download "$3")
+	(cd "$_ap_dest" && apt_private "$_ap_dir" apt-get download "$@")
 }
 
 # apt_host_mirror ARCHIVE: the first URI in the host's own apt sources

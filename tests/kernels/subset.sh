@@ -2,9 +2,11 @@
 # shellcheck shell=dash
 # subset.sh TREE: the end-to-end subset the kernel matrix runs on each kernel,
 # with only busybox at hand (no bash, jq or python): attach mode with exact
-# counts, launch mode, host-only attach, and export.  TREE holds bin/msprof,
-# bin/npu_sample and lib/.  Prints "kt: ok|FAIL ..." per check and one
-# "kt-result: ok|FAIL (...)" line at the end; exits non-zero on a failure.
+# counts, launch mode, host-only attach, and export; and, where the image
+# has a Debian Python root in /py (initramfs.sh), the Python stack case.
+# TREE holds bin/msprof, bin/npu_sample and lib/.  Prints "kt: ok|FAIL ..."
+# per check and one "kt-result: ok|FAIL (...)" line at the end; exits
+# non-zero on a failure.
 # Every wait is bounded: under QEMU's TCG a BPF load or attach takes seconds.
 tree=$1
 MSPROF=$tree/bin/msprof
@@ -233,9 +235,48 @@ case_host_only() {
 	expect "host-only device tasks" 0 "$(events "$j" device)"
 }
 
+# python: the Python stack test's program under the Debian python3 in /py
+# (initramfs.sh's PYROOT), in a chroot there, host side only; its window
+# exported and checked by check_pystack.py with the same interpreter.  No
+# /py: said, not counted.
+case_python() {
+	local w=/py/t/run py j out total
+	py=$(cd /py && ls usr/bin/python3.* 2>/dev/null | grep -E 'python3\.[0-9]+$' | head -1)
+	if [ -z "$py" ]; then
+		say "skip python (no Python root in this image)"
+		summary="$summary${summary:+, }python: none in the image"
+		return
+	fi
+	mkdir -p "$w"
+	chroot /py "/$py" /t/pystack_cases.py --lib /t/lib/libnpusim.so \
+		--expect /t/run/expect.json --calls 3 --wait start >"$w/task.out" 2>&1 &
+	echo $! >"$w/pid"
+	if ! wait_text "$w/task.out" "pystack_cases pid=.* ready" "$WAIT_S"; then
+		fail "python: the program never got ready ($(tail -1 "$w/task.out"))"
+		return
+	fi
+	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
+		--pid="$(cat "$w/pid")" --output="$w/out"
+	grep -q "collection started" "$w/msprof.log" ||
+		{ fail "python: no window ($(why "$w/msprof.log"))"; return; }
+	j=$(timeline "$w/out")
+	[ -f "$j" ] || { fail "python: no timeline"; return; }
+	[ -s "$w/expect.json" ] || { fail "python: no expectations ($(tail -1 "$w/task.out"))"; return; }
+	# the PROF_ directory as the chroot sees it
+	out=$(dirname "$(dirname "$j")")
+	chroot /py "/$py" /t/check_pystack.py --label "python /$py" "${out#/py}" \
+		/t/run/expect.json >"$w/check.out" 2>&1
+	sed 's/^/kt: /' "$w/check.out"
+	total=$(sed -n 's/.*: Python [0-9.]*: \([0-9]*\/[0-9]*\) calls as expected.*/\1/p' "$w/check.out")
+	expect "python $(grep -o 'Python [0-9.]*' "$w/check.out" | tail -1 | cut -d' ' -f2) calls" \
+		"${total#*/}" "${total%/*}"
+	grep -q '^FAIL ' "$w/check.out" && fail "python: $(grep -c '^FAIL ' "$w/check.out") stack checks"
+}
+
 case_attach
 case_launch
 case_host_only
+case_python
 # a sample a failed case left waiting for its signal ends with the run
 for f in "$work"/*/pid; do
 	[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null

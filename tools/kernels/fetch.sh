@@ -7,54 +7,10 @@
 # "busybox arm64 <path>" for the arm64 initramfs (the host's busybox-static
 # serves x86_64).
 set -euo pipefail
-cache=$1
-
-# Root unpacks kernels here and boots them: a cache someone else could write
-# to (say under /tmp) is refused, not used.  Every directory above it counts
-# too: whoever can rename one could swap the cache for their own while root
-# works in it.  Each component is checked before it is made or entered, so
-# that a link or a directory another user put on the way (a link at
-# /tmp/msprof-kernels to a directory of root's, say) is refused before root
-# writes anything through it.
-refuse() {
-	echo "fetch: $1" >&2
-	exit 1
-}
-# check_dir DIR LAST: DIR is a directory, no link, root's or ours, and
-# writable by no one else (one above the cache: unless sticky).
-check_dir() {
-	[ ! -L "$1" ] || refuse "$1, on the way to the kernel cache, is a symbolic link"
-	[ -d "$1" ] || refuse "$1, on the way to the kernel cache, is not a directory"
-	case $(stat -c %u "$1") in 0 | "$(id -u)") ;; *)
-		refuse "$1, on the way to the kernel cache, belongs to another user" ;;
-	esac
-	if [ "$2" = last ]; then
-		[ -z "$(find "$1" -maxdepth 0 -perm /022)" ] ||
-			refuse "$1 must be writable by no one but $(id -un)"
-	elif [ -n "$(find "$1" -maxdepth 0 -perm /022 ! -perm -1000)" ]; then
-		refuse "$1, above the kernel cache, is writable by others"
-	fi
-}
-case $cache in /*) ;; *) cache=$(pwd -P)/$cache ;; esac
-IFS=/ read -ra parts <<<"$cache"
-names=()
-for p in "${parts[@]}"; do
-	case $p in "" | .) ;; ..) refuse "$cache: a path with .. is not taken" ;; *) names+=("$p") ;; esac
-done
-[ ${#names[@]} -gt 0 ] || refuse "the kernel cache cannot be /"
-d=
-check_dir / above
-for i in "${!names[@]}"; do
-	d=$d/${names[$i]}
-	# mkdir, not -p: something made there meanwhile fails it, is not used.
-	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 755 "$d" || exit 1
-	if [ "$i" -eq $((${#names[@]} - 1)) ]; then
-		check_dir "$d" last
-	else
-		check_dir "$d" above
-	fi
-done
-cache=$d
+# shellcheck source=tools/cache-dir.sh
+. "$(dirname "$0")/../cache-dir.sh"
+# Root unpacks kernels here and boots them.
+cache=$(cache_dir fetch "the kernel cache" "$1") || exit 1
 # release:suite list:meta package:architecture
 kernels="bullseye:cloud-amd64:amd64 bullseye:arm64:arm64 bookworm:cloud-amd64:amd64 bookworm:arm64:arm64"
 

@@ -1,12 +1,15 @@
 #!/bin/bash
-# initramfs.sh ARCH TREE BUSYBOX OUT: a gzipped newc initramfs for the kernel
-# matrix: BUSYBOX, the built TREE (bin/msprof, bin/npu_sample, lib/*.so) under
-# /msprof with the subset script, every shared library they need (found
-# through readelf's NEEDED entries in ARCH's multiarch directories, so a
-# cross-built arm64 tree works without running it) and an /init that mounts
-# what BPF needs, runs the subset and powers off.
+# initramfs.sh ARCH TREE BUSYBOX OUT [PYROOT]: a gzipped newc initramfs for
+# the kernel matrix: BUSYBOX, the built TREE (bin/msprof, bin/npu_sample,
+# lib/*.so) under /msprof with the subset script, every shared library they
+# need (found through readelf's NEEDED entries in ARCH's multiarch
+# directories, so a cross-built arm64 tree works without running it) and an
+# /init that mounts what BPF needs, runs the subset and powers off.  PYROOT,
+# a Debian Python root of ARCH's (tools/pyroots.sh), goes to /py, with the
+# Python stack test's program and checker and TREE's npusim in /py/t, for
+# the subset's Python case.
 set -euo pipefail
-arch=$1 tree=$2 busybox=$3 out=$4
+arch=$1 tree=$2 busybox=$3 out=$4 pyroot=${5:-}
 case $arch in
 x86_64) libdirs="/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu" ;;
 aarch64) libdirs="/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu" ;;
@@ -19,6 +22,13 @@ cp "$busybox" "$root/bin/busybox"
 cp "$tree"/bin/msprof "$tree"/bin/npu_sample "$root/msprof/bin/"
 cp "$tree"/lib/*.so "$root/msprof/lib/"
 cp "$(dirname "$0")/../../tests/kernels/subset.sh" "$root/msprof/subset.sh"
+if [ -n "$pyroot" ]; then
+	cp -a "$pyroot" "$root/py"
+	mkdir -p "$root/py/t/lib"
+	cp "$(dirname "$0")/../../tests/programs/pystack_cases.py" \
+		"$(dirname "$0")/../../tests/e2e/check_pystack.py" "$root/py/t/"
+	cp "$tree/lib/libnpusim.so" "$tree/lib/libmsprof_agent.so" "$root/py/t/lib/"
+fi
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 

@@ -7,12 +7,18 @@
 #   KERNEL_CACHE downloaded kernels, kept between runs (/var/cache/msprof-kernels)
 #   KT_BOOT_S    the bound on one kernel's whole run, in seconds (300; a run
 #                takes about 20 s: the bound keeps a hung kernel within CI's time)
+#   KT_PYTHON    1 (the default): the arm64 images hold Debian 12's arm64
+#                python3.11 (tools/pyroots.sh, kept in PYROOT_CACHE, default
+#                /var/cache/msprof-pyroots) and the subset runs the Python
+#                stack case on it; 0: left out
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 ARM64_BUILD=${ARM64_BUILD:-build/arm64}
 KERNEL_CACHE=${KERNEL_CACHE:-/var/cache/msprof-kernels}
 KT_BOOT_S=${KT_BOOT_S:-300}
+KT_PYTHON=${KT_PYTHON:-1}
+PYROOT_CACHE=${PYROOT_CACHE:-/var/cache/msprof-pyroots}
 logs=$BUILD/kernels
 mkdir -p "$logs"
 results=()
@@ -75,6 +81,7 @@ bb_arm64=$(awk '$1 == "busybox" && $2 == "arm64" { print $3 }' <<<"$fetched")
 declare -A initrd
 initramfs() {
 	local arch=$1 tree busybox out machine
+	local pyroot=""
 	case $arch in
 	x86_64) tree=$BUILD busybox=/bin/busybox machine=X86-64 ;;
 	aarch64) tree=$ARM64_BUILD busybox=$bb_arm64 machine=AArch64 ;;
@@ -86,7 +93,12 @@ initramfs() {
 			return 1
 		fi
 		[ -x "$busybox" ] || { echo "no $arch busybox" >&2; return 1; }
-		tools/kernels/initramfs.sh "$arch" "$tree" "$busybox" "$out" >&2 || return 1
+		if [ "$arch" = aarch64 ] && [ "$KT_PYTHON" = 1 ]; then
+			# without it the subset says skip for its Python case
+			pyroot=$(tools/pyroots.sh "$PYROOT_CACHE" bookworm-arm64 | awk '{ print $4 }') ||
+				echo "no arm64 Python root: the Python case is left out" >&2
+		fi
+		tools/kernels/initramfs.sh "$arch" "$tree" "$busybox" "$out" ${pyroot:+"$pyroot"} >&2 || return 1
 		initrd[$arch]=$out
 	fi
 	rd=${initrd[$arch]}

@@ -10,6 +10,11 @@
 
 #include "safe_open.h"
 
+/* glibc before 2.32 (Debian 11's) has no name for it; the kernel's headers do. */
+#ifndef SYS_openat2
+#define SYS_openat2 __NR_openat2
+#endif
+
 #define READ_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
 
 /* Keeps fd if it is a regular file; closes it otherwise. */
