@@ -158,9 +158,8 @@ void ob_us3(struct outbuf *b, uint64_t ns)
 	b->len += fmt_us3(b->buf + b->len, ns);
 }
 
-void ob_json_str(struct outbuf *b, const char *s)
+void ob_json_chars(struct outbuf *b, const char *s)
 {
-	ob_char(b, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -177,5 +176,11 @@ void ob_json_str(struct outbuf *b, const char *s)
 			b->buf[b->len++] = (char)c;
 		}
 	}
+}
+
+void ob_json_str(struct outbuf *b, const char *s)
+{
+	ob_char(b, '"');
+	ob_json_chars(b, s);
 	ob_char(b, '"');
 }

@@ -76,6 +76,8 @@ void ob_hex(struct outbuf *b, uint64_t v);	/* lower case, no 0x */
 /* ns as µs with exactly 3 decimals: 1234567 -> "1234.567". */
 void ob_us3(struct outbuf *b, uint64_t ns);
 /* A JSON string literal, quotes included, escaped as JSON needs. */
+/* s as a JSON string's characters, escaped, without the quotes. */
+void ob_json_chars(struct outbuf *b, const char *s);
 void ob_json_str(struct outbuf *b, const char *s);
 
 #endif

@@ -202,54 +202,29 @@ bool pystacks_frame(const struct pystacks *py, uint32_t chain, size_t i,
 		    uint32_t *text)
 {
 	const struct pychain *c = &py->chains[chain];
-	const struct pyframe *f;
-	size_t k;
 
-	for (k = 0; k < c->n; k++) {
-		f = &py->frames[py->pool[c->first + k]];
-		if (f->hidden)
-			continue;
-		if (!i--) {
-			*text = f->text;
-			return true;
-		}
-	}
-	return false;
+	if (i >= c->n)
+		return false;
+	*text = py->frames[py->pool[c->first + i]].text;
+	return true;
 }
 
-/* The chain as the timeline shows it, made once. */
-static int join(struct pystacks *py, uint32_t chain)
+/*
+ * Each chain's frames as shown: those CPython would leave out, known only
+ * once their code objects are in, are dropped from it.
+ */
+static void drop_hidden(struct pystacks *py)
 {
-	struct pychain *c = &py->chains[chain];
-	size_t len = 0, i, n;
-	uint32_t text;
-	char *s;
-	for (i = 0; pystacks_frame(py, chain, i, &text); i++)
-		len += strlen(strtab_str(&py->text, text)) + 3;
-	s = malloc(len + 4);
-	if (!s)
-		return -ENOMEM;
-	for (i = 0, len = 0; pystacks_frame(py, chain, i, &text); i++) {
-		n = strlen(strtab_str(&py->text, text));
-		if (i) {
-			memcpy(s + len, ";\r\n", 3);
-			len += 3;
-		}
-		memcpy(s + len, strtab_str(&py->text, text), n);
-		len += n;
-	}
-	if (c->cut) {
-		memcpy(s + len, i ? ";\r\n..." : "...", i ? 6 : 3);
-		len += i ? 6 : 3;
-	}
-	s[len] = '\0';
-	c->joined = s;
-	return 0;
-}
+	size_t i, k, n;
 
-const char *pystacks_joined(const struct pystacks *py, uint32_t chain)
-{
-	return py->chains[chain].joined;
+	for (i = 1; i < py->nchains; i++) {
+		uint32_t *f = py->pool + py->chains[i].first;
+
+		for (k = 0, n = 0; k < py->chains[i].n; k++)
+			if (!py->frames[f[k]].hidden)
+				f[n++] = f[k];
+		py->chains[i].n = (uint16_t)n;
+	}
 }
 
 int pystacks_finish(struct pystacks *py)
@@ -262,11 +237,7 @@ int pystacks_finish(struct pystacks *py)
 		if (err)
 			return err;
 	}
-	for (i = 1; i < py->nchains; i++) {
-		err = join(py, (uint32_t)i);
-		if (err)
-			return err;
-	}
+	drop_hidden(py);
 	return 0;
 }
 
@@ -276,8 +247,6 @@ void pystacks_free(struct pystacks *py)
 
 	for (i = 0; i < py->ncodes; i++)
 		free(py->codes[i].table);
-	for (i = 0; i < py->nchains; i++)
-		free(py->chains[i].joined);
 	free(py->codes);
 	free(py->frames);
 	free(py->pool);

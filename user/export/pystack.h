@@ -29,12 +29,11 @@ struct pyframe {
 	uint32_t text;		/* "file(line): func", in pystacks.text */
 };
 
-/* A distinct stack: frames innermost first. */
+/* A distinct stack: frames innermost first (once finished: those shown). */
 struct pychain {
 	uint32_t first;		/* in pystacks.pool */
 	uint16_t n;
 	bool cut;		/* more frames than the depth kept */
-	char *joined;		/* as the timeline shows it */
 };
 
 /*
@@ -66,12 +65,7 @@ int pystacks_add_code(struct pystacks *py, const struct msprof_pycode_rec *r,
 int pystacks_finish(struct pystacks *py);
 /* The chain of a call's stack_id; 0: it has none. */
 uint32_t pystacks_chain(const struct pystacks *py, uint64_t stack_id);
-/*
- * The chain as PyTorch writes a call stack: "file(line): func" innermost
- * first, joined by ";\r\n", "..." last if cut (made by pystacks_finish).
- */
-const char *pystacks_joined(const struct pystacks *py, uint32_t chain);
-/* Frame i of the chain, counting only frames shown; false past the last. */
+/* Frame i of the chain (0 innermost), once finished; false past the last. */
 bool pystacks_frame(const struct pystacks *py, uint32_t chain, size_t i,
 		    uint32_t *text);
 void pystacks_free(struct pystacks *py);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/growarr.h"
 #include "summary.h"
 #include "summary_csv.h"
 
@@ -21,7 +22,7 @@ struct site {
 struct sites {
 	struct idmap at;	/* text -> v */
 	struct site *v;
-	size_t n;
+	size_t n, cap;
 };
 
 enum call_kind { KIND_OTHER, KIND_LAUNCH, KIND_COPY, KIND_SYNC };
@@ -46,6 +47,7 @@ static enum call_kind kind_of(const struct api_desc *d)
 static struct site *site_of(struct sites *s, const struct pystacks *py,
 			    uint32_t chain, int *err)
 {
+	struct site *st;
 	uint32_t text, i;
 
 	*err = 0;
@@ -53,18 +55,14 @@ static struct site *site_of(struct sites *s, const struct pystacks *py,
 		return NULL;
 	if (!idmap_get(&s->at, text, &i))
 		return &s->v[i];
-	if (!(s->n & (s->n - 1)) || !s->n) {
-		struct site *v = realloc(s->v, (s->n ? 2 * s->n : 16) * sizeof(*v));
-
-		if (!v) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		s->v = v;
+	st = growarr_push((void **)&s->v, &s->n, &s->cap, sizeof(*st));
+	if (!st) {
+		*err = -ENOMEM;
+		return NULL;
 	}
-	s->v[s->n] = (struct site){ .text = text };
-	*err = idmap_put(&s->at, text, (uint32_t)s->n);
-	return *err ? NULL : &s->v[s->n++];
+	*st = (struct site){ .text = text };
+	*err = idmap_put(&s->at, text, (uint32_t)(s->n - 1));
+	return *err ? NULL : st;
 }
 
 static int add_calls(struct sites *s, const struct profdata *p)
@@ -120,18 +118,16 @@ static int add_tasks(struct sites *s, const struct profdata *p)
 }
 
 /* The costliest first: device time, then host time, then the site's name. */
-static const struct pystacks *sort_py;
-
-static int by_cost(const void *a, const void *b)
+static int by_cost(const void *a, const void *b, void *arg)
 {
 	const struct site *x = a, *y = b;
+	const struct pystacks *py = arg;
 
 	if (x->device_ns != y->device_ns)
 		return x->device_ns > y->device_ns ? -1 : 1;
 	if (x->host_ns != y->host_ns)
 		return x->host_ns > y->host_ns ? -1 : 1;
-	return strcmp(strtab_str(&sort_py->text, x->text),
-		      strtab_str(&sort_py->text, y->text));
+	return strcmp(strtab_str(&py->text, x->text), strtab_str(&py->text, y->text));
 }
 
 bool summary_has_python(const struct profdata *p)
@@ -146,9 +142,8 @@ int summary_python_call_sites(FILE *fp, const struct profdata *p)
 	int err = add_calls(&s, p) ?: add_tasks(&s, p);
 
 	if (!err) {
-		sort_py = &p->py;
 		if (s.n)
-			qsort(s.v, s.n, sizeof(*s.v), by_cost);
+			qsort_r(s.v, s.n, sizeof(*s.v), by_cost, (void *)&p->py);
 		fputs("Call Site,Calls,Launches,Copies,Syncs,Host API Time(us),"
 		      "Device Tasks,Device Time(us)\n", fp);
 		for (i = 0; i < s.n; i++) {

@@ -181,3 +181,27 @@ void tl_flow(struct tl *t, unsigned __int128 id, uint32_t from_tid,
 		   from_ns);
 	tl_flow_id(t, id, pid, tid, true, to_ns);
 }
+
+/*
+ * The Python stack of chain (0: none) as PyTorch's "Call stack" argument:
+ * "file(line): func" innermost first, joined by ";\r\n", "..." last when
+ * the stack was cut.
+ */
+void tl_call_stack(struct tl *t, uint32_t chain)
+{
+	const struct pystacks *py = &t->p->py;
+	uint32_t text;
+	size_t i;
+
+	if (!chain || (!py->chains[chain].n && !py->chains[chain].cut))
+		return;
+	LIT(&t->ob, ",\"Call stack\":\"");
+	for (i = 0; pystacks_frame(py, chain, i, &text); i++) {
+		if (i)
+			LIT(&t->ob, ";\\r\\n");
+		ob_json_chars(&t->ob, strtab_str(&py->text, text));
+	}
+	if (py->chains[chain].cut)
+		ob_str(&t->ob, i ? ";\\r\\n..." : "...");
+	ob_char(&t->ob, '"');
+}

@@ -137,12 +137,9 @@ static void api_arg(struct tl *t, const struct api_desc *d, uint64_t v, int i)
 static void call_stack(struct tl *t, uint64_t conn)
 {
 	const struct profcall *c = profdata_call(t->p, conn);
-	const char *s = c && c->stack ? pystacks_joined(&t->p->py, c->stack) : NULL;
 
-	if (!s || !*s)
-		return;
-	LIT(&t->ob, ",\"Call stack\":");
-	ob_json_str(&t->ob, s);
+	if (c)
+		tl_call_stack(t, c->stack);
 }
 
 static int write_api(const struct msprof_api_event *e, uint64_t conn, void *ctx)

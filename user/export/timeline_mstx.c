@@ -18,18 +18,6 @@ static const char *event_type(uint8_t type)
 	return type == MSTX_TYPE_START_END ? "start/end" : "marker";
 }
 
-/* The Python line of the mark, as an API slice's "Call stack". */
-static void call_stack(struct tl *t, uint64_t stack_id)
-{
-	uint32_t chain = pystacks_chain(&t->p->py, stack_id);
-	const char *s = chain ? pystacks_joined(&t->p->py, chain) : NULL;
-
-	if (!s || !*s)
-		return;
-	LIT(&t->ob, ",\"Call stack\":");
-	ob_json_str(&t->ob, s);
-}
-
 static void write_row(struct tl *t, const struct mstx_set *s,
 		      const struct mstx_row *r, uint64_t pid)
 {
@@ -52,7 +40,7 @@ static void write_row(struct tl *t, const struct mstx_set *s,
 	}
 	if (r->flags & MSTX_MSG_CUT)
 		LIT(b, ",\"message_cut\":true");
-	call_stack(t, r->stack_id);
+	tl_call_stack(t, pystacks_chain(&t->p->py, r->stack_id));
 	LIT(b, "}}");
 }
 

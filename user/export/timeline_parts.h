@@ -105,6 +105,8 @@ void tl_start(struct tl *t);
 void tl_head(struct tl *t, const char *name, uint64_t pid, uint64_t tid);
 void tl_ts(struct tl *t, uint64_t mono_ns);
 void tl_span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns);
+/* ",\"Call stack\":..." of a Python stack's chain (pystack.h); nothing for 0. */
+void tl_call_stack(struct tl *t, uint32_t chain);
 void tl_process(struct tl *t, const char *name, const char *label,
 		unsigned int sort, uint32_t dev);
 void tl_thread(struct tl *t, uint64_t pid, uint32_t tid, const char *name,
