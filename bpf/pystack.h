@@ -88,8 +88,8 @@ static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 					 struct msprof_pystack_event *e,
 					 __u8 *buf)
 {
-	__u32 size = c->fr_read, i;
-	__u64 mask = c->instr_ptr ? ~0ull : 0;
+	__u32 size = c->f.fr_read, i;
+	__u64 mask = c->f.instr_ptr ? ~0ull : 0;
 
 	if (size > MSPROF_PY_FRAME_READ || size < 8)
 		return 0;
@@ -108,11 +108,11 @@ static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 			return i;
 		}
 		f = &e->frames[i & (MSPROF_PY_MAX_DEPTH - 1)];
-		code = FRAME_U64(buf, c->fr_code);
+		code = FRAME_U64(buf, c->f.fr_code);
 		f->code = code;
-		f->instr = (__s32)(FRAME_U64(buf, c->fr_instr) - (code & mask));
-		f->owner = buf[c->fr_owner & (MSPROF_PY_FRAME_READ - 1)];
-		frame = FRAME_U64(buf, c->fr_back);
+		f->instr = (__s32)(FRAME_U64(buf, c->f.fr_instr) - (code & mask));
+		f->owner = buf[c->f.fr_owner & (MSPROF_PY_FRAME_READ - 1)];
+		frame = FRAME_U64(buf, c->f.fr_back);
 	}
 	if (frame)
 		e->flags |= MSPROF_PYSTACK_CUT;
@@ -149,10 +149,10 @@ static __always_inline __u64 take_pystack(__u32 tgid, __u32 tid)
 	if (!ts)
 		return MSPROF_PYSTACK_NO_THREAD;
 	if (bpf_probe_read_user(&frame, sizeof(frame),
-				(const void *)(ts + c->ts_frame)))
+				(const void *)(ts + c->f.ts_frame)))
 		return MSPROF_PYSTACK_FAULT;
-	if (frame && c->cf_frame != MSPROF_PY_NONE)
-		frame = read_ptr(frame + c->cf_frame);
+	if (frame && c->f.cf_frame != MSPROF_PY_NONE)
+		frame = read_ptr(frame + c->f.cf_frame);
 	if (!frame)
 		return MSPROF_PYSTACK_NO_FRAMES;
 	e = bpf_map_lookup_elem(&pyscratch, &zero);

@@ -24,6 +24,22 @@
 #define MSPROF_PY_FRAME_READ	0x80
 
 /*
+ * Where a version keeps the frames: the fields the kernel's walk reads
+ * (offsets in bytes; MSPROF_PY_NONE: this version has not the field).
+ */
+struct msprof_py_frames {
+	__u16 ts_frame;		/* thread state: innermost frame (or cframe) */
+	__u16 cf_frame;		/* cframe: innermost frame; NONE: no cframe */
+	__u16 fr_back;		/* frame: its caller */
+	__u16 fr_code;		/* frame: code object */
+	__u16 fr_instr;		/* frame: instruction (an int, or a pointer) */
+	__u16 fr_owner;		/* frame: owner byte (before 3.11: any byte) */
+	__u16 fr_read;		/* bytes of a frame to read, at most FRAME_READ */
+	__u8 instr_ptr;		/* fr_instr is a pointer: kept as code + offset */
+	__u8 pad;
+};
+
+/*
  * Where the calling thread's innermost frame is, from the thread pointer,
  * for one target (the value in the BPF pyconf map, keyed by tgid).  The
  * thread state is found through CPython's pthread key (autoTSSkey), which
@@ -37,15 +53,7 @@ struct msprof_py_conf {
 	__u32 key;		/* CPython's pthread key */
 	__u32 slot_size;	/* bytes a key's slot takes in a block */
 	__u32 slot_data;	/* its value's offset in the slot */
-	__u16 ts_frame;		/* thread state: innermost frame (or cframe) */
-	__u16 cf_frame;		/* cframe: innermost frame; NONE: no cframe */
-	__u16 fr_back;		/* frame: its caller */
-	__u16 fr_code;		/* frame: code object */
-	__u16 fr_instr;		/* frame: instruction (an int, or a pointer) */
-	__u16 fr_owner;		/* frame: owner byte (before 3.11: any byte) */
-	__u16 fr_read;		/* bytes of a frame to read, at most FRAME_READ */
-	__u8 instr_ptr;		/* fr_instr is a pointer: kept as code + offset */
-	__u8 pad0;
+	struct msprof_py_frames f;
 	__u16 depth;		/* frames taken: --python-depth, and shim slack */
 	__u16 pad[3];
 };

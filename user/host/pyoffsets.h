@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "msprof/pystack.h"
+
 /*
  * Where CPython 3.minor keeps what a stack needs, per minor version
  * (measured on CPython's own headers, x86_64; aarch64 differs only where
@@ -16,10 +18,8 @@ struct pyoffsets {
 	uint32_t rt_interp_head;	/* _PyRuntime.interpreters.head */
 	uint32_t interp_threads;	/* PyInterpreterState: first thread state */
 	uint32_t ts_next, ts_thread_id;	/* PyThreadState */
-	/* frames, for the BPF side (struct msprof_py_conf) */
-	uint16_t ts_frame, cf_frame, fr_back, fr_code, fr_instr, fr_owner;
-	uint16_t fr_read;
-	uint8_t instr_ptr, owner_shim;
+	struct msprof_py_frames f;	/* for the kernel's walk */
+	uint8_t owner_shim;		/* owner of a shim frame; 0xff: none */
 	/* code objects, read by msprof */
 	uint16_t co_firstlineno, co_filename, co_name, co_qualname;
 	uint16_t co_linetable;

@@ -23,6 +23,8 @@
 #define MAX_THREADS 256
 /* Bytes of _PyRuntime searched for the key when the table's is wrong. */
 #define KEY_SEARCH 0x1000
+/* Places there tried as the key, each two reads of every thread. */
+#define KEY_TRIES 64
 /* Most keys a glibc process can have (PTHREAD_KEYS_MAX). */
 #define KEYS_MAX 1024
 /* Symbol bytes read from the interpreter and libc, all told. */
@@ -188,20 +190,20 @@ static int apply_debug_offsets(const struct find *f, struct pyoffsets *o,
 	o->interp_threads = (uint32_t)w[DBG_IS_THREADS_HEAD];
 	o->ts_next = (uint32_t)w[DBG_TS_NEXT];
 	o->ts_thread_id = (uint32_t)w[DBG_TS_THREAD_ID];
-	o->ts_frame = (uint16_t)w[DBG_TS_FRAME];
-	o->fr_back = (uint16_t)w[DBG_FR_PREVIOUS];
-	o->fr_code = (uint16_t)w[DBG_FR_EXECUTABLE];
-	o->fr_instr = (uint16_t)w[DBG_FR_INSTR];
-	o->fr_owner = (uint16_t)w[DBG_FR_OWNER];
+	o->f.ts_frame = (uint16_t)w[DBG_TS_FRAME];
+	o->f.fr_back = (uint16_t)w[DBG_FR_PREVIOUS];
+	o->f.fr_code = (uint16_t)w[DBG_FR_EXECUTABLE];
+	o->f.fr_instr = (uint16_t)w[DBG_FR_INSTR];
+	o->f.fr_owner = (uint16_t)w[DBG_FR_OWNER];
 	o->co_filename = (uint16_t)w[DBG_CO_FILENAME];
 	o->co_name = (uint16_t)w[DBG_CO_NAME];
 	o->co_qualname = (uint16_t)w[DBG_CO_QUALNAME];
 	o->co_linetable = (uint16_t)w[DBG_CO_LINETABLE];
 	o->co_firstlineno = (uint16_t)w[DBG_CO_FIRSTLINENO];
 	o->co_code = (uint16_t)w[DBG_CO_CODE];
-	if (o->fr_back % 8 || o->fr_code % 8 || o->fr_instr % 8 ||
-	    o->fr_back + 8 > o->fr_read || o->fr_code + 8 > o->fr_read ||
-	    o->fr_instr + 8 > o->fr_read || o->fr_owner >= o->fr_read ||
+	if (o->f.fr_back % 8 || o->f.fr_code % 8 || o->f.fr_instr % 8 ||
+	    o->f.fr_back + 8 > o->f.fr_read || o->f.fr_code + 8 > o->f.fr_read ||
+	    o->f.fr_instr + 8 > o->f.fr_read || o->f.fr_owner >= o->f.fr_read ||
 	    w[DBG_CO_SIZE] > 0x200 || o->co_code > w[DBG_CO_SIZE])
 		goto bad;
 	o->co_size = (uint16_t)w[DBG_CO_SIZE];
@@ -211,71 +213,95 @@ bad:
 	return -ENOTSUP;
 }
 
-/* Whether tstate's own thread finds tstate in its slot of key. */
-static bool key_holds(const struct find *f, const struct pyruntime *py,
-		      uint64_t tstate, uint32_t key)
-{
-	const struct msprof_py_conf *c = &py->conf;
-	uint64_t self, block, val;
+/* The main interpreter's thread states and their threads' struct pthread. */
+struct threads {
+	uint64_t ts[MAX_THREADS];
+	uint64_t self[MAX_THREADS];	/* thread_id: pthread_self() */
+	unsigned int n;
+};
 
-	/* thread_id is pthread_self(): the thread's struct pthread. */
-	if (read_u64(f->pid, tstate + py->off.ts_thread_id, &self) || !self ||
-	    read_u64(f->pid, self + c->specific_off + 8 * (key / 32), &block) ||
-	    !block ||
-	    read_u64(f->pid, block + (uint64_t)c->slot_size * (key % 32) +
-				 c->slot_data, &val))
-		return false;
-	return val == tstate;
-}
-
-/* Whether some thread state of the main interpreter confirms key. */
-static bool key_confirmed(const struct find *f, const struct pyruntime *py,
-			  uint32_t key)
+static int read_threads(const struct find *f, const struct pyoffsets *o,
+			struct threads *t)
 {
 	uint64_t interp, ts;
-	int i;
 
-	if (read_u64(f->pid, f->py[SYM_RUNTIME] + py->off.rt_interp_head, &interp) ||
-	    !interp || read_u64(f->pid, interp + py->off.interp_threads, &ts))
-		return false;
-	for (i = 0; ts && i < MAX_THREADS; i++) {
-		if (key_holds(f, py, ts, key))
-			return true;
-		if (read_u64(f->pid, ts + py->off.ts_next, &ts))
-			return false;
+	t->n = 0;
+	if (read_u64(f->pid, f->py[SYM_RUNTIME] + o->rt_interp_head, &interp) ||
+	    !interp || read_u64(f->pid, interp + o->interp_threads, &ts))
+		return -EFAULT;
+	while (ts && t->n < MAX_THREADS) {
+		t->ts[t->n] = ts;
+		if (read_u64(f->pid, ts + o->ts_thread_id, &t->self[t->n]) ||
+		    read_u64(f->pid, ts + o->ts_next, &ts))
+			return -EFAULT;
+		t->n++;
 	}
+	return t->n ? 0 : -ESRCH;
+}
+
+/*
+ * Whether some thread finds its own thread state in its slot of key: two
+ * batched reads, the slots' blocks and then their values.
+ */
+static bool key_confirmed(const struct find *f, const struct msprof_py_conf *c,
+			  const struct threads *t, uint32_t key)
+{
+	static struct procmem_range r[MAX_THREADS];
+	static uint64_t v[MAX_THREADS];
+	static uint8_t ok[MAX_THREADS];
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		r[i] = (struct procmem_range){
+			.addr = t->self[i] + c->specific_off + 8 * (key / 32),
+			.len = 8 };
+	if (procmem_read(f->pid, r, t->n, v, sizeof(v), ok))
+		return false;
+	for (i = 0; i < t->n; i++)
+		r[i].addr = ok[i] && v[i] ?
+			    v[i] + (uint64_t)c->slot_size * (key % 32) + c->slot_data :
+			    0;
+	if (procmem_read(f->pid, r, t->n, v, sizeof(v), ok))
+		return false;
+	for (i = 0; i < t->n; i++)
+		if (ok[i] && r[i].addr && v[i] == t->ts[i])
+			return true;
 	return false;
 }
 
 /*
  * CPython's pthread key: its Py_tss_t {int initialized; key} at the
- * table's offset, else anywhere near the start of _PyRuntime that the
- * thread states confirm (a build whose state before it is laid out
- * otherwise).
+ * table's offset, else the first of at most KEY_TRIES others near the
+ * start of _PyRuntime that the threads confirm (a build whose state
+ * before it is laid out otherwise).
  */
 static int find_key(const struct find *f, struct pyruntime *py)
 {
 #if defined(__aarch64__)
-	uint32_t at = py->off.rt_tss_arm64;
+	uint32_t at = py->off.rt_tss_arm64 / 4;
 #else
-	uint32_t at = py->off.rt_tss_x86_64;
+	uint32_t at = py->off.rt_tss_x86_64 / 4;
 #endif
 	static uint32_t w[KEY_SEARCH / 4];
-	uint32_t i;
+	static struct threads t;
+	uint32_t i, tries = 0;
 
-	if (read_mem(f->pid, f->py[SYM_RUNTIME], w, sizeof(w)))
+	if (read_mem(f->pid, f->py[SYM_RUNTIME], w, sizeof(w)) ||
+	    read_threads(f, &py->off, &t))
 		return -EFAULT;
-	if (w[at / 4] == 1 && w[at / 4 + 1] < KEYS_MAX &&
-	    key_confirmed(f, py, w[at / 4 + 1])) {
-		py->conf.key = w[at / 4 + 1];
+	if (at + 1 < KEY_SEARCH / 4 && w[at] == 1 && w[at + 1] < KEYS_MAX &&
+	    key_confirmed(f, &py->conf, &t, w[at + 1])) {
+		py->conf.key = w[at + 1];
 		return 0;
 	}
-	for (i = 0; i + 1 < KEY_SEARCH / 4; i++) {
-		if (w[i] != 1 || w[i + 1] >= KEYS_MAX || i == at / 4 ||
-		    !key_confirmed(f, py, w[i + 1]))
+	for (i = 0; i + 1 < KEY_SEARCH / 4 && tries < KEY_TRIES; i++) {
+		if (w[i] != 1 || w[i + 1] >= KEYS_MAX || i == at)
 			continue;
-		py->conf.key = w[i + 1];
-		return 0;
+		tries++;
+		if (key_confirmed(f, &py->conf, &t, w[i + 1])) {
+			py->conf.key = w[i + 1];
+			return 0;
+		}
 	}
 	return -ESRCH;
 }
@@ -307,21 +333,13 @@ static int libc_layout(const struct find *f, struct msprof_py_conf *c)
 
 static void frame_conf(struct pyruntime *py, unsigned int depth)
 {
-	const struct pyoffsets *o = &py->off;
-	struct msprof_py_conf *c = &py->conf;
-
-	c->ts_frame = o->ts_frame;
-	c->cf_frame = o->cf_frame;
-	c->fr_back = o->fr_back;
-	c->fr_code = o->fr_code;
-	c->fr_instr = o->fr_instr;
-	c->fr_owner = o->fr_owner;
-	c->fr_read = o->fr_read;
-	c->instr_ptr = o->instr_ptr;
+	py->conf.f = py->off.f;
 	py->depth = depth;
-	if (o->owner_shim != 0xff)
+	/* Shim frames are taken too, for msprof to drop. */
+	if (py->off.owner_shim != 0xff)
 		depth += MSPROF_PY_SHIM_SLACK;
-	c->depth = (uint16_t)(depth < MSPROF_PY_MAX_DEPTH ? depth : MSPROF_PY_MAX_DEPTH);
+	py->conf.depth = (uint16_t)(depth < MSPROF_PY_MAX_DEPTH ? depth :
+				    MSPROF_PY_MAX_DEPTH);
 }
 
 int pyruntime_find(int host_pid, unsigned int depth, struct pyruntime *py,
