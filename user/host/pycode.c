@@ -89,12 +89,12 @@ static uint32_t u32_at(const uint8_t *b, uint32_t off)
 
 /* One code object's reading, through three rounds of reads. */
 struct code_read {
-	struct msprof_pycode_rec rec;
 	uint64_t str[2];	/* filename, name objects */
 	uint64_t table;		/* line table bytes object */
 	uint32_t len[3];	/* bytes of each to read in the last round */
 	uint32_t kind[2];	/* 1, 2 or 4 bytes a character */
 	uint32_t data_off[2];
+	struct msprof_pycode_rec rec;	/* last: its text follows it in a record */
 };
 
 /* Where a string's text is and how long: 0 if msprof cannot read it. */
