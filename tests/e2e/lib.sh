@@ -287,6 +287,19 @@ msprof_close() {
 	wait_pid "$MSPROF_PID"
 }
 
+# window_to_exit LOG SECONDS ARGS...: msprof attached with ARGS (its log
+# LOG) starts a window, the waiting task ($TASK_PID, start_waiting
+# --wait-signal) is let go and waited for; returns the task's status.
+window_to_exit() {
+	local log=$1 secs=$2
+	shift 2
+	msprof_open "$log" "$@"
+	say start
+	wait_for "$log" "collection started"
+	kill -USR1 "$TASK_PID"
+	wait_pid "$TASK_PID" "$secs"
+}
+
 # follow_py SCRIPT NAME [VAR=VALUE...]: runs the python SCRIPT (LIBNPUSIM
 # names the runtime for it) as PY_PID until it prints "ready", then msprof
 # following it and its children, host only, into $WORK/NAME (log

@@ -11,11 +11,7 @@ source tests/e2e/lib.sh
 # Stream 0 takes three tasks a step (vector_add, relu, the copy back).
 STEPS=22000
 PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal
-msprof_open "$WORK/msprof.log" --dynamic=on --runtime-api=on --pid="$TASK_PID" --output="$WORK/out"
-say start
-wait_for "$WORK/msprof.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 300
+window_to_exit "$WORK/msprof.log" 300 --dynamic=on --runtime-api=on --pid="$TASK_PID" --output="$WORK/out"
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
 show "$WORK/msprof.log"
@@ -35,11 +31,7 @@ check "node launches with their info and shapes" [ "$(jq '.node == .node_basic_i
 
 # Slices of 1000 bytes: no record is ever split between two.
 MSPROF_TEST_SLICE_BYTES=1000 PROFILING_MODE=dynamic start_waiting "$WORK/small.out" "$SAMPLE" --steps 20 --step-ms 0 --wait-signal
-msprof_open "$WORK/small.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/small"
-say start
-wait_for "$WORK/small.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/small.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/small"
 msprof_close
 d=$(prof_dirs "$WORK/small")
 n=$(ls "$d/host/data" | grep -c '^aging\.compact\.task_track\.slice_')

@@ -6,11 +6,7 @@ source tests/e2e/lib.sh
 
 STEPS=57
 PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 --wait-signal
-msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out"
-say start
-wait_for "$WORK/msprof.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/msprof.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/out"
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
 show "$WORK/msprof.log"

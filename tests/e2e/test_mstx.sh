@@ -13,11 +13,7 @@ STEPS=23
 EVIL=$'=mark,"q"\\ \n\x01\xff\xfe end'
 PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS --step-ms 0 \
 	--wait-signal --mstx="$EVIL"
-msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out" --msproftx=on
-say start
-wait_for "$WORK/msprof.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/msprof.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/out" --msproftx=on
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
 show "$WORK/msprof.log"
@@ -83,11 +79,7 @@ check "messages are STRING_IDS" [ "$(sqlite3 "$db" "select count(*) from MSTX_EV
 
 # Off by default: the same run without --msproftx has no marks.
 PROFILING_MODE=dynamic start_waiting "$WORK/task2.out" "$SAMPLE" --steps 3 --step-ms 0 --wait-signal --mstx
-msprof_open "$WORK/msprof2.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out2"
-say start
-wait_for "$WORK/msprof2.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/msprof2.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/out2"
 msprof_close
 d2=$(prof_dirs "$WORK/out2")
 "$MSPROF" --export=on --output="$d2" >/dev/null 2>&1
@@ -96,11 +88,7 @@ check "without --msproftx=on: no msprof_tx CSV" [ -z "$(ls "$d2"/mindstudio_prof
 # A message past what CANN takes is cut where msprof keeps it (159 bytes).
 LONG=$(printf 'L%.0s' $(seq 300))
 PROFILING_MODE=dynamic start_waiting "$WORK/task3.out" "$SAMPLE" --steps 2 --step-ms 0 --wait-signal --mstx="$LONG"
-msprof_open "$WORK/msprof3.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out3" --msproftx=on
-say start
-wait_for "$WORK/msprof3.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/msprof3.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/out3" --msproftx=on
 msprof_close
 d3=$(prof_dirs "$WORK/out3")
 "$MSPROF" --export=on --output="$d3" >/dev/null 2>&1

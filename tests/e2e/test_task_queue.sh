@@ -11,11 +11,7 @@ source tests/e2e/lib.sh
 STEPS=23
 PROFILING_MODE=dynamic start_waiting "$WORK/task.out" "$SAMPLE" --steps $STEPS \
 	--step-ms 0 --wait-signal --task-queue
-msprof_open "$WORK/msprof.log" --dynamic=on --pid="$TASK_PID" --output="$WORK/out"
-say start
-wait_for "$WORK/msprof.log" "collection started"
-kill -USR1 "$TASK_PID"
-wait_pid "$TASK_PID" 60
+window_to_exit "$WORK/msprof.log" 60 --dynamic=on --pid="$TASK_PID" --output="$WORK/out"
 check "the task ran its steps through the queue" [ $? -eq 0 ]
 msprof_close
 check "msprof finishes when the task exits" [ $? -eq 0 ]
