@@ -150,6 +150,42 @@ static void test_length_bounds(void)
 	mstx_free(s);
 }
 
+/*
+ * A domain's handle freed and handed out again: each mark is named by the
+ * create before it, one never created in the window "unknown".
+ */
+static void test_domain_reused(void)
+{
+	struct mstx_set *s = NULL;
+
+	add(&s, ev(MSTX_DOMAIN_MARK, 1, 5, 0, 0xd0, "before"));
+	add(&s, ev(MSTX_DOMAIN_CREATE, 1, 10, 0xd0, 0, "first"));
+	add(&s, ev(MSTX_DOMAIN_MARK, 1, 20, 0, 0xd0, "a"));
+	add(&s, ev(MSTX_DOMAIN_CREATE, 1, 30, 0xd0, 0, "second"));
+	add(&s, ev(MSTX_DOMAIN_MARK, 1, 40, 0, 0xd0, "b"));
+	CU_ASSERT_EQUAL_FATAL(mstx_finish(s), 0);
+	CU_ASSERT_EQUAL_FATAL(s->nrows, 3);
+	CU_ASSERT_STRING_EQUAL(mstx_text(s, s->rows[0].domain), "unknown");
+	CU_ASSERT_STRING_EQUAL(mstx_text(s, s->rows[1].domain), "first");
+	CU_ASSERT_STRING_EQUAL(mstx_text(s, s->rows[2].domain), "second");
+	mstx_free(s);
+}
+
+/* Starts that never end: each counted once, in one pass (no pair search). */
+static void test_many_open(void)
+{
+	struct mstx_set *s = NULL;
+	uint64_t i;
+
+	for (i = 1; i <= 20000; i++)
+		add(&s, ev(MSTX_RANGE_START, 1, i, i, 0, "open"));
+	add(&s, ev(MSTX_RANGE_END, 1, 30000, 7, 0, NULL));
+	CU_ASSERT_EQUAL_FATAL(mstx_finish(s), 0);
+	CU_ASSERT_EQUAL(s->nrows, 1);
+	CU_ASSERT_EQUAL(s->unpaired, 19999);
+	mstx_free(s);
+}
+
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
@@ -157,6 +193,8 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "the collector keeps no more message than there is", test_collector_bounds },
 		{ "marks, ranges paired by domain and id, halves dropped", test_pairing },
 		{ "a record's length bounds its message", test_length_bounds },
+		{ "a reused domain handle: each mark the create before it", test_domain_reused },
+		{ "ranges left open: counted, in one pass", test_many_open },
 		CU_TEST_INFO_NULL,
 	};
 

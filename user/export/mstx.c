@@ -8,6 +8,7 @@
 #include "common/growarr.h"
 #include "common/printable.h"
 #include "msprof/mstx.h"
+#include "idmap.h"
 #include "mstx.h"
 
 struct mstx_call {
@@ -17,8 +18,19 @@ struct mstx_call {
 	uint64_t stack_id;
 	uint32_t tid;
 	uint32_t msg;		/* in text */
+	uint32_t domain_name;	/* in text: its domain's, as of the call */
 	uint16_t kind;		/* enum msprof_mstx_kind */
 	uint8_t flags;
+	bool taken;		/* a range's start its end was paired with */
+};
+
+/* What one pass over the calls keeps. */
+struct pairing {
+	struct idmap names;	/* domain handle -> its name, in text */
+	struct idmap open;	/* hash of (domain, range id) -> its start's call */
+	struct keyhash_key key;
+	uint32_t default_name, unknown_name;
+	size_t cap;		/* of s->rows */
 };
 
 /* The default domain's name, as msprof calls it. */
@@ -28,6 +40,7 @@ int mstx_add(struct mstx_set **sp, const void *body, size_t len)
 {
 	const struct msprof_mstx_event *e = body;
 	char msg[MSPROF_MSTX_MSG];
+	uint32_t msg_id;
 	struct mstx_set *s = *sp;
 	struct mstx_call *c;
 	size_t n = len - MSPROF_MSTX_HEAD;
@@ -51,17 +64,15 @@ int mstx_add(struct mstx_set **sp, const void *body, size_t len)
 	memcpy(msg, e->msg, n);
 	msg[n] = '\0';
 	printable_as(msg, true);
-	err = strtab_intern(&s->text, msg, strlen(msg), &c->msg);
+	err = strtab_intern(&s->text, msg, strlen(msg), &msg_id);
 	if (err)
 		return err;
-	c->start_ns = e->start_ns;
-	c->end_ns = e->end_ns;
-	c->id = e->id;
-	c->domain = e->domain;
-	c->stack_id = e->stack_id;
-	c->tid = e->ns_tid;
-	c->kind = e->mstx;
-	c->flags = (uint8_t)(e->flags & (MSTX_MSG_CUT | MSTX_MSG_BAD));
+	*c = (struct mstx_call){
+		.start_ns = e->start_ns, .end_ns = e->end_ns, .id = e->id,
+		.domain = e->domain, .stack_id = e->stack_id, .tid = e->ns_tid,
+		.msg = msg_id, .kind = e->mstx,
+		.flags = (uint8_t)(e->flags & (MSTX_MSG_CUT | MSTX_MSG_BAD)),
+	};
 	s->cut += !!(e->flags & MSTX_MSG_CUT);
 	return 0;
 }
@@ -75,24 +86,6 @@ static int by_start(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The name of the domain a call names: the create that returned its handle. */
-static int domain_name(struct mstx_set *s, uint64_t handle, uint32_t *id)
-{
-	size_t i;
-
-	if (!handle)
-		return strtab_intern(&s->text, default_domain,
-				     sizeof(default_domain) - 1, id);
-	/* Latest first: a handle freed and handed out again names the newer. */
-	for (i = s->ncalls; i-- > 0;)
-		if (s->calls[i].kind == MSTX_DOMAIN_CREATE && s->calls[i].id == handle) {
-			*id = s->calls[i].msg;
-			return 0;
-		}
-	/* Created before the window: known by its handle alone. */
-	return strtab_intern(&s->text, "unknown", 7, id);
-}
-
 static bool is_start(uint16_t k)
 {
 	return k == MSTX_RANGE_START || k == MSTX_DOMAIN_RANGE_START;
@@ -103,29 +96,32 @@ static bool is_end(uint16_t k)
 	return k == MSTX_RANGE_END || k == MSTX_DOMAIN_RANGE_END;
 }
 
-/*
- * The start's end: the first end after it with its domain and id (ids are
- * the task's library's, unique while a range is open).  NULL if none.
- */
-static struct mstx_call *end_of(struct mstx_set *s, size_t from,
-				const struct mstx_call *start)
+/* A range's key: its domain and its id (the task's, unique while open). */
+static uint64_t range_key(const struct pairing *pr, const struct mstx_call *c)
 {
-	size_t i;
+	uint64_t k[2] = { c->domain, c->id };
 
-	for (i = from + 1; i < s->ncalls; i++) {
-		struct mstx_call *c = &s->calls[i];
-
-		if (is_end(c->kind) && c->id == start->id &&
-		    c->domain == start->domain)
-			return c;
-	}
-	return NULL;
+	return keyhash(&pr->key, k, sizeof(k));
 }
 
-static int add_row(struct mstx_set *s, const struct mstx_call *c,
-		   const struct mstx_call *end, size_t *cap)
+/*
+ * The name of the domain a call names, as the latest create before it
+ * says: a handle freed and handed out again names the newer from then on.
+ */
+static uint32_t domain_name(const struct pairing *pr, uint64_t handle)
 {
-	struct mstx_row *r = growarr_push((void **)&s->rows, &s->nrows, cap,
+	uint32_t id;
+
+	if (!handle)
+		return pr->default_name;
+	/* Created before the window: known by its handle alone. */
+	return idmap_get(&pr->names, handle, &id) ? pr->unknown_name : id;
+}
+
+static int add_row(struct mstx_set *s, struct pairing *pr,
+		   const struct mstx_call *c, const struct mstx_call *end)
+{
+	struct mstx_row *r = growarr_push((void **)&s->rows, &s->nrows, &pr->cap,
 					  sizeof(*r));
 
 	if (!r)
@@ -134,43 +130,71 @@ static int add_row(struct mstx_set *s, const struct mstx_call *c,
 		.start_ns = c->start_ns, .end_ns = end ? end->start_ns : c->start_ns,
 		.range_id = end ? c->id : 0, .stack_id = c->stack_id,
 		.tid = c->tid, .end_tid = end ? end->tid : c->tid, .msg = c->msg,
+		.domain = c->domain_name,
 		.type = end ? MSTX_TYPE_START_END : MSTX_TYPE_MARKER,
 		.flags = c->flags,
 	};
 	if (end && end->tid != c->tid)
 		r->flags |= MSTX_ROW_OTHER_THREAD;
-	return domain_name(s, c->domain, &r->domain);
+	return 0;
+}
+
+/* An end: its open start's row, or one more unpaired. */
+static int close_range(struct mstx_set *s, struct pairing *pr,
+		       const struct mstx_call *end)
+{
+	struct mstx_call *start;
+	uint32_t i;
+
+	if (idmap_get(&pr->open, range_key(pr, end), &i) ||
+	    (start = &s->calls[i])->taken || start->id != end->id ||
+	    start->domain != end->domain) {
+		s->unpaired++;
+		return 0;
+	}
+	start->taken = true;
+	return add_row(s, pr, start, end);
+}
+
+static int pair_call(struct mstx_set *s, struct pairing *pr, size_t i)
+{
+	struct mstx_call *c = &s->calls[i];
+
+	c->domain_name = domain_name(pr, c->domain);
+	if (c->kind == MSTX_DOMAIN_CREATE)
+		return idmap_put(&pr->names, c->id, c->msg);
+	if (c->kind == MSTX_MARK || c->kind == MSTX_DOMAIN_MARK)
+		return add_row(s, pr, c, NULL);
+	if (is_start(c->kind) && c->id)
+		return idmap_put(&pr->open, range_key(pr, c), (uint32_t)i);
+	if (is_end(c->kind))
+		return close_range(s, pr, c);
+	return 0;
 }
 
 /*
- * Calls are in file order, which is each thread's call order; a range's
+ * One pass in file order, which is each thread's call order; a range's
  * end comes after its start's return, so after its record.
  */
 int mstx_finish(struct mstx_set *s)
 {
-	size_t i, cap = 0;
-	struct mstx_call *end;
-	int err = 0;
+	struct pairing pr = { 0 };
+	size_t i;
+	int err;
 
 	if (!s)
 		return 0;
-	for (i = 0; i < s->ncalls && !err; i++) {
-		struct mstx_call *c = &s->calls[i];
-
-		if (c->kind == MSTX_MARK || c->kind == MSTX_DOMAIN_MARK) {
-			err = add_row(s, c, NULL, &cap);
-		} else if (is_start(c->kind) && c->id) {
-			end = end_of(s, i, c);
-			if (end) {
-				err = add_row(s, c, end, &cap);
-				end->kind = MSTX_NONE;	/* taken */
-			} else {
-				s->unpaired++;
-			}
-		} else if (is_end(c->kind)) {
-			s->unpaired++;	/* no start before it: an end of a taken one is MSTX_NONE */
-		}
-	}
+	err = keyhash_key_new(&pr.key) ?:
+	      strtab_intern(&s->text, default_domain, sizeof(default_domain) - 1,
+			    &pr.default_name) ?:
+	      strtab_intern(&s->text, "unknown", 7, &pr.unknown_name);
+	for (i = 0; i < s->ncalls && !err; i++)
+		err = pair_call(s, &pr, i);
+	for (i = 0; i < s->ncalls && !err; i++)
+		s->unpaired += is_start(s->calls[i].kind) && s->calls[i].id &&
+			       !s->calls[i].taken;
+	idmap_free(&pr.names);
+	idmap_free(&pr.open);
 	if (!err && s->nrows)
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_start);
 	return err;
