@@ -502,7 +502,7 @@ struct mstx_pending {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384);
 	__type(key, __u32);	/* host tid */
 	__type(value, struct mstx_pending);
 } mstx_calls SEC(".maps");
@@ -566,17 +566,19 @@ SEC("uprobe")
 int mstx_enter(struct pt_regs *ctx)
 {
 	static const struct mstx_pending empty;
-	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), tgid, tid, v;
-	struct msprof_target_info *ti;
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), tgid, v;
+	struct msprof_call_stack *st;
 	struct mstx_pending *p;
 	__u64 a[4];
 	int at;
 
-	if (!gate || !current_ids(&tgid, &tid))
+	if (!gate)
 		return 0;
-	ti = bpf_map_lookup_elem(&targets, &tgid);
-	if (!ti)
+	/* The thread's ids, looked up once a window, as an API call's are. */
+	st = thread_state(host_tid);
+	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
 		return 0;
+	tgid = st->tgid;
 	if (!api_id_of(ctx, tgid, &v) || !(v >> MSTX_KIND_SHIFT) ||
 	    (v >> MSTX_KIND_SHIFT) >= MSTX_KINDS) {
 		count(MSPROF_STAT_UNNAMED);
@@ -595,10 +597,10 @@ int mstx_enter(struct pt_regs *ctx)
 	p->e.api_id = v & MSTX_API_MASK;
 	p->e.mstx = (__u16)(v >> MSTX_KIND_SHIFT);
 	p->e.tgid = tgid;
-	p->e.tid = tid;
-	p->e.ns_tid = task_tid(ti, tid);
+	p->e.tid = st->tid;
+	p->e.ns_tid = st->ns_tid;
 	/* The Python line of the mark, walked as an API call's entry walks it. */
-	p->e.stack_id = take_pystack(tgid, tid);
+	p->e.stack_id = take_pystack(tgid, st->tid);
 	p->e.pad = 0;
 	a[0] = PT_REGS_PARM1(ctx);
 	a[1] = PT_REGS_PARM2(ctx);
