@@ -50,6 +50,11 @@ void profmeta_strerror(char *buf, size_t len, int err);
  * taken from the start and end pairs.
  */
 uint64_t profmeta_epoch_ns(const struct profmeta *m, uint64_t mono_ns);
+/* The task's pid as it sees itself (its runtime's view), else ours; 0: none. */
+static inline uint64_t profmeta_task_pid(const struct profmeta *m)
+{
+	return (uint64_t)(m->ns_pid > 0 ? m->ns_pid : m->pid > 0 ? m->pid : 0);
+}
 
 /*
  * epoch ns − raw ns as start_info says it at file (collectionTimeBegin·1000

@@ -19,8 +19,7 @@ int summary_msprof_tx(FILE *fp, const struct profdata *p)
 {
 	const struct mstx_set *s = p->mstx;
 	/* The task as it sees itself, as the timeline's pid is made from. */
-	uint64_t pid = (uint64_t)(p->meta.ns_pid > 0 ? p->meta.ns_pid :
-				  p->meta.pid > 0 ? p->meta.pid : 0);
+	uint64_t pid = profmeta_task_pid(&p->meta);
 	size_t i;
 
 	fputs("Device_id,pid,tid,category,event_type,payload_type,payload_value,"

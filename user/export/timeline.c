@@ -14,16 +14,6 @@
 #include "timeline_parts.h"
 
 /*
- * info.json's pid: the task as it sees itself (helper L writes that view
- * there), else, for windows read without it, the pid msprof saw.
- */
-static uint64_t info_pid(const struct profdata *p)
-{
-	return (uint64_t)(p->meta.ns_pid > 0 ? p->meta.ns_pid :
-			  p->meta.pid > 0 ? p->meta.pid : 0);
-}
-
-/*
  * A marker of lost data: an instant event on the CANN process's thread 0,
  * at the window's end, with what it says in args.  Readers that take
  * slices (ph X) pass over it; viewers show it across the timeline.
@@ -117,7 +107,7 @@ int timeline_write(FILE *fp, const struct profdata *p)
 		return -ENOMEM;
 	ob_init(&t->ob, fp);
 	t->p = p;
-	t->pid = info_pid(p);
+	t->pid = profmeta_task_pid(&p->meta);
 	t->first = true;
 	err = tl_api_texts(t);
 	if (!err)
