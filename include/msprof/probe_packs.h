@@ -75,6 +75,7 @@ struct msprof_probe_func {
 	enum msprof_probe_role role;
 	enum msprof_queue_key key_kind;	/* with a role: what args[key] is */
 	unsigned int key;		/* with a role: the argument's position */
+	unsigned int mstx;		/* an mstx function's enum msprof_mstx_kind; 0: none */
 };
 
 struct msprof_probe_pack {

@@ -16,6 +16,8 @@
 /* A task queue's function: its role, and which argument is its key. */
 #define QFN(n, r, k, at, ...) { .name = n, .args = { __VA_ARGS__ }, \
 	.role = MSPROF_ROLE_##r, .key_kind = MSPROF_QUEUE_KEY_##k, .key = at }
+/* A user-mark function: what it does (include/msprof/mstx.h). */
+#define MFN(n, kind, ...) { .name = n, .args = { __VA_ARGS__ }, .mstx = MSTX_##kind }
 #define PACK_FUNCS(t) t, sizeof(t) / sizeof(t[0])
 
 /* The ACL runtime API: CANN's libascendcl, and npusim which mimics it. */
@@ -108,27 +110,18 @@ static const struct msprof_probe_func cuda_driver_funcs[] = {
 /*
  * CANN's user marks, libms_tools_ext (npusim has its own).  Their probes
  * read the message at entry (bpf/msprof.bpf.c: mstx_enter): its kind, by
- * name, says where it is (msprof_mstx_kind).
+ * name, says where it is (its .mstx).
  */
 static const struct msprof_probe_func mstx_funcs[] = {
-	FN("mstxMarkA", X("message"), X("stream")),
-	FN("mstxRangeStartA", X("message"), X("stream")),
-	FN("mstxRangeEnd", U("range_id")),
-	FN("mstxDomainCreateA", X("name")),
-	FN("mstxDomainMarkA", X("domain"), X("message"), X("stream")),
-	FN("mstxDomainRangeStartA", X("domain"), X("message"), X("stream")),
-	FN("mstxDomainRangeEnd", X("domain"), U("range_id")),
+	MFN("mstxMarkA", MARK, X("message"), X("stream")),
+	MFN("mstxRangeStartA", RANGE_START, X("message"), X("stream")),
+	MFN("mstxRangeEnd", RANGE_END, U("range_id")),
+	MFN("mstxDomainCreateA", DOMAIN_CREATE, X("name")),
+	MFN("mstxDomainMarkA", DOMAIN_MARK, X("domain"), X("message"), X("stream")),
+	MFN("mstxDomainRangeStartA", DOMAIN_RANGE_START, X("domain"), X("message"),
+	    X("stream")),
+	MFN("mstxDomainRangeEnd", DOMAIN_RANGE_END, X("domain"), U("range_id")),
 };
-
-/* By mstx_funcs' order. */
-static const unsigned int mstx_kinds[] = {
-	MSTX_MARK, MSTX_RANGE_START, MSTX_RANGE_END, MSTX_DOMAIN_CREATE,
-	MSTX_DOMAIN_MARK, MSTX_DOMAIN_RANGE_START, MSTX_DOMAIN_RANGE_END,
-};
-
-_Static_assert(sizeof(mstx_kinds) / sizeof(mstx_kinds[0]) ==
-	       sizeof(mstx_funcs) / sizeof(mstx_funcs[0]),
-	       "a kind for every mstx function");
 
 static const char *const no_devices[] = { NULL };
 
@@ -212,7 +205,7 @@ unsigned int msprof_mstx_kind(const char *name)
 
 	for (i = 0; i < sizeof(mstx_funcs) / sizeof(mstx_funcs[0]); i++)
 		if (!strcmp(name, mstx_funcs[i].name))
-			return mstx_kinds[i];
+			return mstx_funcs[i].mstx;
 	return MSTX_NONE;
 }
 
