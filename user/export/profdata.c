@@ -34,6 +34,10 @@ static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
 		return -ENOMEM;
 	memcpy(d->name, nr->names, len);
 	d->layer = nr->layer;
+	d->queue = msprof_probe_queue_func(d->name, d->layer);
+	/* A key past the registers kept is a table's mistake: no match. */
+	if (d->queue && d->queue->key >= MSPROF_PROBE_ARGS)
+		d->queue = NULL;
 	end = d->name + len;
 	p = d->name + strlen(d->name) + 1;
 	for (i = 0; i < MSPROF_PROBE_ARGS && p < end; i++) {
@@ -80,6 +84,15 @@ static int add_call(struct profdata *p, const struct msprof_api_event *e)
 	c->stack = pystacks_chain(&p->py, e->stack_id);
 	c->enqueue = 0;	/* queue_match.c's, once the calls are indexed */
 	latest(p, e->end_ns);
+	if (c->api_id < MSPROF_MAX_APIS && p->apis_desc[c->api_id].queue) {
+		struct queue_seen *q = growarr_push((void **)&p->queue, &p->nqueue,
+						    &p->cap_queue, sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		*q = (struct queue_seen){ .at = *c, .func = p->apis_desc[c->api_id].queue,
+					  .key = e->args[p->apis_desc[c->api_id].queue->key] };
+	}
 	if (!p->meta.pid)	/* a window cut before info.json said it */
 		p->meta.pid = (int)e->tgid;
 	return note_tid(p, e->tid);
@@ -150,7 +163,7 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	return 0;	/* a newer record type: skip it */
 }
 
-static int by_tid_start(const void *a, const void *b)
+int profdata_by_tid_start(const void *a, const void *b)
 {
 	const struct profcall *x = a, *y = b;
 
@@ -409,7 +422,7 @@ int profdata_read_ours(struct profdata *p, int dirfd)
 		p->end_mono_ns = p->meta.end.mono_ns;
 	/* qsort() wants an array, even of nothing. */
 	if (p->ncalls)
-		qsort(p->calls, p->ncalls, sizeof(*p->calls), by_tid_start);
+		qsort(p->calls, p->ncalls, sizeof(*p->calls), profdata_by_tid_start);
 	return 0;
 }
 
@@ -513,9 +526,9 @@ uint64_t profdata_conn_at(const struct profdata *p, uint32_t tid, uint64_t ns)
 static bool only_one(const struct profdata *p, const struct profcall *key,
 		     size_t i)
 {
-	return !by_tid_start(key, &p->calls[i]) &&
-	       (i == 0 || by_tid_start(key, &p->calls[i - 1])) &&
-	       (i + 1 == p->ncalls || by_tid_start(key, &p->calls[i + 1]));
+	return !profdata_by_tid_start(key, &p->calls[i]) &&
+	       (i == 0 || profdata_by_tid_start(key, &p->calls[i - 1])) &&
+	       (i + 1 == p->ncalls || profdata_by_tid_start(key, &p->calls[i + 1]));
 }
 
 /*
@@ -541,7 +554,7 @@ static uint64_t conn_of(const struct profdata *p,
 			return i + 1;
 		}
 	c = p->ncalls ?
-	    bsearch(&key, p->calls, p->ncalls, sizeof(*c), by_tid_start) : NULL;
+	    bsearch(&key, p->calls, p->ncalls, sizeof(*c), profdata_by_tid_start) : NULL;
 	if (!c)
 		return 0;
 	*near = (size_t)(c - p->calls);

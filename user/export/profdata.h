@@ -18,6 +18,8 @@ struct api_desc {
 	uint32_t layer;		/* enum msprof_api_layer */
 	uint8_t kinds[MSPROF_PROBE_ARGS];	/* enum msprof_arg_kind */
 	const char *args[MSPROF_PROBE_ARGS];	/* inside name's allocation */
+	/* A task queue's enqueue or dequeue (its key kept), or NULL. */
+	const struct msprof_probe_func *queue;
 };
 
 /*
@@ -36,6 +38,13 @@ struct profcall {
 	 * connection id of the item's enqueue; 0: none (queue_match.h).
 	 */
 	uint32_t enqueue;
+};
+
+/* A call of a task queue's function, as read: to be found among the calls. */
+struct queue_seen {
+	struct profcall at;	/* its thread, start and depth */
+	uint64_t key;		/* its key argument's value */
+	const struct msprof_probe_func *func;
 };
 
 /*
@@ -188,6 +197,8 @@ struct profdata {
 	struct cann *cann;	/* NULL: no runtime's raw files */
 	struct mstx_set *mstx;	/* NULL: no user marks */
 	struct pystacks py;	/* the calls' Python stacks */
+	struct queue_seen *queue;	/* task queue calls, in file order */
+	size_t nqueue, cap_queue;
 	int dirfd;		/* the PROF_ directory, for the walks */
 	size_t cap_calls, cap_tids, cap_tasks;
 };
@@ -280,6 +291,8 @@ const struct api_desc *profdata_desc(const struct profdata *p, uint32_t api_id);
  */
 bool profdata_arg(const struct api_desc *d, const struct msprof_api_event *e,
 		  const char *name, uint64_t *v);
+/* The calls' order (struct profcall): by ns_tid, then start, then depth. */
+int profdata_by_tid_start(const void *a, const void *b);
 /* The call of a connection id; NULL for 0 or one out of range. */
 const struct profcall *profdata_call(const struct profdata *p, uint64_t conn);
 /*

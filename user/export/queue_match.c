@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "common/growarr.h"
 #include "msprof/probe_packs.h"
 #include "queue_match.h"
 
@@ -156,56 +155,31 @@ int queue_match(struct profcall *calls, size_t ncalls, struct queue_call *qc,
 	return 0;
 }
 
-/* What the walk gathers: the queue function of each API id, or NULL. */
-struct gather {
-	const struct msprof_probe_func *func[MSPROF_MAX_APIS];
-	struct queue_call *v;
-	size_t n, cap;
-};
-
-static int gather_call(const struct msprof_api_event *e, uint64_t conn, void *ctx)
-{
-	struct gather *g = ctx;
-	const struct msprof_probe_func *f;
-	struct queue_call *qc;
-
-	if (e->api_id >= MSPROF_MAX_APIS || !g->func[e->api_id] || !conn)
-		return 0;
-	f = g->func[e->api_id];
-	qc = growarr_push((void **)&g->v, &g->n, &g->cap, sizeof(*qc));
-	if (!qc)
-		return -ENOMEM;
-	*qc = (struct queue_call){
-		.key = e->args[f->key], .call = (uint32_t)(conn - 1),
-		.role = (uint8_t)f->role, .key_kind = (uint8_t)f->key_kind,
-	};
-	return 0;
-}
-
 int profdata_queue_match(struct profdata *p)
 {
-	struct gather *g = calloc(1, sizeof(*g));
-	bool any = false;
-	uint32_t id;
+	struct queue_call *qc;
+	const struct profcall *c;
+	size_t i, n = 0;
 	int err;
 
-	if (!g)
+	if (!p->nqueue)
+		return 0;
+	qc = calloc(p->nqueue, sizeof(*qc));
+	if (!qc)
 		return -ENOMEM;
-	for (id = 0; id < MSPROF_MAX_APIS; id++) {
-		const struct api_desc *d = profdata_desc(p, id);
-		const struct msprof_probe_func *f =
-			d ? msprof_probe_queue_func(d->name, d->layer) : NULL;
+	for (i = 0; i < p->nqueue; i++) {
+		const struct queue_seen *q = &p->queue[i];
 
-		/* A key past the registers kept is a table's mistake: no match. */
-		if (f && f->key < MSPROF_PROBE_ARGS) {
-			g->func[id] = f;
-			any = true;
-		}
+		c = bsearch(&q->at, p->calls, p->ncalls, sizeof(*c), profdata_by_tid_start);
+		if (!c)
+			continue;
+		qc[n++] = (struct queue_call){
+			.key = q->key, .call = (uint32_t)(c - p->calls),
+			.role = (uint8_t)q->func->role,
+			.key_kind = (uint8_t)q->func->key_kind,
+		};
 	}
-	/* The host records are read again only for a window with a queue. */
-	err = any ? profdata_each_host(p, gather_call, NULL, g) : 0;
-	err = err ?: queue_match(p->calls, p->ncalls, g->v, g->n);
-	free(g->v);
-	free(g);
+	err = queue_match(p->calls, p->ncalls, qc, n);
+	free(qc);
 	return err;
 }

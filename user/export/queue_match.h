@@ -35,9 +35,9 @@ int queue_match(struct profcall *calls, size_t ncalls, struct queue_call *qc,
 		size_t nqc);
 
 /*
- * The window's calls of the packs' queue functions, read from its host
- * records (only when one is named there), matched as above: the load's
- * step once the calls are indexed and their stacks known.
+ * The window's calls of the packs' queue functions (profdata.queue, kept
+ * as the host records were read), matched as above: the load's step once
+ * the calls are indexed and their stacks known.
  */
 int profdata_queue_match(struct profdata *p);
 
