@@ -63,7 +63,7 @@ GEN := $(BUILD)/gen
 
 COMMON_SRC := $(wildcard user/common/*.c)
 CTL_SRC := $(filter-out user/ctl/main.c,$(wildcard user/ctl/*.c)) \
-	$(wildcard user/proc/*.c user/host/*.c user/task/*.c user/export/*.c) $(COMMON_SRC)
+	$(wildcard user/proc/*.c user/host/*.c user/task/*.c user/sys/*.c user/export/*.c) $(COMMON_SRC)
 # What the controller's objects link against (msprof, the unit tests, the fuzzers).
 CTL_LIBS := -lbpf -lelf -lz -ledit -lsqlite3
 AGENT_SRC := $(wildcard user/agent/*.c) $(COMMON_SRC)

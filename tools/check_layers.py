@@ -3,8 +3,9 @@
 """Fails on an upward or circular include or call, or an over-long file or function.
 
 The folders under user/ are layers, each using only those below it:
-common (lowest); proc (reading /proc); task (a target) and host (the BPF
-tracer), peers that neither uses the other; export; ctl (command line,
+common (lowest); proc (reading /proc); task (a target), host (the BPF
+tracer) and sys (the host's /proc samples), peers that none uses another;
+export; ctl (command line,
 prompt, session) at the top.  The agent, which runs inside the task, uses
 agent/ and common/ only.  x.c and x.h are one unit, and no two units may
 include or call each other, directly or around a circle, in user/ or in
@@ -31,8 +32,9 @@ ALLOWED = {
     "proc": {"common", "proc"},
     "task": {"common", "proc", "task"},
     "host": {"common", "proc", "host"},
+    "sys": {"common", "proc", "sys"},
     "export": {"common", "proc", "host", "export"},
-    "ctl": {"common", "proc", "task", "host", "export", "ctl"},
+    "ctl": {"common", "proc", "task", "host", "sys", "export", "ctl"},
     "agent": {"agent", "common"},
 }
 RANK = {}

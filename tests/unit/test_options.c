@@ -771,6 +771,66 @@ static void test_prof_level(void)
 	}
 }
 
+static void test_host_sys(void)
+{
+	char *all[] = { "--dynamic=on", "--pid=1",
+			"--host-sys=osrt,cpu,mem,disk,network,sched",
+			"--host-sys-usage=mem,cpu", "--host-sys-usage-freq=7",
+			"--osrt-threshold=0", NULL };
+	char *none[] = { "--dynamic=on", "--pid=1", NULL };
+	struct msprof_opts o;
+
+	CU_ASSERT_EQUAL_FATAL(parse(&o, all), 0);
+	CU_ASSERT_EQUAL(o.hostsys.items, (1u << NR_HOSTSYS) - 1);
+	CU_ASSERT_EQUAL(o.hostsys.usage, (1u << NR_HOSTSYS_USAGE) - 1);
+	CU_ASSERT_EQUAL(o.hostsys.usage_freq_hz, 7);
+	CU_ASSERT_EQUAL(hostsys_usage_period_ms(&o.hostsys), 142);
+	CU_ASSERT_EQUAL(o.hostsys.osrt_threshold_us, 0);
+	opts_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, none), 0);
+	CU_ASSERT_EQUAL(o.hostsys.items, 0);
+	CU_ASSERT_EQUAL(o.hostsys.usage, 0);
+	CU_ASSERT_EQUAL(o.hostsys.usage_freq_hz, HOSTSYS_USAGE_FREQ_DEF);
+	CU_ASSERT_EQUAL(hostsys_usage_period_ms(&o.hostsys), 20);
+	CU_ASSERT_EQUAL(o.hostsys.osrt_threshold_us, 1);
+	opts_free(&o);
+}
+
+/* Each value is refused in one line that names the element or the rule. */
+static void test_host_sys_errors(void)
+{
+	static const char *const cases[][3] = {
+		{ "--host-sys=cpu,gpu", NULL, "--host-sys: unknown element 'gpu' in 'cpu,gpu'" },
+		{ "--host-sys=cpu,mem,cpu", NULL, "--host-sys: 'cpu' is given twice in 'cpu,mem,cpu'" },
+		{ "--host-sys=cpu,", NULL, "--host-sys: element 2 of 'cpu,' is empty" },
+		{ "--host-sys=", NULL, "--host-sys: element 1 of '' is empty" },
+		{ "--host-sys=CPU", NULL, "--host-sys: unknown element 'CPU'" },
+		{ "--host-sys=cpu", "--host-sys=mem", "--host-sys given twice" },
+		{ "--host-sys-usage=cpu,disk", NULL, "--host-sys-usage: unknown element 'disk'" },
+		{ "--host-sys-usage=mem,mem", NULL, "--host-sys-usage: 'mem' is given twice" },
+		{ "--host-sys-usage=,cpu", NULL, "--host-sys-usage: element 1 of ',cpu' is empty" },
+		{ "--host-sys-usage=cpu", "--host-sys-usage-freq=0", "--host-sys-usage-freq takes a whole number from 1 to 50, not '0'" },
+		{ "--host-sys-usage=cpu", "--host-sys-usage-freq=51", "from 1 to 50, not '51'" },
+		{ "--host-sys-usage=cpu", "--host-sys-usage-freq=5Hz", "not '5Hz'" },
+		{ "--host-sys-usage-freq=10", NULL, "--host-sys-usage-freq goes with --host-sys-usage" },
+		{ "--host-sys=osrt", "--osrt-threshold=-1", "--osrt-threshold takes a whole number from 0 to 10000000, not '-1'" },
+		{ "--host-sys=osrt", "--osrt-threshold=10000001", "not '10000001'" },
+		{ "--host-sys=cpu", "--osrt-threshold=5", "--osrt-threshold goes with --host-sys=osrt" },
+	};
+	char *exported[] = { "--export=on", "--host-sys=cpu", NULL };
+	size_t i;
+
+	for (i = 0; i < NR(cases); i++) {
+		char *args[] = { "--dynamic=on", "--pid=1", (char *)cases[i][0],
+				 (char *)cases[i][1], NULL };
+
+		expect_error(args, cases[i][2]);
+		if (!strstr(err, cases[i][2]))
+			printf("\n  %s: '%s', not '%s'", cases[i][0], err, cases[i][2]);
+	}
+	expect_error(exported, "--host-sys goes with --dynamic=on");
+}
+
 static int register_tests(unsigned int *skipped __attribute__((unused)))
 {
 	static const CU_TestInfo tests[] = {
@@ -806,6 +866,8 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "--list: alone", test_list },
 		{ "--job: attach mode, with --pid or alone", test_job },
 		{ "--task-time's level is prof_level", test_prof_level },
+		{ "--host-sys and its options", test_host_sys },
+		{ "--host-sys: bad values, each named", test_host_sys_errors },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -156,8 +156,7 @@ int fsutil_create_at(int dir, const char *path, int *fd)
 	return *fd < 0 ? *fd : 0;
 }
 
-/* The len bytes of buf into fd, synced; fd is closed. */
-static int write_close(int fd, const void *buf, size_t len)
+int fsutil_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
@@ -172,6 +171,14 @@ static int write_close(int fd, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return err;
+}
+
+/* The len bytes of buf into fd, synced; fd is closed. */
+static int write_close(int fd, const void *buf, size_t len)
+{
+	int err = fsutil_write_all(fd, buf, len);
+
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

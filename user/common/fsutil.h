@@ -38,6 +38,8 @@ int fsutil_dir_for_each(int dir, dir_entry_fn fn, void *ctx);
  * followed on the way, and no ".." leads out.
  */
 int fsutil_create_at(int dir, const char *path, int *fd);
+/* All len bytes of buf to fd (retrying short writes and EINTR): 0 or -errno. */
+int fsutil_write_all(int fd, const void *buf, size_t len);
 /* Makes name in dir, never there before, with the len bytes of buf; synced. */
 int fsutil_write_new_at(int dir, const char *name, const void *buf, size_t len);
 /*

@@ -35,6 +35,10 @@ enum {
 	OPT_LIST,
 	OPT_JOB,
 	OPT_PYTHON_DEPTH,
+	OPT_HOST_SYS,
+	OPT_HOST_SYS_USAGE,
+	OPT_HOST_SYS_USAGE_FREQ,
+	OPT_OSRT_THRESHOLD,
 	OPT_SWITCH,		/* on/off switches: long_opts index - OPT_SWITCH */
 };
 
@@ -77,6 +81,25 @@ static const struct option fixed_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "job", required_argument, NULL, OPT_JOB },
 	{ "python-depth", required_argument, NULL, OPT_PYTHON_DEPTH },
+	{ "host-sys", required_argument, NULL, OPT_HOST_SYS },
+	{ "host-sys-usage", required_argument, NULL, OPT_HOST_SYS_USAGE },
+	{ "host-sys-usage-freq", required_argument, NULL, OPT_HOST_SYS_USAGE_FREQ },
+	{ "osrt-threshold", required_argument, NULL, OPT_OSRT_THRESHOLD },
+};
+
+/* The elements of --host-sys and --host-sys-usage, in enum order. */
+static const char *const host_sys_names[NR_HOSTSYS] = {
+	[HOSTSYS_CPU] = "cpu",
+	[HOSTSYS_MEM] = "mem",
+	[HOSTSYS_DISK] = "disk",
+	[HOSTSYS_NETWORK] = "network",
+	[HOSTSYS_OSRT] = "osrt",
+	[HOSTSYS_SCHED] = "sched",
+};
+
+static const char *const host_sys_usage_names[NR_HOSTSYS_USAGE] = {
+	[HOSTSYS_USAGE_CPU] = "cpu",
+	[HOSTSYS_USAGE_MEM] = "mem",
 };
 
 #define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -133,6 +156,13 @@ void opts_usage(FILE *fp)
 	      "  --python-stack=on|off   each call's Python stack, for CPython 3.9-3.13\n"
 	      "                          targets (default on)\n"
 	      "  --python-depth=<n>      Python frames kept per call, 1..128 (default 32)\n"
+	      "  --host-sys=<list>       what the host did in the window, any of cpu, mem,\n"
+	      "                          disk, network, osrt (syscalls and pthread calls)\n"
+	      "                          and sched (each thread's states), comma-separated\n"
+	      "  --host-sys-usage=<list> every process's and the system's usage: cpu, mem\n"
+	      "  --host-sys-usage-freq=<hz>  its sampling rate, 1..50 (default 50)\n"
+	      "  --osrt-threshold=<us>   with osrt: a lock or wait call is kept when it\n"
+	      "                          blocked this long, 0..10000000 (default 1)\n"
 	      "  --delay=<s>, --duration=<s>  delayed collection: not with --dynamic=on\n"
 	      "  --help                  this text\n"
 	      "  --version               msprof's version\n"
@@ -295,6 +325,39 @@ static int check_uprobes(const char *val, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * A comma-separated list of names[] (nr of them) as a mask of 1 << index;
+ * an unknown, repeated or empty element is named.
+ */
+static int parse_names(const char *opt, const char *val,
+		       const char *const *names, unsigned int nr,
+		       unsigned int *mask, char *err, size_t len)
+{
+	const char *p = val;
+	int ret = check_list(opt, val, err, len);
+	unsigned int i;
+
+	if (ret)
+		return ret;
+	*mask = 0;
+	do {
+		size_t n = strcspn(p, ",");
+
+		for (i = 0; i < nr; i++)
+			if (strlen(names[i]) == n && !strncmp(p, names[i], n))
+				break;
+		if (i == nr)
+			return input_error(err, len, "--%s: unknown element '%.*s' in '%s'",
+				    opt, (int)n, p, val);
+		if (*mask & 1u << i)
+			return input_error(err, len, "--%s: '%s' is given twice in '%s'",
+				    opt, names[i], val);
+		*mask |= 1u << i;
+		p += n + (p[n] == ',');
+	} while (*p);
+	return 0;
+}
+
 /* --application="<cmd> <args>" is split on blanks, without a shell. */
 static int split_application(struct msprof_opts *o, const char *val)
 {
@@ -318,7 +381,45 @@ struct seen {
 	const char *type;	/* --type, if given */
 	bool follow_set;	/* --follow-children given: no mode default */
 	const char *delayed;	/* --delay or --duration, if given */
+	const char *hostsys;	/* the first of the host-sys options given */
+	bool usage_freq;	/* --host-sys-usage-freq given */
+	bool osrt_threshold;	/* --osrt-threshold given */
 };
+
+/* --host-sys and the options that go with it. */
+static int apply_host_sys(struct msprof_opts *o, struct seen *s, int c,
+			  const char *name, const char *val, char *err,
+			  size_t len)
+{
+	struct hostsys_conf *h = &o->hostsys;
+	unsigned long n;
+	int ret;
+
+	if (!s->hostsys)
+		s->hostsys = name;
+	switch (c) {
+	case OPT_HOST_SYS:
+		if (h->items)
+			return input_error(err, len, "--host-sys given twice: list the elements in one, separated by commas");
+		return parse_names(name, val, host_sys_names, NR_HOSTSYS,
+				   &h->items, err, len);
+	case OPT_HOST_SYS_USAGE:
+		if (h->usage)
+			return input_error(err, len, "--host-sys-usage given twice: list the elements in one, separated by commas");
+		return parse_names(name, val, host_sys_usage_names,
+				   NR_HOSTSYS_USAGE, &h->usage, err, len);
+	case OPT_HOST_SYS_USAGE_FREQ:
+		s->usage_freq = true;
+		ret = parse_number(name, val, 1, HOSTSYS_USAGE_FREQ_MAX, &n, err, len);
+		h->usage_freq_hz = (unsigned int)n;
+		return ret;
+	default:
+		s->osrt_threshold = true;
+		ret = parse_number(name, val, 0, HOSTSYS_OSRT_THRESHOLD_MAX, &n, err, len);
+		h->osrt_threshold_us = (unsigned int)n;
+		return ret;
+	}
+}
 
 /* A switch of switches[]: msprof's collection switches and the like. */
 static int apply_switch(struct msprof_opts *o, struct seen *s, int c,
@@ -343,6 +444,8 @@ static int apply(struct msprof_opts *o, struct seen *s, int c,
 
 	if (c >= OPT_SWITCH)
 		return apply_switch(o, s, c, name, val, err, len);
+	if (c >= OPT_HOST_SYS)
+		return apply_host_sys(o, s, c, name, val, err, len);
 	switch (c) {
 	case OPT_DYNAMIC:
 		return parse_switch(name, val, &s->dynamic, err, len);
@@ -444,6 +547,12 @@ static int settle_mode(struct msprof_opts *o, const struct seen *s,
 		return input_error(err, len, "--type=%s goes with --export=on", s->type);
 	if (o->control && !s->dynamic)
 		return input_error(err, len, "--control goes with --dynamic=on");
+	if (s->hostsys && !s->dynamic)
+		return input_error(err, len, "--%s goes with --dynamic=on", s->hostsys);
+	if (s->usage_freq && !o->hostsys.usage)
+		return input_error(err, len, "--host-sys-usage-freq goes with --host-sys-usage");
+	if (s->osrt_threshold && !hostsys_on(&o->hostsys, HOSTSYS_OSRT))
+		return input_error(err, len, "--osrt-threshold goes with --host-sys=osrt");
 	if (o->collect) {
 		if (s->export || s->query || s->analyze || s->dynamic || o->npids)
 			return input_error(err, len, "--collect cannot be combined with --export, --query, --analyze, --dynamic or --pid");
@@ -509,6 +618,8 @@ int opts_parse(struct msprof_opts *o, int argc, char **argv, char *err,
 	o->python_depth = MSPROF_PYTHON_DEPTH;
 	o->task_time = true;
 	o->prof_level = "l1";
+	o->hostsys.usage_freq_hz = HOSTSYS_USAGE_FREQ_DEF;
+	o->hostsys.osrt_threshold_us = HOSTSYS_OSRT_THRESHOLD_DEF;
 	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
 	for (i = 0; i < NR_SWITCHES; i++)
 		long_opts[NR_FIXED + i] = (struct option){

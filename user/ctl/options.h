@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "msprof/pystack.h"
+#include "common/hostsys.h"
 
 /* Python frames kept per call without --python-depth. */
 #define MSPROF_PYTHON_DEPTH 32
@@ -53,6 +54,7 @@ struct msprof_opts {
 	bool python_stack;		/* --python-stack */
 	unsigned int python_depth;	/* --python-depth */
 	const char *prof_level;		/* --task-time as a level: l0, l1 (on) or off */
+	struct hostsys_conf hostsys;	/* --host-sys, --host-sys-usage and theirs */
 };
 
 /*

@@ -106,6 +106,7 @@ int session_open(struct session **sp, const struct msprof_opts *o,
 	s->w.link.stage_budget = &s->w.stage_budget;
 	s->w.host_only = o->host_only;
 	s->w.python_depth = o->python_stack ? o->python_depth : 0;
+	s->w.hostsys = o->hostsys;
 	/* From here on session_close() undoes whatever was done. */
 	err = target_set_init(&s->targets, &s->w);
 	if (err) {

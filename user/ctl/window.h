@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/clock.h"
+#include "common/hostsys.h"
 #include "host/collector.h"
 #include "host/probes.h"
 #include "host/tracer.h"
@@ -48,6 +49,7 @@ struct window_ctx {
 	struct fsutil_budget stage_budget;
 	bool host_only;			/* no agents: eBPF data only */
 	unsigned int python_depth;	/* Python frames kept a call; 0: none */
+	struct hostsys_conf hostsys;	/* --host-sys and --host-sys-usage */
 	bool collecting;		/* a window runs: from start to stop */
 	unsigned int number;		/* windows started so far */
 	struct clock_pair start;
