@@ -162,10 +162,22 @@ $(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-# Only the tracer and its attach step include the BPF skeleton: nothing
-# else waits for clang.
-SKEL_SRC := user/host/tracer.c user/host/attach.c
+# Only the tracer, its attach step and its thread-state hooks include the
+# BPF skeleton: nothing else waits for clang.
+SKEL_SRC := user/host/tracer.c user/host/attach.c user/host/sched_hooks.c
 $(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
+
+# Syscall names as the target's headers number them: every __NR_<name>
+# (but the count and the arch range's start), for syscall_names.c.
+$(GEN)/syscall_list.h: $(FLAGS_STAMP)
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)echo '#include <sys/syscall.h>' | $(CC) $(CPPFLAGS) -dM -E -x c - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/X(\1)/p' | \
+		grep -v -e '^X(syscalls)$$' -e '^X(arch_specific_syscall)$$' | sort >$@.tmp && \
+		mv $@.tmp $@
+SYSCALL_SRC := user/common/syscall_names.c
+$(call obj,$(SYSCALL_SRC)) $(call san_obj,$(SYSCALL_SRC)) $(call fuzz_obj,$(SYSCALL_SRC)): $(GEN)/syscall_list.h
 
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)

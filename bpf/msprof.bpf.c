@@ -149,6 +149,8 @@ static __always_inline void submit(void *e)
 			      BPF_RB_NO_WAKEUP);
 }
 
+#include "sched.h"
+
 /* The current thread's ids as msprof sees them; false if it cannot. */
 static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
 {
@@ -475,6 +477,7 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	copy.lost = 0;
 	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
 		return 0;
+	sched_slots[ctgid & (SCHED_SLOTS - 1)] = 1;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
 		return lost(ptgid);

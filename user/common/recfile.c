@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "msprof/mstx.h"
 #include "msprof/recfile.h"
+#include "msprof/sched.h"
 #include "safe_open.h"
 
 struct recfile {
@@ -189,6 +190,8 @@ static bool record_ok(uint16_t type, uint16_t size)
 		return size > sizeof(struct msprof_devtask_rec) &&
 		       size <= sizeof(struct msprof_devtask_rec) +
 			       MSPROF_REC_TASK_NAME_MAX;
+	case MSPROF_REC_SCHED:
+		return size == sizeof(struct msprof_sched_event);
 	case MSPROF_REC_MSTX:
 		return size >= MSPROF_MSTX_HEAD &&
 		       size < sizeof(struct msprof_mstx_event);

@@ -18,6 +18,7 @@
 #include "common/testpoint.h"
 #include "launch.h"
 #include "msprof/protocol.h"
+#include "msprof/sched.h"
 #include "session.h"
 #include "target_set.h"
 #include "tasklist.h"
@@ -45,6 +46,7 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		.ioctl_payload = o->ioctl_payload,
 		.cookies = kf->cookies,
 		.uprobe_multi = kf->uprobe_multi,
+		.sched = hostsys_on(&o->hostsys, HOSTSYS_SCHED),
 	};
 	int err = tracer_open(&s->w.tracer, &cfg, collector_on_event,
 			      &s->w.collector);
@@ -55,6 +57,8 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		    kf->release, strerror(-err));
 	else if (err)
 		ERR("cannot load the BPF programs: %s", strerror(-err));
+	if (!err && cfg.sched && !tracer_has_sched(s->w.tracer))
+		WARN("--host-sys=sched: no thread states: msprof runs in a pid namespace of its own, where the kernel's switches name threads by their host ids");
 	return err;
 }
 
@@ -227,9 +231,15 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 		err = target_set_begin_windows(ts);
 	if (!err)
 		err = tracer_attach_syscalls(s->w.tracer, s->follow);
+	if (!err && tracer_has_sched(s->w.tracer))
+		err = tracer_attach_sched(s->w.tracer);
 	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->w.tracer, true);
+	/* Every switch from here on is recorded: a thread's first is its state since. */
+	if (!err && tracer_has_sched(s->w.tracer))
+		collector_sched_mark(&s->w.collector, MSPROF_SCHED_BEGIN,
+				     clock_ns(CLOCK_MONOTONIC));
 	/* The instant collection began, for the spread of many nodes' starts. */
 	s->w.opened_real_ns = clock_ns(CLOCK_REALTIME);
 	testpoint("after-gate-open");
@@ -305,6 +315,9 @@ int session_stop(struct session *s)
 	}
 	testpoint("stop-begin");
 	tracer_set_gate(s->w.tracer, false);
+	if (tracer_has_sched(s->w.tracer))
+		collector_sched_mark(&s->w.collector, MSPROF_SCHED_END,
+				     clock_ns(CLOCK_MONOTONIC));
 	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->w.collecting = false;

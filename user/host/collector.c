@@ -7,6 +7,7 @@
 
 #include "collector.h"
 #include "msprof/mstx.h"
+#include "msprof/sched.h"
 #include "probes.h"
 
 struct collector_sink *collector_find(struct collector *c, int tgid)
@@ -68,6 +69,11 @@ int collector_on_event(void *ctx, void *data, size_t size)
 	} else if (head->kind == MSPROF_EV_MSTX &&
 		   size >= sizeof(struct msprof_mstx_event)) {
 		err = put_mstx(s, data);
+	} else if (head->kind == MSPROF_EV_SCHED &&
+		   size >= sizeof(struct msprof_sched_event)) {
+		err = recfile_append(s->file, MSPROF_REC_SCHED, data,
+				     sizeof(struct msprof_sched_event), NULL, 0);
+		s->sched_events++;
 	} else {
 		return 0;
 	}
@@ -148,6 +154,22 @@ void collector_flush(struct collector *c)
 		if (c->sinks[i].py && !c->sinks[i].err)
 			c->sinks[i].err = pycodes_flush(c->sinks[i].py,
 							c->sinks[i].file);
+}
+
+void collector_sched_mark(struct collector *c, uint16_t what, uint64_t ns)
+{
+	struct msprof_sched_event e = { .kind = MSPROF_EV_SCHED, .what = what,
+					.ts_ns = ns };
+	int i;
+
+	for (i = 0; i < c->nsinks; i++) {
+		struct collector_sink *s = &c->sinks[i];
+
+		e.tgid = (__u32)s->tgid;
+		if (!s->err)
+			s->err = recfile_append(s->file, MSPROF_REC_SCHED, &e,
+						sizeof(e), NULL, 0);
+	}
 }
 
 void collector_python_text(const struct collector_sink *s, char *buf, size_t len)

@@ -17,6 +17,7 @@ struct collector_sink {
 	uint64_t api_events;
 	uint64_t ioctl_events;
 	uint64_t mstx_events;	/* user marks (include/msprof/mstx.h) */
+	uint64_t sched_events;	/* thread states (include/msprof/sched.h) */
 	struct pycodes *py;	/* its Python stacks; NULL: none taken */
 	/* API calls by their stack: one, or why none (enum msprof_pystack_none) */
 	uint64_t py_calls[MSPROF_PYSTACK_FIRST + 1];
@@ -68,6 +69,11 @@ void collector_flush(struct collector *c);
  * sink with stacks; "" for one without.
  */
 void collector_python_text(const struct collector_sink *s, char *buf, size_t len);
+/*
+ * A thread-state mark of msprof's (MSPROF_SCHED_BEGIN, _END) at ns, into
+ * every open sink: where the kernel's records of the window begin and end.
+ */
+void collector_sched_mark(struct collector *c, uint16_t what, uint64_t ns);
 /*
  * Closes the sink of tgid, hands back its counts (out->py is freed: NULL);
  * the first write error.

@@ -23,6 +23,7 @@ struct tracer_config {
 	bool ioctl_payload;	/* keep the start of ioctls' argument structs */
 	bool cookies;		/* the kernel has BPF attach cookies */
 	bool uprobe_multi;	/* the kernel makes uprobe_multi links */
+	bool sched;		/* load the thread-state hooks (--host-sys=sched) */
 };
 
 int tracer_open(struct tracer **out, const struct tracer_config *cfg,
@@ -74,6 +75,13 @@ int tracer_arm_target(struct tracer *t, int host_pid,
  * with follow, the fork hook that makes targets' new processes targets.
  */
 int tracer_attach_syscalls(struct tracer *t, bool follow);
+/*
+ * Whether the thread-state hooks were loaded: asked for, and msprof runs
+ * in the initial pid namespace (a switching thread's ids are the host's).
+ */
+bool tracer_has_sched(const struct tracer *t);
+/* The window's thread-state hooks (-ENOTSUP: not loaded). */
+int tracer_attach_sched(struct tracer *t);
 /* Opening forgets half-seen ioctls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
 /*
