@@ -14,10 +14,12 @@
 #include "common/printable.h"
 #include "msprof/mstx.h"
 #include "msprof/probe_packs.h"
+#include "msprof/sched.h"
 #include "mstx.h"
 #include "profdata.h"
 #include "common/proflayout.h"
 #include "common/safe_open.h"
+#include "tstate.h"
 
 /* The name blob: the API's name, then one string per argument. */
 static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
@@ -155,6 +157,9 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	case MSPROF_REC_MSTX:
 		latest(p, ((const struct msprof_mstx_event *)body)->end_ns);
 		return mstx_add(&p->mstx, body, len);
+	case MSPROF_REC_SCHED:
+		latest(p, ((const struct msprof_sched_event *)body)->ts_ns);
+		return tstate_add(&p->tstate, body, len);
 	case MSPROF_REC_PYSTACK:
 		return pystacks_add_stack(&p->py, body, len);
 	case MSPROF_REC_PYCODE:
@@ -460,6 +465,7 @@ void profdata_free_model(struct profdata *p)
 	free(p->hccls);
 	strtab_free(&p->names);
 	mstx_free(p->mstx);
+	tstate_free(p->tstate);
 	pystacks_free(&p->py);
 	if (p->dirfd >= 0)
 		close(p->dirfd);

@@ -13,6 +13,7 @@
 #include "mstx.h"
 #include "profdata.h"
 #include "queue_match.h"
+#include "tstate.h"
 
 /* A window that never closed ends with its last record, the runtime's too. */
 static void latest_of_runtime(struct profdata *p)
@@ -35,7 +36,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
-	err = err ?: mstx_finish(p->mstx);
+	err = err ?: mstx_finish(p->mstx) ?: tstate_finish(p->tstate, p->end_mono_ns);
 	if (err)
 		profdata_free(p);
 	return err;

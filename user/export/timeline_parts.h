@@ -24,6 +24,7 @@
 enum {
 	SORT_FRAMEWORK = 6,	/* "PID Name": the task's user marks */
 	SORT_CANN = 7,
+	SORT_TSTATE = 8,	/* ours: thread states, right after CANN (msprof's DPU) */
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
 	SORT_COMMUNICATION = 16,
@@ -147,5 +148,8 @@ void tl_comm_ops(struct tl *t);
 
 /* timeline_mstx.c: the user marks' process, threads and slices. */
 int tl_mstx(struct tl *t);
+
+/* timeline_tstate.c: the thread states' process, threads and slices. */
+int tl_tstate(struct tl *t);
 
 #endif
