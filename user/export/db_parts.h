@@ -20,8 +20,10 @@ enum {
 	T_RANK_DEVICE_MAP, T_HOST_INFO, T_TASK, T_COMPUTE_TASK_INFO,
 	T_COMM_SCHEDULE, T_COMM_TASK, T_COMMUNICATION_OP, T_CANN_API,
 	T_TASK_PMU_INFO, T_MSTX_EVENTS, T_MEMCPY_INFO, T_OSRT_API,
-	T_OVERLAP_ANALYSIS, T_PYTORCH_CALLCHAINS, T_ENUM_FIRST,
-	T_NTABLES = T_ENUM_FIRST + 9,	/* the ENUM_* tables after */
+	T_OVERLAP_ANALYSIS, T_PYTORCH_CALLCHAINS,
+	T_THREAD_STATE,		/* ours: thread states (--host-sys=sched) */
+	T_ENUM_FIRST,
+	T_NTABLES = T_ENUM_FIRST + 10,	/* the ENUM_* tables after */
 };
 
 /* No value: SQL NULL. */
@@ -69,5 +71,7 @@ int db_write_enums(struct dbw *w);
 int db_window_rows(struct dbw *w);
 /* db_mstx.c: MSTX_EVENTS, the user marks. */
 int db_mstx_rows(struct dbw *w);
+/* db_tstate.c: THREAD_STATE, the thread states' spans. */
+int db_tstate_rows(struct dbw *w);
 
 #endif

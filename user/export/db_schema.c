@@ -64,6 +64,10 @@ static const struct table {
 		"deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER" },
 	[T_PYTORCH_CALLCHAINS] = { "PYTORCH_CALLCHAINS",
 		"id INTEGER, stack INTEGER, stackDepth INTEGER" },
+	[T_THREAD_STATE] = { "THREAD_STATE", "startNs INTEGER, endNs INTEGER, "
+		"globalTid INTEGER, state INTEGER, syscall INTEGER, "
+		"wakerGlobalTid INTEGER, waker INTEGER, connectionId INTEGER, "
+		"cpu INTEGER, flags INTEGER" },
 	{ "ENUM_API_TYPE", ENUM_COLS },
 	{ "ENUM_MODULE", ENUM_COLS },
 	{ "ENUM_HCCL_DATA_TYPE", ENUM_COLS },
@@ -73,6 +77,7 @@ static const struct table {
 	{ "ENUM_MSTX_EVENT_TYPE", ENUM_COLS },
 	{ "ENUM_MEMCPY_OPERATION", ENUM_COLS },
 	{ "ENUM_OVERLAP_ANALYSIS_TYPE", ENUM_COLS },
+	{ "ENUM_THREAD_STATE", ENUM_COLS },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -108,6 +113,8 @@ static const char *const enums[NTABLES - T_ENUM_FIRST] = {
 	"4:managed memory|5:addr device to device|6:host to device ex|"
 	"7:device to host ex|65535:other",
 	"0:COMPUTE|1:COMMUNICATION|2:COMM_NOT_OVERLAP_COMP|3:FREE|65535:RESERVE",
+	/* ours, enum tstate's order */
+	"0:Running|1:Runnable|2:Sleeping|3:Uninterruptible|4:Stopped|5:Unknown",
 };
 
 int db_create_tables(struct dbw *w)

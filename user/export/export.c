@@ -47,6 +47,8 @@ static const struct output_file outputs[] = {
 	{ "python_call_site", "csv", true, summary_python_call_sites,
 	  summary_has_python },
 	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
+	{ "thread_state", "csv", true, summary_thread_state, summary_has_tstate },
+	{ "thread_off_cpu", "csv", true, summary_thread_off_cpu, summary_has_tstate },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

@@ -41,6 +41,12 @@ bool summary_has_python(const struct profdata *p);
 int summary_msprof_tx(FILE *fp, const struct profdata *p);
 /* Whether the window has user marks, and so msprof_tx. */
 bool summary_has_mstx(const struct profdata *p);
+/* thread_state: each thread's time in each state (--host-sys=sched). */
+int summary_thread_state(FILE *fp, const struct profdata *p);
+/* thread_off_cpu: each thread's longest stretches off the CPU, longest first. */
+int summary_thread_off_cpu(FILE *fp, const struct profdata *p);
+/* Whether the window has thread states, and so those two. */
+bool summary_has_tstate(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

@@ -152,12 +152,13 @@ static void open_off(struct walk *w, uint64_t at)
 	w->stretch = (struct tstate_off){ .start_ns = at, .span = NONE, .wake = NONE };
 }
 
-static void close_off(struct walk *w, uint64_t at)
+static void close_off(struct walk *w, uint64_t at, bool to_end)
 {
 	if (!w->off)
 		return;
 	w->off = false;
 	w->stretch.end_ns = at;
+	w->stretch.to_end = to_end;
 	if (w->stretch.span != NONE && at > w->stretch.start_ns)
 		keep_longest(&w->s->threads[w->thread], &w->stretch);
 }
@@ -264,7 +265,7 @@ static int on_in(struct walk *w, const struct tstate_rec *r)
 			w->s->disagreed++;
 		err = emit(w, w->cur, r->ts, &i);
 	}
-	close_off(w, r->ts);
+	close_off(w, r->ts, false);
 	enter(w, TS_RUNNING, r->ts, MSPROF_SCHED_NO_SYSCALL, 0);
 	w->cpu = r->cpu;
 	return err;
@@ -362,7 +363,7 @@ static int walk_thread(struct tstate_set *s, size_t *i, uint64_t end)
 		return err;
 	if (w.cur < TS_NSTATES)
 		err = emit(&w, w.cur, end, &at);
-	close_off(&w, end);
+	close_off(&w, end, true);
 	return err;
 }
 

@@ -57,6 +57,7 @@ struct tstate_off {
 	uint64_t runnable_ns;	/* of it, waiting for a CPU */
 	uint32_t span;		/* its first span: what it left the CPU for */
 	uint32_t wake;		/* the span that ended at its wake-up; UINT32_MAX: none */
+	bool to_end;		/* still off the CPU as the window ended */
 };
 
 /* A thread's longest stretches off the CPU kept, longest first. */
