@@ -352,15 +352,23 @@ static int walk_thread(struct tstate_set *s, size_t *i, uint64_t end)
 	struct walk w = { .s = s, .cur = W_NONE };
 	uint32_t tid = s->recs[*i].tid, at;
 	int err = new_thread(s, &s->recs[*i]);
+	size_t taken = 0;
 
 	w.thread = (uint32_t)(s->nthreads - 1);
-	for (; !err && *i < s->nrecs && s->recs[*i].tid == tid; ++*i)
-		if (s->recs[*i].ts <= end)
-			err = step(&w, &s->recs[*i]);
+	for (; !err && *i < s->nrecs && s->recs[*i].tid == tid; ++*i) {
+		if (s->recs[*i].ts > end)
+			continue;
+		taken++;
+		err = step(&w, &s->recs[*i]);
+	}
 	for (; *i < s->nrecs && s->recs[*i].tid == tid; ++*i)
 		;
 	if (err)
 		return err;
+	if (!taken) {
+		s->nthreads--;	/* seen only after the window's end */
+		return 0;
+	}
 	if (w.cur < TS_NSTATES)
 		err = emit(&w, w.cur, end, &at);
 	close_off(&w, end, true);
