@@ -83,23 +83,31 @@ static __always_inline __s32 task_syscall(struct task_struct *t)
 #endif
 }
 
+/* PF_KTHREAD: a kernel thread, whose saved user registers mean nothing. */
+#define SCHED_PF_KTHREAD 0x00200000
+
 /*
  * Whether this runs in an interrupt (hard, soft or NMI), whose wake-ups no
- * thread made: x86_64 and arm64 serve those on stacks of their own, so the
- * frame is then not on current's stack.  No preempt count is read: x86's
- * is a per-CPU variable, which needs kallsyms of data to reach.
+ * thread made.  No preempt count is read: x86's is a per-CPU variable,
+ * which needs kallsyms of data to reach.  Instead: x86_64 and arm64 serve
+ * an interrupt on a stack of its own, so the frame is then not on
+ * current's stack; but x86 stays on the thread's stack for one that came
+ * from user mode, and that one's entry saved no syscall.
  */
 static __always_inline bool in_irq(void)
 {
-	__u64 stack = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-					   stack);
+	struct task_struct *task = (void *)bpf_get_current_task();
+	__u64 stack = (__u64)BPF_CORE_READ(task, stack);
 	__u64 here, off = regs_off;
 	void *at = &here;
 
 	/* The frame's address as a number, which the verifier lets compare. */
 	if (!off || bpf_probe_read_kernel(&here, sizeof(here), &at))
 		return false;
-	return here < stack || here >= stack + off;
+	if (here < stack || here >= stack + off)
+		return true;
+	return !(BPF_CORE_READ(task, flags) & SCHED_PF_KTHREAD) &&
+	       task_syscall(task) == MSPROF_SCHED_NO_SYSCALL;
 }
 
 /*

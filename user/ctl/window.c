@@ -314,6 +314,9 @@ int window_end(struct window_ctx *w, struct target *t,
 		       sum.incomplete_reason ? " (incomplete)" : "");
 	if (*sink.py_text)
 		printf("msprof: pid %d: %s\n", t->host_pid, sink.py_text);
+	if (sink.sched_events)
+		printf("msprof: pid %d: %llu thread switches and wake-ups\n",
+		       t->host_pid, (unsigned long long)sink.sched_events);
 	*t->dir = '\0';
 	return err ?: herr ?: t->device_err;
 }

@@ -21,6 +21,7 @@
 #include "summary.h"
 #include "common/testpoint.h"
 #include "timeline.h"
+#include "tstate.h"
 #include "windows.h"
 
 /*
@@ -296,6 +297,9 @@ static void report_losses(const char *label, const struct profdata *p)
 	if (p->meta.lost_events)
 		WARN("%s: %llu host events were lost in the window (ring buffer full): exported the rest",
 		    label, p->meta.lost_events);
+	if (p->tstate && p->tstate->disagreed)
+		WARN("%s: thread states: %llu records did not follow their thread's last (one was lost): the time between is Unknown",
+		     label, (unsigned long long)p->tstate->disagreed);
 	if (p->meta.incomplete)
 		WARN("%s: incomplete window (%s): exported what was recorded",
 		    label, printable_copy(shown, sizeof(shown),
