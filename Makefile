@@ -275,7 +275,8 @@ $(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/pro
 # uretprobe of our own, built here and not in bpf/: the controller has no
 # use for it; it holds empty syscall hooks too, for the neighbours' part,
 # whose timed loops of syscalls are neighbour's).
-BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor neighbour)
+BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor neighbour \
+	pingpong)
 
 $(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
 	$(call msg,LINK,$@)
@@ -288,6 +289,12 @@ $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(BUILD)/tools/neighbour: $(call obj,tools/bench/neighbour.c)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
+
+# The thread-state part's neighbours: two processes handing a byte back and forth.
+$(BUILD)/tools/pingpong: $(call obj,tools/bench/pingpong.c)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
@@ -415,6 +422,7 @@ bench: deps
 	$(Q)tools/bench_calls.sh
 	$(Q)tools/bench_idle.sh
 	$(Q)tools/bench_neighbours.sh
+	$(Q)tools/bench_sched.sh
 	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh

@@ -8,6 +8,8 @@
 # - neighbours (tools/bench_neighbours.sh): its five rows under
 #   "neighbours" (the ioctl tracepoints' may be unavailable where tracefs
 #   cannot be mounted);
+# - thread states (tools/bench_sched.sh): its four rows under "sched",
+#   CPU and wall-clock times with their ratios;
 # - latency (tools/bench_latency.sh): a run for 1 and for 2 targets under
 #   "latency", each with its samples, p50 <= p99 and the goals beside them;
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
@@ -18,9 +20,9 @@
 # - the goals table (tools/bench/goals.py) on what ran.
 source tests/e2e/lib.sh
 
-for t in call_driver floor libbench_call.so synth_window neighbour; do
+for t in call_driver floor libbench_call.so synth_window neighbour pingpong; do
 	if [ ! -x "build/tools/$t" ]; then
-		skip "the bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor build/tools/synth_window build/tools/neighbour"
+		skip "the bench" "build/tools/$t not built: make build/tools/call_driver build/tools/floor build/tools/synth_window build/tools/neighbour build/tools/pingpong"
 		exit 0
 	fi
 done
@@ -175,6 +177,30 @@ PY
 check_part neighbours "$NEIGHBOURS"
 
 seed
+env TRIPS=2000 ROUNDS=1 RESULTS="$WORK/results.json" \
+	timeout 300 tools/bench_sched.sh >"$WORK/sched.log" 2>&1
+check "the thread states' bench exits 0" [ $? -eq 0 ]
+show "$WORK/sched.log"
+check "it prints the table's four rows" \
+	[ "$(grep -cE '^(untraced|no_window|window|window_no_sched) +[0-9]' "$WORK/sched.log")" = 4 ]
+read -r -d '' SCHED <<'PY'
+check("sched names its size", part.get("trips") == 2000 and part.get("rounds") == 1)
+rows = part.get("rows", [])
+names = [r.get("setting") for r in rows]
+check("four rows in order (%s)" % names,
+      names == ["untraced", "no_window", "window", "window_no_sched"])
+fields = ("cpu_ns", "x_no_window", "wall_ns", "x_no_window_wall")
+for r in rows:
+    check("%s: times and ratios are numbers, one a round (%s)" % (r.get("setting"), r),
+          all(positive(r.get(k)) for k in fields)
+          and len(r.get("rounds_cpu_ns", [])) == 1)
+base = dict(zip(names, rows)).get("no_window", {})
+check("no_window's ratios to itself are 1",
+      base.get("x_no_window") == 1 and base.get("x_no_window_wall") == 1)
+PY
+check_part sched "$SCHED"
+
+seed
 env WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/results.json" \
 	timeout 300 tools/bench_latency.sh >"$WORK/latency.log" 2>&1
 check "the latency bench exits 0" [ $? -eq 0 ]
@@ -267,5 +293,5 @@ check "the goals table exits 0" [ $? -eq 0 ]
 show "$WORK/goals.log"
 check "the export's goals, not met on a small window" \
 	[ "$(grep -c '^export .*NOT met$' "$WORK/goals.log")" = 2 ]
-check "the five parts that did not run say so" \
-	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]
+check "the six parts that did not run say so" \
+	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 6 ]

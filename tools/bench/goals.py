@@ -42,6 +42,13 @@ def neighbours(p):
             x <= 1.05)
 
 
+def sched(p):
+    r = next(r for r in p["rows"] if r["setting"] == "window")
+    x = r["x_no_window"]
+    row("a neighbour's switches, sched on: <= 1.10 x",
+        f"{x:.2f} x (CPU time)", x <= 1.10)
+
+
 def latency(p):
     for r in p["runs"]:
         n = r["targets"]
@@ -68,7 +75,7 @@ def export(p):
 
 
 PARTS = (("per_call", per_call), ("idle", idle), ("neighbours", neighbours),
-         ("latency", latency), ("loss", loss), ("export", export))
+         ("sched", sched), ("latency", latency), ("loss", loss), ("export", export))
 
 
 def main(path):
