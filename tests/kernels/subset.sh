@@ -214,7 +214,8 @@ case_launch() {
 }
 
 # host-only: a task without an agent, eBPF data only: exact API and ioctl
-# counts, no device data.
+# counts, no device data; with thread states (--host-sys=sched), whose hooks
+# must load and attach on every kernel: slices, and syscalls named.
 case_host_only() {
 	local w=$work/host j
 	mkdir -p "$w"
@@ -224,7 +225,7 @@ case_host_only() {
 		fail "host-only: the sample never got ready"
 		return
 	fi
-	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
+	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on --host-sys=sched \
 		--pid="$(cat "$w/pid")" --output="$w/out"
 	grep -q "collection started" "$w/msprof.log" ||
 		{ fail "host-only: no window ($(why "$w/msprof.log"))"; return; }
@@ -233,6 +234,9 @@ case_host_only() {
 	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"
 	expect "host-only ioctls" "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
 	expect "host-only device tasks" 0 "$(events "$j" device)"
+	expect "thread-state slices" yes "$(grep -q '^{"name":"Running",' "$j" && echo yes)"
+	expect "syscalls named" yes \
+		"$(grep -q '^{"name":"Sleeping",.*"syscall":"[a-z_0-9]*"' "$j" && echo yes)"
 }
 
 # python: the Python stack test's program under the Debian python3 in /py
