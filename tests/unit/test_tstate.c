@@ -167,7 +167,7 @@ static void test_lost_and_races(void)
 	add(&s, ev(MSPROF_SCHED_OUT, 3, 1400, MSPROF_TASK_INTERRUPTIBLE, SYS_nanosleep));
 	add(&s, irq);
 	/* its switch in lost: it leaves a CPU it was not seen to get */
-	add(&s, ev(MSPROF_SCHED_OUT, 3, 4000, MSPROF_TASK_INTERRUPTIBLE, SYS_poll));
+	add(&s, ev(MSPROF_SCHED_OUT, 3, 4000, MSPROF_TASK_INTERRUPTIBLE, SYS_read));
 	CU_ASSERT_EQUAL_FATAL(tstate_finish(s, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(s->nspans, 5);
 	span(s, 0, TS_RUNNABLE, BEGIN, 1200);
@@ -177,6 +177,28 @@ static void test_lost_and_races(void)
 	span(s, 3, TS_UNKNOWN, 2500, 4000);
 	span(s, 4, TS_SLEEPING, 4000, END);
 	CU_ASSERT_EQUAL(s->disagreed, 1);
+	tstate_free(s);
+}
+
+/*
+ * Preempted as it got ready to sleep: its state says asleep, but it is
+ * still runnable, and the wake-up that comes then changes nothing.
+ */
+static void test_preempted_sleeper(void)
+{
+	struct tstate_set *s = NULL;
+	struct msprof_sched_event out = ev(MSPROF_SCHED_OUT, 6, 2000,
+					   MSPROF_TASK_INTERRUPTIBLE, SYS_futex);
+
+	out.flags = MSPROF_SCHED_PREEMPTED;
+	marks(&s);
+	add(&s, out);
+	add(&s, woke(6, 2100, MSPROF_TASK_INTERRUPTIBLE, 8, PID));
+	add(&s, ev(MSPROF_SCHED_IN, 6, 2500, 0, -1));
+	CU_ASSERT_EQUAL_FATAL(tstate_finish(s, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(s->nspans, 3);
+	CU_ASSERT(span(s, 1, TS_RUNNABLE, 2000, 2500)->flags & TSPAN_PREEMPTED);
+	CU_ASSERT_EQUAL(s->threads[0].ns[TS_SLEEPING], 0);
 	tstate_free(s);
 }
 
@@ -290,6 +312,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "a sleep: running since the start, woken, waiting, running", test_sleep_cycle },
 		{ "first records: runnable or asleep since the start; preempted", test_first_records },
 		{ "a lost record is Unknown; an early wake-up changes nothing", test_lost_and_races },
+		{ "preempted as it got ready to sleep: runnable", test_preempted_sleeper },
 		{ "records sorted by time; a new thread; an exit; past the end", test_order_exit_new },
 		{ "no marks: nothing before the first; the ten longest", test_no_marks_longest },
 		{ "the collector keeps records and marks whole", test_collector },

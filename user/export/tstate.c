@@ -220,7 +220,7 @@ static int disagree(struct walk *w, uint64_t at)
 static int on_out(struct walk *w, const struct tstate_rec *r)
 {
 	uint32_t i;
-	int err = 0;
+	int st, err = 0;
 
 	w->s->threads[w->thread].switches++;
 	if (w->cur == W_NONE && w->s->begin_ns) {
@@ -240,8 +240,12 @@ static int on_out(struct walk *w, const struct tstate_rec *r)
 		w->cur = W_GONE;
 		return err;
 	}
-	enter(w, classify(r->state), r->ts, r->syscall,
-	      r->state ? 0 : TSPAN_PREEMPTED);
+	/*
+	 * Preempted is runnable whatever its state says: one taken off its
+	 * CPU as it got ready to sleep is still on the run queue.
+	 */
+	st = r->flags & MSPROF_SCHED_PREEMPTED ? TS_RUNNABLE : classify(r->state);
+	enter(w, st, r->ts, r->syscall, st == TS_RUNNABLE ? TSPAN_PREEMPTED : 0);
 	open_off(w, r->ts);
 	return err;
 }
