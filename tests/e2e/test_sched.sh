@@ -17,12 +17,7 @@ CASES=$PWD/build/tests/hostsys_cases
 # cases_start LOG ARGS...: hostsys_cases ARGS, waiting for its SIGUSR1;
 # sets TASK_PID.
 cases_start() {
-	local log=$1
-	shift
-	"$@" >"$log" 2>&1 &
-	TASK_PID=$!
-	PIDS_TO_KILL+=("$TASK_PID")
-	wait_for "$log" "hostsys_cases pid=$TASK_PID ready"
+	WAIT_TEXT=ready start_waiting "$@"
 }
 
 # tracing_links: the tp_btf links msprof ($MSPROF_PID) holds now.
@@ -79,6 +74,7 @@ off_csv=$(ls "$out"/thread_off_cpu_*.csv 2>/dev/null)
 check "thread_state and thread_off_cpu CSVs written" [ -f "$state_csv" -a -f "$off_csv" ]
 check "thread_state's header" [ "$(head -1 "$state_csv")" = \
 	"Pid,Tid,Thread Name,Running(us),Runnable(us),Sleeping(us),Uninterruptible(us),Stopped(us),Unknown(us),Total(us),Switches,Wake-ups,Exited" ]
+check "README.txt names both" [ "$(grep -cE '^[0-9]+\.thread_(state|off_cpu)\.csv:' "$out/README.txt")" = 2 ]
 check "thread_off_cpu's header" [ "$(head -1 "$off_csv")" = \
 	"Pid,Tid,Thread Name,Rank,Start Time(us),Duration(us),State,Syscall,API,Woken By,Runnable(us),Began Before Window,Lasted Past Window" ]
 

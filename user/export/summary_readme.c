@@ -51,6 +51,16 @@ static const struct described summaries[] = {
 		       "start: thread, event type (marker or start/end), start "
 		       "and end (us since the epoch) and message.\n",
 	  summary_has_mstx },
+	{ "thread_state", "Each thread's time (us) running, runnable (waiting "
+			  "for a CPU), sleeping, uninterruptible, stopped and "
+			  "unknown (a lost record), with --host-sys=sched; how often "
+			  "it left a CPU and was woken, and whether it exited.\n",
+	  summary_has_tstate },
+	{ "thread_off_cpu", "Each thread's ten longest stretches off the CPU, "
+			    "longest first: start, duration and the part spent "
+			    "runnable (us), the state it left for, the syscall and "
+			    "API call it was in, and who woke it.\n",
+	  summary_has_tstate },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,
