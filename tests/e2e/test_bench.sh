@@ -189,7 +189,8 @@ rows = part.get("rows", [])
 names = [r.get("setting") for r in rows]
 check("four rows in order (%s)" % names,
       names == ["untraced", "no_window", "window", "window_no_sched"])
-fields = ("cpu_ns", "x_no_window", "wall_ns", "x_no_window_wall")
+fields = ("cpu_ns", "x_no_window", "wall_ns", "x_no_window_wall",
+          "x_window_no_sched")
 for r in rows:
     check("%s: times and ratios are numbers, one a round (%s)" % (r.get("setting"), r),
           all(positive(r.get(k)) for k in fields)
