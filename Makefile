@@ -167,17 +167,13 @@ $(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 SKEL_SRC := user/host/tracer.c user/host/attach.c user/host/sched_hooks.c
 $(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
 
-# Syscall names as the target's headers number them: every __NR_<name>
-# (but the count and the arch range's start), for syscall_names.c.
-$(GEN)/syscall_list.h: $(FLAGS_STAMP)
+# The syscalls' names by number, as the build's libc headers have them.
+$(GEN)/gen_syscall_names.h: tools/gen-syscall-names.sh
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
-	$(Q)echo '#include <sys/syscall.h>' | $(CC) $(CPPFLAGS) -dM -E -x c - | \
-		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/X(\1)/p' | \
-		grep -v -e '^X(syscalls)$$' -e '^X(arch_specific_syscall)$$' | sort >$@.tmp && \
-		mv $@.tmp $@
-SYSCALL_SRC := user/common/syscall_names.c
-$(call obj,$(SYSCALL_SRC)) $(call san_obj,$(SYSCALL_SRC)) $(call fuzz_obj,$(SYSCALL_SRC)): $(GEN)/syscall_list.h
+	$(Q)tools/gen-syscall-names.sh "$(CC)" $@
+NAMES_SRC := user/host/syscall_names.c
+$(call obj,$(NAMES_SRC)) $(call san_obj,$(NAMES_SRC)) $(call fuzz_obj,$(NAMES_SRC)): $(GEN)/gen_syscall_names.h
 
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)

@@ -4,13 +4,14 @@
  * walked in time order into spans (a state machine per thread).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/growarr.h"
 #include "common/printable.h"
-#include "common/syscall_names.h"
+#include "host/syscall_names.h"
 #include "msprof/sched.h"
 #include "tstate.h"
 
@@ -450,15 +451,34 @@ void tstate_free(struct tstate_set *s)
 	free(s);
 }
 
+/*
+ * syscall_name() walks a list, and the writers ask a name a span: the low
+ * numbers (every syscall's but a few new ones) are looked up once, for
+ * all the export's threads.
+ */
+#define NAMED 1024
+static const char *named[NAMED];
+static pthread_once_t named_once = PTHREAD_ONCE_INIT;
+
+static void name_all(void)
+{
+	unsigned long nr;
+
+	for (nr = 0; nr < NAMED; nr++)
+		named[nr] = syscall_name(nr);
+}
+
 const char *tstate_syscall(const struct tstate_span *sp, char *buf, size_t len)
 {
 	const char *name;
 
 	if (sp->syscall == MSPROF_SCHED_NO_SYSCALL)
 		return NULL;
-	if (sp->syscall == MSPROF_SCHED_SYSCALL_UNKNOWN)
+	if (sp->syscall < 0)
 		return "unknown";
-	name = syscall_name(sp->syscall);
+	pthread_once(&named_once, name_all);
+	name = sp->syscall < NAMED ? named[sp->syscall] :
+	       syscall_name((unsigned long)sp->syscall);
 	if (name)
 		return name;
 	snprintf(buf, len, "syscall %d", (int)sp->syscall);
