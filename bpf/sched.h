@@ -135,6 +135,7 @@ sched_event(struct task_struct *t, __u32 tgid, __u16 what, __u64 now,
 	e->tgid = tgid;
 	e->tid = t->pid;
 	e->ts_ns = now;
+	e->run_ns = BPF_CORE_READ(t, se.sum_exec_runtime);
 	e->ns_tid = task_ns_tid(t);
 	e->state = 0;
 	e->syscall = MSPROF_SCHED_NO_SYSCALL;

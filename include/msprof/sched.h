@@ -58,6 +58,12 @@ struct msprof_sched_event {
 	__u32 tgid;		/* the thread's, as msprof sees them */
 	__u32 tid;
 	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	/*
+	 * The thread's CPU time so far (the scheduler's sum_exec_runtime, up
+	 * to date at a switch): where the kernel reports no switch-in, the
+	 * one before its next switch-out says how long it ran.
+	 */
+	__u64 run_ns;
 	__u32 ns_tid;		/* as the thread's task sees itself; 0: not read */
 	/*
 	 * OUT: the thread's state bits as it left (0: still runnable);

@@ -202,6 +202,36 @@ static void test_preempted_sleeper(void)
 	tstate_free(s);
 }
 
+/*
+ * A switch-in the kernel did not report: the thread waits, then leaves a
+ * CPU again, and its CPU time says for how long it ran before.
+ */
+static void test_unseen_switch_in(void)
+{
+	struct tstate_set *s = NULL;
+	struct msprof_sched_event e;
+
+	marks(&s);
+	e = ev(MSPROF_SCHED_IN, 2, 1200, 0, -1);
+	e.run_ns = 5000;
+	add(&s, e);
+	e = ev(MSPROF_SCHED_OUT, 2, 1500, 0, -1);
+	e.run_ns = 5300;
+	add(&s, e);
+	e = ev(MSPROF_SCHED_OUT, 2, 2500, 0, -1);	/* ran 400 of the 1000 since */
+	e.run_ns = 5700;
+	add(&s, e);
+	CU_ASSERT_EQUAL_FATAL(tstate_finish(s, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(s->nspans, 5);
+	span(s, 2, TS_RUNNABLE, 1500, 2100);
+	CU_ASSERT(span(s, 3, TS_RUNNING, 2100, 2500)->flags & TSPAN_UNSEEN_IN);
+	span(s, 4, TS_RUNNABLE, 2500, END);
+	CU_ASSERT_EQUAL(s->unseen_ins, 1);
+	CU_ASSERT_EQUAL(s->disagreed, 0);
+	CU_ASSERT_EQUAL(s->threads[0].ns[TS_RUNNING], 300 + 400);
+	tstate_free(s);
+}
+
 /* Out of file order (CPUs' records interleave): sorted by time first. */
 static void test_order_exit_new(void)
 {
@@ -314,6 +344,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "first records: runnable or asleep since the start; preempted", test_first_records },
 		{ "a lost record is Unknown; an early wake-up changes nothing", test_lost_and_races },
 		{ "preempted as it got ready to sleep: runnable", test_preempted_sleeper },
+		{ "a switch-in the kernel did not report, placed by CPU time", test_unseen_switch_in },
 		{ "records sorted by time; a new thread; an exit; past the end", test_order_exit_new },
 		{ "no marks: nothing before the first; the ten longest", test_no_marks_longest },
 		{ "the collector keeps records and marks whole", test_collector },

@@ -63,6 +63,8 @@ static void write_span(struct tl *t, const struct tstate_set *s,
 		api_at(t, th, sp);
 	if (sp->flags & TSPAN_BEFORE)
 		LIT(b, ",\"began before the window\":true");
+	if (sp->flags & TSPAN_UNSEEN_IN)
+		LIT(b, ",\"start from CPU time\":true");
 	LIT(b, "}}");
 }
 

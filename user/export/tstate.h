@@ -32,6 +32,7 @@ enum tstate {
 #define TSPAN_NEW	4u	/* Runnable: a new thread's first wait */
 #define TSPAN_IRQ	8u	/* woken from an interrupt: no thread woke it */
 #define TSPAN_BEFORE	16u	/* began before the window: its start is the window's */
+#define TSPAN_UNSEEN_IN	32u	/* Running: its start, a switch-in the kernel did not report, from its CPU time */
 
 /* What woke a thread, as its wake-up record says. */
 struct tstate_waker {
@@ -90,6 +91,7 @@ struct tstate_set {
 	size_t nthreads, cap_threads;
 	struct strtab names;
 	uint64_t disagreed;	/* records that did not follow their thread's last (a loss) */
+	uint64_t unseen_ins;	/* switch-ins the kernel did not report, placed by CPU time */
 };
 
 /* Keeps one MSPROF_REC_SCHED record (len as recfile checked); *s made at the first. */
