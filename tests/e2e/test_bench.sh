@@ -15,6 +15,11 @@
 #   the calls made, and npu_sample's pair to the calls its steps make;
 # - export (tools/bench_export.sh): both exports' rows, the window's size
 #   as the exporter saw it, and the note that it is under the goal's size;
+# - python (tools/bench_python.sh): its five settings under "python", every
+#   window's calls recorded, stacks counted for the depth rows and none
+#   for --python-stack=off (skip where this Python's stacks cannot be
+#   taken, or there is no /usr/bin/python3), and the loss check's verdict
+#   its counts';
 # - the goals table (tools/bench/goals.py) on what ran.
 source tests/e2e/lib.sh
 
@@ -260,12 +265,86 @@ for r in rows:
 PY
 check_part export "$EXPORT"
 
+# The Python part adds its key beside the export's (no new seed), so that
+# the goals table below has both.
+# BENCH_PYTHON names another Python to drive it (one that is not there
+# shows the skip).  At 2000 calls a window's records fit the ring buffer
+# however late msprof reads them, so "none lost" is no timing.
+py=${BENCH_PYTHON:-/usr/bin/python3}
+ran_python=
+if [ ! -x "$py" ]; then
+	skip "the Python bench" "no $py: make deps"
+else
+	ran_python=1
+	env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" PYTHON="$py" \
+		timeout 300 tools/bench_python.sh >"$WORK/python.log" 2>&1
+	check "the Python bench exits 0" [ $? -eq 0 ]
+	show "$WORK/python.log"
+	check "it prints the table's five rows" \
+		[ "$(grep -cE '^(untraced|floor|off|depth8|depth32) +[0-9]' "$WORK/python.log")" = 5 ]
+	read -r -d '' PYTHON <<'PY'
+check("python names its size", part.get("calls") == 2000 and part.get("rounds") == 1
+      and part.get("frames") == 64 and isinstance(part.get("python"), str))
+check("the export's key is kept beside it", "export" in doc)
+rows = part.get("rows", [])
+names = [r.get("setting") for r in rows]
+check("five rows in order (%s)" % names,
+      names == ["untraced", "floor", "off", "depth8", "depth32"])
+for r in rows:
+    check("%s: CPU and wall times and ratios are numbers, one a round (%s)"
+          % (r.get("setting"), r),
+          all(positive(r.get(k)) for k in ("cpu_ns_per_call", "wall_ns_per_call",
+                                           "x_floor_cpu", "x_floor_wall", "calls_per_s"))
+          and len(r.get("rounds_cpu_ns", [])) == 1)
+rows = dict(zip(names, rows))
+check("the floor's ratios to itself are 1",
+      rows.get("floor", {}).get("x_floor_cpu") == 1
+      and rows.get("floor", {}).get("x_floor_wall") == 1)
+for name in ("off", "depth8", "depth32"):
+    r = rows.get(name, {})
+    check("%s: every call recorded, none lost (%s of 2000, %s lost)"
+          % (name, r.get("recorded"), r.get("lost")),
+          r.get("recorded") == 2000 and r.get("lost") == 0)
+check("off: no stacks taken (%s)" % rows.get("off", {}).get("with_stack"),
+      rows.get("off", {}).get("with_stack") == 0)
+why = part.get("no_stacks_why")
+for name in ("depth8", "depth32"):
+    r = rows.get(name, {})
+    # over off may be below 0 at this size: a number, any sign
+    check("%s: its extra over off is a number, its goal a verdict (%s)" % (name, r),
+          isinstance(r.get("extra_cpu_ns_over_off"), (int, float))
+          and isinstance(r.get("goal_met"), bool))
+    if why:
+        print("skip %s: stacks counted (msprof took none: %s)" % (name, why))
+        continue
+    check("%s: stacks counted, no more than the calls (%s of %s)"
+          % (name, r.get("with_stack"), r.get("stack_calls")),
+          0 < r.get("with_stack", 0) <= r.get("stack_calls", -1) == 2000
+          and r.get("stacks_taken") is True)
+s = part.get("loss", {})
+check("loss: the deepest setting's window, its verdict its counts' (%s)" % s,
+      s.get("setting") == "depth32" and s.get("recorded") == 2000
+      and number(s.get("calls_per_s")) and number(s.get("lost"))
+      and s.get("goal_met") == (s.get("lost") == 0 and s.get("stacks_lost") == 0
+                                and s.get("with_stack", 0) > 0))
+PY
+	check_part python "$PYTHON"
+fi
+
 # make bench's last word: a row per goal from the results file, and a part
-# that did not run said to be so (here only the export ran).
+# that did not run said to be so (here only the export and the Python part
+# ran).
 tools/bench/goals.py "$WORK/results.json" >"$WORK/goals.log" 2>&1
 check "the goals table exits 0" [ $? -eq 0 ]
 show "$WORK/goals.log"
 check "the export's goals, not met on a small window" \
 	[ "$(grep -c '^export .*NOT met$' "$WORK/goals.log")" = 2 ]
-check "the five parts that did not run say so" \
-	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]
+if [ -n "$ran_python" ]; then
+	check "the Python part's five goals, each met or not" \
+		[ "$(grep -cE '^(Python depth (8|32): |zero loss, unpaced Python ).* (met|NOT met)$' "$WORK/goals.log")" = 5 ]
+	check "the five parts that did not run say so" \
+		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]
+else
+	check "the six parts that did not run say so" \
+		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 6 ]
+fi
