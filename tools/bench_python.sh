@@ -176,7 +176,7 @@ for r in rows:
     counts = (f" {r['recorded']:>9} {r['lost']:>6} {r['with_stack']:>9}"
               if "recorded" in r else "")
     print(f"{r['setting']:<9} {r['cpu_ns_per_call']:>9.1f} {r['x_floor_cpu']:>8.3f}"
-          f" {r['wall_ns_per_call']:>9.1f} {r['x_floor_wall']:>8.3f} {over}{counts}")
+          f" {r['wall_ns_per_call']:>9.1f} {r['x_floor_wall']:>8.3f} {over}{counts}".rstrip())
 print("(cpu: the driver's CPU time a call, the goals' figure; wall beside it;"
       " over off: the median of the rounds' CPU differences)")
 if why:
