@@ -74,6 +74,23 @@ seed() {
 	echo '{"other": {"kept": 1}}' >"$WORK/results.json"
 }
 
+# run_part NAME WHAT [VAR=VALUE...]: tools/bench_NAME.sh once, with the
+# VARs, into $WORK/results.json, its output in $WORK/NAME.log and shown;
+# checks that WHAT (the part) exits 0.
+run_part() {
+	local name=$1 what=$2
+	shift 2
+	env RESULTS="$WORK/results.json" "$@" timeout 300 \
+		"tools/bench_$name.sh" >"$WORK/$name.log" 2>&1
+	check "$what exits 0" [ $? -eq 0 ]
+	show "$WORK/$name.log"
+}
+
+# printed NAME WHAT N REGEX: $WORK/NAME.log has N lines matching REGEX.
+printed() {
+	check "it prints $2" [ "$(grep -cE "$4" "$WORK/$1.log")" = "$3" ]
+}
+
 # The per-call part's checks; arg is "measured" or "not installed", what
 # bpftrace's row must hold.
 read -r -d '' PER_CALL <<'PY'
@@ -131,12 +148,8 @@ show "$WORK/nobt.log"
 check_part per_call "$PER_CALL" "not installed"
 
 seed
-env CALLS=20000 ROUNDS=1 RESULTS="$WORK/results.json" timeout 300 \
-	tools/bench_idle.sh >"$WORK/idle.log" 2>&1
-check "the idle bench exits 0" [ $? -eq 0 ]
-show "$WORK/idle.log"
-check "it prints the table's four rows" \
-	[ "$(grep -cE '^(untraced|attached|between|after_quit) +[0-9]' "$WORK/idle.log")" = 4 ]
+run_part idle "the idle bench" CALLS=20000 ROUNDS=1
+printed idle "the table's four rows" 4 '^(untraced|attached|between|after_quit) +[0-9]'
 read -r -d '' IDLE <<'PY'
 check("idle names its size", part.get("calls") == 20000 and part.get("rounds") == 1)
 rows = part.get("rows", [])
@@ -153,12 +166,9 @@ PY
 check_part idle "$IDLE"
 
 seed
-env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" \
-	timeout 300 tools/bench_neighbours.sh >"$WORK/neighbours.log" 2>&1
-check "the neighbours' bench exits 0" [ $? -eq 0 ]
-show "$WORK/neighbours.log"
-check "it prints the table's five rows" \
-	[ "$(grep -cE '^(untraced|no_window|window|raw_hooks|ioctl_tracepoints) +([0-9]|unavailable)' "$WORK/neighbours.log")" = 5 ]
+run_part neighbours "the neighbours' bench" CALLS=2000 ROUNDS=1
+printed neighbours "the table's five rows" 5 \
+	'^(untraced|no_window|window|raw_hooks|ioctl_tracepoints) +([0-9]|unavailable)'
 read -r -d '' NEIGHBOURS <<'PY'
 check("neighbours names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
 rows = part.get("rows", [])
@@ -180,12 +190,8 @@ PY
 check_part neighbours "$NEIGHBOURS"
 
 seed
-env WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/results.json" \
-	timeout 300 tools/bench_latency.sh >"$WORK/latency.log" 2>&1
-check "the latency bench exits 0" [ $? -eq 0 ]
-show "$WORK/latency.log"
-check "it prints a row for 1 and for 2 targets" \
-	[ "$(grep -cE '^ +[12] +3 +[0-9]' "$WORK/latency.log")" = 2 ]
+run_part latency "the latency bench" WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05
+printed latency "a row for 1 and for 2 targets" 2 '^ +[12] +3 +[0-9]'
 read -r -d '' LATENCY <<'PY'
 runs = part.get("runs", [])
 check("a run for 1 and for 2 targets (%s)" % [r.get("targets") for r in runs],
@@ -206,12 +212,9 @@ PY
 check_part latency "$LATENCY"
 
 seed
-env CALLS=2000 BISECT=1 SAMPLE_STEPS=50 BUFFER=4K RESULTS="$WORK/results.json" \
-	timeout 300 tools/bench_loss.sh >"$WORK/loss.log" 2>&1
-check "the loss bench exits 0" [ $? -eq 0 ]
-show "$WORK/loss.log"
-check "it prints the unpaced point and npu_sample's" \
-	[ "$(grep -cE '^ +unpaced +[0-9]+ +[0-9]+ +[0-9]+$|^npu_sample x2 ' "$WORK/loss.log")" = 2 ]
+run_part loss "the loss bench" CALLS=2000 BISECT=1 SAMPLE_STEPS=50 BUFFER=4K
+printed loss "the unpaced point and npu_sample's" 2 \
+	'^ +unpaced +[0-9]+ +[0-9]+ +[0-9]+$|^npu_sample x2 '
 read -r -d '' LOSS <<'PY'
 points = part.get("points", [])
 check("threads 2, a 4K buffer (%s, %s)" % (part.get("threads"), part.get("ringbuf_bytes")),
@@ -240,10 +243,7 @@ PY
 check_part loss "$LOSS"
 
 seed
-env EXPORT_STEPS=2000 RESULTS="$WORK/results.json" timeout 300 \
-	tools/bench_export.sh >"$WORK/export.log" 2>&1
-check "the export bench exits 0" [ $? -eq 0 ]
-show "$WORK/export.log"
+run_part export "the export bench" EXPORT_STEPS=2000
 check "it says the window is under the goal's size" \
 	grep -q '^note: fewer than 1000000 events' "$WORK/export.log"
 read -r -d '' EXPORT <<'PY'
@@ -276,12 +276,8 @@ if [ ! -x "$py" ]; then
 	skip "the Python bench" "no $py: make deps"
 else
 	ran_python=1
-	env CALLS=2000 ROUNDS=1 RESULTS="$WORK/results.json" PYTHON="$py" \
-		timeout 300 tools/bench_python.sh >"$WORK/python.log" 2>&1
-	check "the Python bench exits 0" [ $? -eq 0 ]
-	show "$WORK/python.log"
-	check "it prints the table's five rows" \
-		[ "$(grep -cE '^(untraced|floor|off|depth8|depth32) +[0-9]' "$WORK/python.log")" = 5 ]
+	run_part python "the Python bench" CALLS=2000 ROUNDS=1 PYTHON="$py"
+	printed python "the table's five rows" 5 '^(untraced|floor|off|depth8|depth32) +[0-9]'
 	read -r -d '' PYTHON <<'PY'
 check("python names its size", part.get("calls") == 2000 and part.get("rounds") == 1
       and part.get("frames") == 64 and isinstance(part.get("python"), str))
