@@ -167,6 +167,14 @@ $(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 SKEL_SRC := user/host/tracer.c user/host/attach.c
 $(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
 
+# The syscalls' names by number, as the build's libc headers have them.
+$(GEN)/gen_syscall_names.h: tools/gen-syscall-names.sh
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)tools/gen-syscall-names.sh "$(CC)" $@
+NAMES_SRC := user/host/syscall_names.c
+$(call obj,$(NAMES_SRC)) $(call san_obj,$(NAMES_SRC)) $(call fuzz_obj,$(NAMES_SRC)): $(GEN)/gen_syscall_names.h
+
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)

@@ -45,6 +45,8 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		.ioctl_payload = o->ioctl_payload,
 		.cookies = kf->cookies,
 		.uprobe_multi = kf->uprobe_multi,
+		.osrt = hostsys_on(&o->hostsys, HOSTSYS_OSRT),
+		.osrt_threshold_ns = (uint64_t)o->hostsys.osrt_threshold_us * 1000,
 	};
 	int err = tracer_open(&s->w.tracer, &cfg, collector_on_event,
 			      &s->w.collector);

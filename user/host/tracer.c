@@ -117,8 +117,15 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 						      MSPROF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.mstx_exit,
 						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_enter,
+						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_exit,
+						      MSPROF_TRACE_UPROBE_MULTI);
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
+	skel->rodata->prctl_nr = SYS_prctl;
+	skel->rodata->osrt = cfg->osrt;
+	skel->rodata->osrt_threshold_ns = cfg->osrt_threshold_ns;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
 	skel->rodata->use_cookies = cfg->cookies;
 	skel->rodata->wake_bytes = cfg->ringbuf_bytes / 4;

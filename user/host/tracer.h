@@ -23,6 +23,13 @@ struct tracer_config {
 	bool ioctl_payload;	/* keep the start of ioctls' argument structs */
 	bool cookies;		/* the kernel has BPF attach cookies */
 	bool uprobe_multi;	/* the kernel makes uprobe_multi links */
+	/*
+	 * --host-sys=osrt: the syscall hooks record every syscall of the
+	 * targets' threads, and a blocking pthread call is kept when it
+	 * waited osrt_threshold_ns or more.
+	 */
+	bool osrt;
+	uint64_t osrt_threshold_ns;
 };
 
 int tracer_open(struct tracer **out, const struct tracer_config *cfg,
