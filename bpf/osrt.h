@@ -19,6 +19,13 @@ const volatile bool osrt;
 const volatile __u64 osrt_threshold_ns;
 /* prctl's syscall number on the build's architecture: a thread's new name. */
 const volatile long prctl_nr = -1;
+/*
+ * The syscalls uprobes' trampolines make (x86_64: uretprobe since 6.11,
+ * uprobe since 6.16): the probes' own work, msprof's among them, never
+ * the task's.  -1: none.
+ */
+const volatile long uretprobe_nr = -1;
+const volatile long uprobe_nr = -1;
 
 #define OSRT_PR_SET_NAME 15
 
@@ -42,7 +49,7 @@ static __always_inline void osrt_sys_enter(struct pt_regs *regs, long nr)
 {
 	struct msprof_call_stack *st;
 
-	if (!gate)
+	if (!gate || nr == uretprobe_nr || nr == uprobe_nr)
 		return;
 	st = thread_state((__u32)bpf_get_current_pid_tgid());
 	if (!st)
@@ -93,12 +100,12 @@ static __always_inline int osrt_sys_exit(struct pt_regs *regs, long ret)
 	start = st->sys_start;
 	st->sys_start = 0;
 	st->sys_ns += end_ns - start;
-	/* A driver's ioctl has its own record, which stands for both. */
-	if (st->sys_nr == ioctl_nr && ioctl_done(ret, st->tgid, st->tid))
-		return 0;
 	if (!st->sys_named || (st->sys_nr == prctl_nr && !ret &&
 			       st->sys_args[0] == OSRT_PR_SET_NAME))
 		osrt_comm(st);
+	/* A driver's ioctl has its own record, which stands for both. */
+	if (st->sys_nr == ioctl_nr && ioctl_done(ret, st->tgid, st->tid))
+		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
 		return lost(st->tgid);

@@ -98,6 +98,11 @@ struct msprof_osrt_sysname {
 
 #define MSPROF_OSRT_NAME_MAX	64
 
+_Static_assert(sizeof(struct msprof_osrt_sysname) + MSPROF_OSRT_NAME_MAX <=
+	       sizeof(struct msprof_osrt_event) &&
+	       sizeof(struct msprof_osrt_comm) <= sizeof(struct msprof_osrt_event),
+	       "a call's record is the largest of the kind (recfile's bound)");
+
 _Static_assert(__builtin_offsetof(struct msprof_osrt_event, tgid) == 8 &&
 	       __builtin_offsetof(struct msprof_osrt_comm, tgid) == 8,
 	       "kind, kind word and tgid where struct msprof_event_head has them");

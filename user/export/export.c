@@ -47,6 +47,10 @@ static const struct output_file outputs[] = {
 	{ "python_call_site", "csv", true, summary_python_call_sites,
 	  summary_has_python },
 	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
+	{ "os_runtime_statistic", "csv", true, summary_os_runtime_statistic,
+	  summary_has_osrt },
+	{ "osrt_statistic", "csv", true, summary_osrt_statistic,
+	  summary_has_osrt_calls },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

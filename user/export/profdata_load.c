@@ -11,6 +11,7 @@
 
 #include "cann.h"
 #include "mstx.h"
+#include "osrt.h"
 #include "profdata.h"
 #include "queue_match.h"
 
@@ -35,7 +36,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
-	err = err ?: mstx_finish(p->mstx);
+	err = err ?: mstx_finish(p->mstx) ?: osrt_finish(p);
 	if (err)
 		profdata_free(p);
 	return err;

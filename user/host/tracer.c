@@ -124,6 +124,11 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
 	skel->rodata->prctl_nr = SYS_prctl;
+#if defined(__x86_64__)
+	/* Numbers newer than the build's headers: fixed in the x86_64 ABI. */
+	skel->rodata->uretprobe_nr = 335;
+	skel->rodata->uprobe_nr = 336;
+#endif
 	skel->rodata->osrt = cfg->osrt;
 	skel->rodata->osrt_threshold_ns = cfg->osrt_threshold_ns;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
