@@ -69,5 +69,7 @@ int db_write_enums(struct dbw *w);
 int db_window_rows(struct dbw *w);
 /* db_mstx.c: MSTX_EVENTS, the user marks. */
 int db_mstx_rows(struct dbw *w);
+/* db_osrt.c: OSRT_API's rows of the OS runtime calls (--host-sys=osrt). */
+int db_osrt_rows(struct dbw *w);
 
 #endif
