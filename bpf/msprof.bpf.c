@@ -307,23 +307,39 @@ pop_frame(struct pt_regs *ctx, struct msprof_call_stack **stp)
 	return f;
 }
 
+/*
+ * A probed function entered inside the window by a target's thread: its
+ * state, and in *api_id the probe's id (with its kind's bits); NULL where
+ * nothing is to be recorded.
+ */
+static __always_inline struct msprof_call_stack *
+probed_entry(struct pt_regs *ctx, __u32 *api_id)
+{
+	struct msprof_call_stack *st;
+
+	if (!gate)
+		return NULL;
+	st = thread_state((__u32)bpf_get_current_pid_tgid());
+	/* A target may have been removed since its threads' states were made. */
+	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
+		return NULL;
+	/* Only without cookies: a library mapped again inside the window. */
+	if (!api_id_of(ctx, st->tgid, api_id)) {
+		count(MSPROF_STAT_UNNAMED);
+		return NULL;
+	}
+	return st;
+}
+
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
 	struct msprof_call_stack *st;
 	__u32 api_id;
 
-	if (!gate)
+	st = probed_entry(ctx, &api_id);
+	if (!st)
 		return 0;
-	st = thread_state((__u32)bpf_get_current_pid_tgid());
-	/* A target may have been removed since its threads' states were made. */
-	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
-		return 0;
-	/* Only without cookies: a library mapped again inside the window. */
-	if (!api_id_of(ctx, st->tgid, &api_id)) {
-		count(MSPROF_STAT_UNNAMED);
-		return 0;
-	}
 	/* Calls nested in a probed one were made from the same Python line. */
 	if (!st->depth)
 		st->stack_id = take_pystack(st->tgid, st->tid);

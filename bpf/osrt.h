@@ -60,6 +60,18 @@ static __always_inline void osrt_sys_enter(struct pt_regs *regs, long nr)
 	st->sys_start = bpf_ktime_get_ns();
 }
 
+static __always_inline void osrt_head(struct msprof_osrt_head *h,
+				      const struct msprof_call_stack *st,
+				      __u16 what)
+{
+	h->kind = MSPROF_EV_OSRT;
+	h->what = what;
+	h->pad = 0;
+	h->tgid = st->tgid;
+	h->tid = st->tid;
+	h->ns_tid = st->ns_tid;
+}
+
 /* The thread's name, before the line of its first syscall that needs it. */
 static __always_inline void osrt_comm(struct msprof_call_stack *st)
 {
@@ -69,16 +81,33 @@ static __always_inline void osrt_comm(struct msprof_call_stack *st)
 		lost(st->tgid);
 		return;
 	}
-	c->kind = MSPROF_EV_OSRT;
-	c->what = OSRT_COMM;
+	osrt_head(&c->h, st, OSRT_COMM);
 	c->pad = 0;
-	c->tgid = st->tgid;
-	c->tid = st->tid;
-	c->ns_tid = st->ns_tid;
-	c->pad2 = 0;
 	bpf_get_current_comm(c->comm, sizeof(c->comm));
 	submit(c);
 	st->sys_named = 1;
+}
+
+/*
+ * A call's record reserved and its head filled; NULL (counted lost) where
+ * the ring buffer has no room.  The caller adds the rest and submits it.
+ */
+static __always_inline struct msprof_osrt_event *
+osrt_call(const struct msprof_call_stack *st, __u16 what, __u32 id,
+	  __u64 start_ns, __u64 end_ns, __s64 ret)
+{
+	struct msprof_osrt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		lost(st->tgid);
+		return NULL;
+	}
+	osrt_head(&e->h, st, what);
+	e->id = id;
+	e->start_ns = start_ns;
+	e->end_ns = end_ns;
+	e->ret = ret;
+	return e;
 }
 
 /* Not gated, as api_exit: a syscall that entered in the window is recorded. */
@@ -106,19 +135,9 @@ static __always_inline int osrt_sys_exit(struct pt_regs *regs, long ret)
 	/* A driver's ioctl has its own record, which stands for both. */
 	if (st->sys_nr == ioctl_nr && ioctl_done(ret, st->tgid, st->tid))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = osrt_call(st, OSRT_SYSCALL, st->sys_nr, start, end_ns, ret);
 	if (!e)
-		return lost(st->tgid);
-	e->kind = MSPROF_EV_OSRT;
-	e->what = OSRT_SYSCALL;
-	e->pad = 0;
-	e->tgid = st->tgid;
-	e->tid = st->tid;
-	e->ns_tid = st->ns_tid;
-	e->id = st->sys_nr;
-	e->start_ns = start;
-	e->end_ns = end_ns;
-	e->ret = ret;
+		return 0;
 	e->blocked_ns = 0;
 	__builtin_memcpy(e->args, st->sys_args, sizeof(e->args));
 	submit(e);
@@ -132,13 +151,10 @@ int osrt_enter(struct pt_regs *ctx)
 	struct msprof_call_stack *st;
 	__u32 v;
 
-	if (!gate)
+	st = probed_entry(ctx, &v);
+	if (!st)
 		return 0;
-	st = thread_state((__u32)bpf_get_current_pid_tgid());
-	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
-		return 0;
-	if (!api_id_of(ctx, st->tgid, &v) || !(v >> OSRT_KIND_SHIFT) ||
-	    (v >> OSRT_KIND_SHIFT) >= OSRT_KINDS) {
+	if (!(v >> OSRT_KIND_SHIFT) || (v >> OSRT_KIND_SHIFT) >= OSRT_KINDS) {
 		count(MSPROF_STAT_UNNAMED);
 		return 0;
 	}
@@ -165,19 +181,10 @@ int osrt_exit(struct pt_regs *ctx)
 		count(MSPROF_STAT_OSRT_SHORT);
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = osrt_call(st, OSRT_PTHREAD, f->api_id & OSRT_API_MASK, f->start_ns,
+		      end_ns, PT_REGS_RC(ctx));
 	if (!e)
-		return lost(st->tgid);
-	e->kind = MSPROF_EV_OSRT;
-	e->what = OSRT_PTHREAD;
-	e->pad = 0;
-	e->tgid = st->tgid;
-	e->tid = st->tid;
-	e->ns_tid = st->ns_tid;
-	e->id = f->api_id & OSRT_API_MASK;
-	e->start_ns = f->start_ns;
-	e->end_ns = end_ns;
-	e->ret = PT_REGS_RC(ctx);
+		return 0;
 	e->blocked_ns = blocked;
 	e->args[0] = f->args[0];
 	e->args[1] = f->args[1];

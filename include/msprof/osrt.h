@@ -46,14 +46,19 @@ enum msprof_osrt_kind {
 /* Argument registers a record keeps: a syscall's six. */
 #define MSPROF_OSRT_ARGS	6
 
-/* One completed syscall or pthread call of a target's thread. */
-struct msprof_osrt_event {
+/* What a record of a thread's call or name begins with. */
+struct msprof_osrt_head {
 	__u32 kind;		/* MSPROF_EV_OSRT */
-	__u16 what;		/* OSRT_SYSCALL, OSRT_PTHREAD */
+	__u16 what;		/* enum msprof_osrt_what */
 	__u16 pad;
 	__u32 tgid;		/* as msprof sees them */
 	__u32 tid;
 	__u32 ns_tid;		/* as the task sees itself */
+};
+
+/* One completed syscall or pthread call of a target's thread. */
+struct msprof_osrt_event {
+	struct msprof_osrt_head h;	/* what: OSRT_SYSCALL, OSRT_PTHREAD */
 	__u32 id;		/* the syscall's number; the function's API id */
 	__u64 start_ns;		/* CLOCK_MONOTONIC, at entry */
 	__u64 end_ns;		/* at return */
@@ -72,13 +77,8 @@ struct msprof_osrt_event {
  * each prctl(PR_SET_NAME) of its own: the syscall lines name it.
  */
 struct msprof_osrt_comm {
-	__u32 kind;		/* MSPROF_EV_OSRT */
-	__u16 what;		/* OSRT_COMM */
-	__u16 pad;
-	__u32 tgid;
-	__u32 tid;
-	__u32 ns_tid;
-	__u32 pad2;
+	struct msprof_osrt_head h;	/* what: OSRT_COMM */
+	__u32 pad;
 	char comm[16];		/* the kernel's, NUL-padded */
 };
 
@@ -103,8 +103,8 @@ _Static_assert(sizeof(struct msprof_osrt_sysname) + MSPROF_OSRT_NAME_MAX <=
 	       sizeof(struct msprof_osrt_comm) <= sizeof(struct msprof_osrt_event),
 	       "a call's record is the largest of the kind (recfile's bound)");
 
-_Static_assert(__builtin_offsetof(struct msprof_osrt_event, tgid) == 8 &&
-	       __builtin_offsetof(struct msprof_osrt_comm, tgid) == 8,
+_Static_assert(__builtin_offsetof(struct msprof_osrt_head, tgid) == 8 &&
+	       __builtin_offsetof(struct msprof_osrt_sysname, nr) == 8,
 	       "kind, kind word and tgid where struct msprof_event_head has them");
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "db_parts.h"
 #include "osrt.h"
+#include "osrt_call.h"
 
 static int write_call(const struct msprof_osrt_event *e, void *ctx)
 {
@@ -15,9 +16,9 @@ static int write_call(const struct msprof_osrt_event *e, void *ctx)
 	int64_t v[4];
 	int err;
 
-	err = db_str_id(w, osrt_name(w->p, (uint8_t)e->what, e->id, buf, sizeof(buf)),
+	err = db_str_id(w, osrt_call_name(w->p, (uint8_t)e->h.what, e->id, buf, sizeof(buf)),
 			&v[0]);
-	v[1] = w->pid_hi | e->ns_tid;
+	v[1] = w->pid_hi | e->h.ns_tid;
 	v[2] = (int64_t)profmeta_epoch_ns(&w->p->meta, e->start_ns);
 	v[3] = (int64_t)profmeta_epoch_ns(&w->p->meta, e->end_ns);
 	return err ?: db_row(w, T_OSRT_API, v, 4);

@@ -8,7 +8,6 @@
 #include "common/growarr.h"
 #include "msprof/osrt.h"
 #include "osrt.h"
-#include "profdata.h"
 
 /* The id of a driver's ioctl, which names no syscall number of ours. */
 #define IOCTL_ID UINT32_MAX
@@ -90,15 +89,15 @@ int osrt_add(struct osrt_set **sp, const void *body, size_t len)
 	if (err)
 		return err;
 	s = *sp;
-	if (len >= sizeof(struct msprof_osrt_sysname) && e->what == OSRT_SYSNAME)
+	if (len >= sizeof(struct msprof_osrt_sysname) && e->h.what == OSRT_SYSNAME)
 		return add_sysname(s, body, len);
-	if (len == sizeof(*c) && c->what == OSRT_COMM)
-		return idmap_put(&s->ns_tids, c->tid, c->ns_tid);
-	if (len != sizeof(*e) || (e->what != OSRT_SYSCALL && e->what != OSRT_PTHREAD))
+	if (len == sizeof(*c) && c->h.what == OSRT_COMM)
+		return idmap_put(&s->ns_tids, c->h.tid, c->h.ns_tid);
+	if (len != sizeof(*e) || (e->h.what != OSRT_SYSCALL && e->h.what != OSRT_PTHREAD))
 		return 0;	/* a newer writer's: skipped */
 	s->records++;
-	return count_call(s, (uint8_t)e->what, e->id,
-			  e->ns_tid, e->start_ns, e->end_ns, e->blocked_ns);
+	return count_call(s, (uint8_t)e->h.what, e->id,
+			  e->h.ns_tid, e->start_ns, e->end_ns, e->blocked_ns);
 }
 
 int osrt_add_ioctl(struct osrt_set **sp, uint32_t tid, uint64_t start_ns,
@@ -122,51 +121,45 @@ uint32_t osrt_ns_tid(const struct osrt_set *s, uint32_t tid)
 	return s && !idmap_get(&s->ns_tids, tid, &ns) ? ns : tid;
 }
 
-const char *osrt_name(const struct profdata *p, uint8_t what, uint32_t id,
-		      char *buf, size_t len)
+const char *osrt_syscall_name(const struct osrt_set *s, uint32_t id,
+			      char *buf, size_t len)
 {
-	const struct api_desc *d;
 	uint32_t at;
 
-	if (what == OSRT_PTHREAD) {
-		d = profdata_desc(p, id);
-		return d ? d->name : "pthread_unknown";
-	}
 	if (id == IOCTL_ID)
 		return "ioctl";
-	if (!idmap_get(&p->osrt->sysnames, id, &at))
-		return strtab_str(&p->osrt->names, at);
+	if (!idmap_get(&s->sysnames, id, &at))
+		return strtab_str(&s->names, at);
 	snprintf(buf, len, "syscall_%u", id);
 	return buf;
 }
 
-/* Largest total first; then by name and thread, an order of its own. */
-static int by_time(const void *a, const void *b, void *arg)
+/* Largest total first; then an order of its own. */
+static int by_time(const void *a, const void *b)
 {
 	const struct osrt_stat *x = a, *y = b;
-	const struct profdata *p = arg;
-	char bx[32], by[32];
-	int c;
 
 	if (x->sum_ns != y->sum_ns)
 		return x->sum_ns > y->sum_ns ? -1 : 1;
-	c = strcmp(osrt_name(p, x->what, x->id, bx, sizeof(bx)),
-		   osrt_name(p, y->what, y->id, by, sizeof(by)));
-	return c ?: (x->tid > y->tid) - (x->tid < y->tid);
+	if (x->what != y->what)
+		return x->what < y->what ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int osrt_finish(struct profdata *p)
+int osrt_finish(struct osrt_set **sp, int dirfd, uint64_t pid)
 {
-	struct osrt_set *s = p->osrt;
+	struct osrt_set *s = *sp;
 	size_t i;
 	int err;
 
 	if (!s)
 		return 0;
-	err = osrt_msprof_load(p, s);
+	err = osrt_msprof_load(s, dirfd, pid);
 	if (err || !osrt_on(s)) {
 		osrt_free(s);
-		p->osrt = NULL;
+		*sp = NULL;
 		return err;
 	}
 	/* A driver's ioctl names its thread as msprof sees it. */
@@ -174,7 +167,7 @@ int osrt_finish(struct profdata *p)
 		if (s->stats[i].ioctl)
 			s->stats[i].tid = osrt_ns_tid(s, s->stats[i].tid);
 	if (s->nstats)
-		qsort_r(s->stats, s->nstats, sizeof(*s->stats), by_time, p);
+		qsort(s->stats, s->nstats, sizeof(*s->stats), by_time);
 	return 0;
 }
 

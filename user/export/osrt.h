@@ -17,8 +17,6 @@
 #include "idmap.h"
 #include "strtab.h"
 
-struct profdata;
-
 /* One call's name and thread, as our records count them. */
 struct osrt_stat {
 	uint64_t count;
@@ -66,21 +64,23 @@ int osrt_add(struct osrt_set **s, const void *body, size_t len);
 int osrt_add_ioctl(struct osrt_set **s, uint32_t tid, uint64_t start_ns,
 		   uint64_t end_ns);
 /*
- * Once the host file is read: msprof's rows from its text files, our
- * counts in their order.  A window without osrt keeps p->osrt NULL.
+ * Once the host file is read: msprof's rows from the text files in the
+ * PROF_ directory dirfd (pid: info.json's, for a line that names no
+ * thread), our counts in their order.  A window without osrt is left
+ * with *s NULL.
  */
-int osrt_finish(struct profdata *p);
+int osrt_finish(struct osrt_set **s, int dirfd, uint64_t pid);
 void osrt_free(struct osrt_set *s);
 
 /* Whether the window recorded osrt (records or msprof's files). */
 bool osrt_on(const struct osrt_set *s);
-/* A call's name: its syscall's (syscall_<nr> unnamed), its function's. */
-const char *osrt_name(const struct profdata *p, uint8_t what, uint32_t id,
-		      char *buf, size_t len);
+/* A syscall's name (syscall_<nr> where the window names none); "ioctl". */
+const char *osrt_syscall_name(const struct osrt_set *s, uint32_t id,
+			      char *buf, size_t len);
 /* The thread msprof knows as tid, as the task knows it. */
 uint32_t osrt_ns_tid(const struct osrt_set *s, uint32_t tid);
 
 /* osrt_msprof.c: msprof's rows, from the text files in host/data. */
-int osrt_msprof_load(struct profdata *p, struct osrt_set *s);
+int osrt_msprof_load(struct osrt_set *s, int dirfd, uint64_t pid);
 
 #endif

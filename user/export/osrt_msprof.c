@@ -25,7 +25,6 @@
 #include "common/proflayout.h"
 #include "common/safe_open.h"
 #include "osrt.h"
-#include "profdata.h"
 
 /* Longer lines are passed over (msprof's own are under 512 bytes). */
 #define LINE_MAX_BYTES	(64u << 10)
@@ -260,16 +259,15 @@ static int by_total(const void *a, const void *b, void *arg)
 	return by_group(a, b, arg);
 }
 
-int osrt_msprof_load(struct profdata *p, struct osrt_set *s)
+int osrt_msprof_load(struct osrt_set *s, int dirfd, uint64_t pid)
 {
 	struct reading rd = { .s = s, .now_s = (double)time(NULL) };
 	struct listing l = { 0 };
 	size_t i;
 	int err;
 
-	snprintf(rd.pid, sizeof(rd.pid), "%llu",
-		 (unsigned long long)profmeta_task_pid(&p->meta));
-	l.dir = safe_openat_beneath(p->dirfd, PROFDIR_HOST_DATA,
+	snprintf(rd.pid, sizeof(rd.pid), "%llu", (unsigned long long)pid);
+	l.dir = safe_openat_beneath(dirfd, PROFDIR_HOST_DATA,
 				    O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (l.dir < 0)
 		return l.dir == -ENOMEM ? l.dir : 0;	/* no files, no rows */
@@ -278,7 +276,7 @@ int osrt_msprof_load(struct profdata *p, struct osrt_set *s)
 	if (!err && l.n)
 		qsort(l.v, l.n, sizeof(*l.v), by_slice);
 	for (i = 0; !err && i < l.n; i++)
-		err = read_file(&rd, p->dirfd, &l.v[i]);
+		err = read_file(&rd, dirfd, &l.v[i]);
 	free(l.v);
 	idmap_free(&rd.rows);
 	if (!err && s->nrows)

@@ -584,7 +584,7 @@ static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	struct walk *w = ctx;
 
 	if (type == MSPROF_REC_OSRT && w->osrt && len == sizeof(*e) &&
-	    (e->what == OSRT_SYSCALL || e->what == OSRT_PTHREAD))
+	    (e->h.what == OSRT_SYSCALL || e->h.what == OSRT_PTHREAD))
 		return w->osrt(e, w->ctx);
 	if (type == MSPROF_REC_API && w->api)
 		return w->api(body, conn_of(w->p, body, &w->near), w->ctx);

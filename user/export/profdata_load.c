@@ -36,7 +36,8 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
-	err = err ?: mstx_finish(p->mstx) ?: osrt_finish(p);
+	err = err ?: mstx_finish(p->mstx) ?:
+	      osrt_finish(&p->osrt, p->dirfd, profmeta_task_pid(&p->meta));
 	if (err)
 		profdata_free(p);
 	return err;

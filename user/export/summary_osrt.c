@@ -10,6 +10,7 @@
 
 #include "msprof/osrt.h"
 #include "osrt.h"
+#include "osrt_call.h"
 #include "pyfloat.h"
 #include "summary.h"
 #include "summary_csv.h"
@@ -93,7 +94,7 @@ int summary_osrt_statistic(FILE *fp, const struct profdata *p)
 		fputs("host", fp);
 		csv_next_u64(fp, profmeta_task_pid(&p->meta));
 		csv_next_u64(fp, st->tid);
-		csv_next_text(fp, osrt_name(p, st->what, st->id, name, sizeof(name)));
+		csv_next_text(fp, osrt_call_name(p, st->what, st->id, name, sizeof(name)));
 		csv_next_text(fp, kind_of(p, st));
 		fputc(',', fp);
 		if (st->what == OSRT_SYSCALL && !st->ioctl)

@@ -9,6 +9,7 @@
  */
 #include "msprof/osrt.h"
 #include "osrt.h"
+#include "osrt_call.h"
 #include "timeline_parts.h"
 
 static int write_call(const struct msprof_osrt_event *e, void *ctx)
@@ -16,10 +17,10 @@ static int write_call(const struct msprof_osrt_event *e, void *ctx)
 	struct tl *t = ctx;
 	char buf[32];
 
-	tl_head(t, osrt_name(t->p, (uint8_t)e->what, e->id, buf, sizeof(buf)),
-		tl_pid(t, SORT_OSRT, HOST_DEVICE), e->ns_tid);
+	tl_head(t, osrt_call_name(t->p, (uint8_t)e->h.what, e->id, buf, sizeof(buf)),
+		tl_pid(t, SORT_OSRT, HOST_DEVICE), e->h.ns_tid);
 	tl_span_args(t, e->start_ns, e->end_ns);
-	if (e->what == OSRT_SYSCALL) {
+	if (e->h.what == OSRT_SYSCALL) {
 		LIT(&t->ob, "\"nr\":");
 		ob_u64(&t->ob, e->id);
 		LIT(&t->ob, ",\"return\":");

@@ -192,7 +192,7 @@ static int add_syscall(struct osrt_sink *s, struct recfile *f,
 		name = unnamed;
 	}
 	args_of(e, args);
-	return err ?: syscall_line(s, e->tid, e->ns_tid, name, e->start_ns,
+	return err ?: syscall_line(s, e->h.tid, e->h.ns_tid, name, e->start_ns,
 				   e->end_ns, args, MSPROF_OSRT_ARGS, e->ret);
 }
 
@@ -203,7 +203,7 @@ static int add_pthread(struct osrt_sink *s, const struct msprof_osrt_event *e)
 	uint64_t args[MSPROF_OSRT_ARGS];
 	struct osrt_line_call c = {
 		.raw_ns = e->start_ns + s->raw_minus_mono,
-		.dur_ns = e->end_ns - e->start_ns, .who = s->comm, .tid = e->ns_tid,
+		.dur_ns = e->end_ns - e->start_ns, .who = s->comm, .tid = e->h.ns_tid,
 		.args = args, .ret = e->ret,
 	};
 	char *at;
@@ -230,11 +230,11 @@ static int add_pthread(struct osrt_sink *s, const struct msprof_osrt_event *e)
 static int add_comm(struct osrt_sink *s, const struct msprof_osrt_comm *c)
 {
 	int err;
-	struct thread *t = thread_of(s, c->tid, &err);
+	struct thread *t = thread_of(s, c->h.tid, &err);
 
 	if (!t)
 		return err;
-	t->ns_tid = c->ns_tid;
+	t->ns_tid = c->h.ns_tid;
 	osrt_clean_name(t->name, c->comm, sizeof(c->comm));
 	return 0;
 }
@@ -250,13 +250,13 @@ int osrt_sink_add(struct osrt_sink *s, struct recfile *f, const void *rec,
 	err = recfile_append(f, MSPROF_REC_OSRT, rec, size, NULL, 0);
 	if (err)
 		return err;
-	if (e->what == OSRT_COMM)
+	if (e->h.what == OSRT_COMM)
 		return add_comm(s, rec);
 	if (size < sizeof(*e))
 		return 0;
-	if (e->what == OSRT_SYSCALL)
+	if (e->h.what == OSRT_SYSCALL)
 		return add_syscall(s, f, e);
-	if (e->what == OSRT_PTHREAD)
+	if (e->h.what == OSRT_PTHREAD)
 		return add_pthread(s, e);
 	return 0;
 }
