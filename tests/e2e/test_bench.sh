@@ -8,6 +8,9 @@
 # - neighbours (tools/bench_neighbours.sh): its five rows under
 #   "neighbours" (the ioctl tracepoints' may be unavailable where tracefs
 #   cannot be mounted);
+# - osrt (tools/bench_osrt.sh): its four rows under "osrt" in order, the
+#   raw hooks' ratio 1, every syscall of the osrt windows recorded, and
+#   npu_sample's pair's syscalls with their losses;
 # - latency (tools/bench_latency.sh): a run for 1 and for 2 targets under
 #   "latency", each with its samples, p50 <= p99 and the goals beside them;
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
@@ -175,6 +178,32 @@ PY
 check_part neighbours "$NEIGHBOURS"
 
 seed
+env CALLS=2000 ROUNDS=1 SAMPLE_STEPS=50 RESULTS="$WORK/results.json" \
+	timeout 300 tools/bench_osrt.sh >"$WORK/osrt.log" 2>&1
+check "the osrt bench exits 0" [ $? -eq 0 ]
+show "$WORK/osrt.log"
+read -r -d '' OSRT <<'PY'
+check("osrt names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
+rows = part.get("rows", [])
+names = [r.get("setting") for r in rows]
+check("four rows in order (%s)" % names, names == ["untraced", "raw_hooks", "window", "osrt"])
+for r in rows:
+    check("%s: a time and a ratio (%s)" % (r.get("setting"), r),
+          positive(r.get("cpu_ns_per_syscall")) and positive(r.get("x_raw_hooks"))
+          and len(r.get("rounds", [])) == 1)
+check("the raw hooks' ratio to themselves is 1",
+      dict(zip(names, rows)).get("raw_hooks", {}).get("x_raw_hooks") == 1)
+check("the osrt window recorded every syscall of its loop (%s)" % part.get("osrt_recorded"),
+      number(part.get("osrt_recorded")) and part["osrt_recorded"] >= 2000
+      and number(part.get("osrt_lost")))
+s = part.get("npu_sample", {})
+check("npu_sample's pair: its syscalls and losses (%s)" % s,
+      positive(s.get("syscalls")) and number(s.get("lost"))
+      and isinstance(s.get("goal_met"), bool) and isinstance(part.get("goal_met"), bool))
+PY
+check_part osrt "$OSRT"
+
+seed
 env WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05 RESULTS="$WORK/results.json" \
 	timeout 300 tools/bench_latency.sh >"$WORK/latency.log" 2>&1
 check "the latency bench exits 0" [ $? -eq 0 ]
@@ -267,5 +296,5 @@ check "the goals table exits 0" [ $? -eq 0 ]
 show "$WORK/goals.log"
 check "the export's goals, not met on a small window" \
 	[ "$(grep -c '^export .*NOT met$' "$WORK/goals.log")" = 2 ]
-check "the five parts that did not run say so" \
-	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]
+check "the six parts that did not run say so" \
+	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 6 ]
