@@ -2,7 +2,8 @@
 # shellcheck shell=dash
 # subset.sh TREE: the end-to-end subset the kernel matrix runs on each kernel,
 # with only busybox at hand (no bash, jq or python): attach mode with exact
-# counts, launch mode, host-only attach, and export; and, where the image
+# counts, launch mode, host-only attach (also with --host-sys=osrt), and
+# export; and, where the image
 # has a Debian Python root in /py (initramfs.sh), the Python stack case.
 # TREE holds bin/msprof, bin/npu_sample and lib/.  Prints "kt: ok|FAIL ..."
 # per check and one "kt-result: ok|FAIL (...)" line at the end; exits
@@ -235,6 +236,28 @@ case_host_only() {
 	expect "host-only device tasks" 0 "$(events "$j" device)"
 }
 
+# osrt: the host-only run with --host-sys=osrt (the syscall hooks' osrt
+# paths and libc's pthread probes, loaded as this kernel takes them):
+# every driver ioctl among the task's syscall lines, once.
+case_osrt() {
+	local w=$work/osrt j
+	mkdir -p "$w"
+	"$SAMPLE" --steps 20 --step-ms 0 --wait-signal >"$w/task.out" 2>&1 &
+	echo $! >"$w/pid"
+	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
+		fail "osrt: the sample never got ready"
+		return
+	fi
+	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on --host-sys=osrt \
+		--pid="$(cat "$w/pid")" --output="$w/out"
+	grep -q "collection started" "$w/msprof.log" ||
+		{ fail "osrt: no window ($(why "$w/msprof.log"))"; return; }
+	j=$(timeline "$w/out")
+	[ -f "$j" ] || { fail "osrt: no timeline"; return; }
+	expect "osrt ioctl lines" "$(driver_calls "$j")" \
+		"$(cat "$w"/out/PROF_*/host/data/host_syscall.data.slice_* | grep -c ' ioctl(')"
+}
+
 # python: the Python stack test's program under the Debian python3 in /py
 # (initramfs.sh's PYROOT), in a chroot there, host side only; its window
 # exported and checked by check_pystack.py with the same interpreter.  No
@@ -276,6 +299,7 @@ case_python() {
 case_attach
 case_launch
 case_host_only
+case_osrt
 case_python
 # a sample a failed case left waiting for its signal ends with the run
 for f in "$work"/*/pid; do
