@@ -521,9 +521,10 @@ int tracer_unfinished(struct tracer *t, const int *pids, int n, uint64_t *open)
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
+		/* Its calls open, and with osrt its syscall open. */
 		if (!bpf_map_lookup_elem(sfd, &key, st) && st->window == window &&
 		    (slot = open_slot(pids, n, open, st->tgid)))
-			*slot += st->depth;
+			*slot += st->depth + (st->sys_start != 0);
 	}
 	free(st);
 	if (errno != ENOENT)

@@ -105,7 +105,7 @@ void tracer_detach(struct tracer *t);
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
- * open[i]: the calls and ioctls of pids[i] still open in the kernel's
+ * open[i]: the calls, ioctls and (osrt) syscalls of pids[i] still open in the kernel's
  * per-thread state after a stop's detach_begin, what was in flight in the
  * window it ended and so goes unrecorded.  One walk of the maps for all.
  */
