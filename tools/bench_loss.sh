@@ -56,11 +56,6 @@ fi
 work=$(mktemp -d /tmp/msprof-bench-loss.XXXXXX) || exit 1
 trap finish EXIT
 
-# host_field DIR FIELD: the window's host account's FIELD.
-host_field() {
-	jq ".host.$2" "$1"/PROF_*/msprof_ebpf_window.json
-}
-
 # point RATE: one window of the driver's threads at RATE calls a second
 # each (0: unpaced); appends "RATE CALLS CALLS_PER_S RECORDED LOST" to
 # points (CALLS: each thread's) and sets lost.
@@ -79,8 +74,8 @@ point() {
 	gone "$driver" 10 || fail "the driver still runs 10 s after SIGTERM"
 	wait "$driver"
 	driver=
-	lost=$(host_field "$out" lost_events)
-	points+="$1 $calls $rate $(host_field "$out" api_events) $lost "
+	lost=$(host_sum "$out" lost_events)
+	points+="$1 $calls $rate $(host_sum "$out" api_events) $lost "
 	npoints=$((npoints + 1))
 }
 
@@ -134,8 +129,7 @@ sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12
 # One PROF_ directory a target, each with its own records and losses.
 sample_events=$(jq -s 'map(.host.api_events + .host.ioctl_events) | add' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
-sample_lost=$(jq -s 'map(.host.lost_events) | add' \
-	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
+sample_lost=$(host_sum "$work/sample_out" lost_events)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
 # $points: five words a point, one argument each.
