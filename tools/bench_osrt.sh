@@ -70,39 +70,16 @@ for r in $(seq "$ROUNDS"); do
 	# recorded nothing would show here.
 	n=$(sed -n 's/.*OS runtime: \([0-9]*\) syscalls.*/\1/p' "$work/msprof.log")
 	recorded=$((recorded + ${n:-0}))
-	lost=$((lost + $(jq -s 'map(.host.lost_events) | add' "$work/osrt$r"/PROF_*/msprof_ebpf_window.json)))
+	lost=$((lost + $(host_sum "$work/osrt$r" lost_events)))
 	rm -rf "$work/plain$r" "$work/osrt$r"
 done
 stop_pids "$driver"
 driver=
 
 # Two npu_sample processes in one osrt window, released together.
-sample_pids=
-for i in 1 2; do
-	PROFILING_MODE=dynamic "$SAMPLE" --steps "$SAMPLE_STEPS" --step-ms 0 \
-		--wait-signal >"$work/sample$i.log" 2>&1 &
-	sample_pids+="$! "
-done
-driver=$sample_pids	# finish() ends them too
-for i in 1 2; do
-	await "$work/sample$i.log" 'waiting for SIGUSR1' 30 "$(cut -d' ' -f"$i" <<<"$sample_pids")"
-done
-msprof_open --pid="$(tr ' ' ',' <<<"${sample_pids% }")" --host-sys=osrt \
-	--output="$work/sample_out"
-msprof_say start 'collection started' 30
-# shellcheck disable=SC2086
-kill -USR1 $sample_pids
-for p in $sample_pids; do
-	gone "$p" $((60 + SAMPLE_STEPS / 100)) || fail "npu_sample $p still runs"
-	wait "$p" || fail "npu_sample $p exited with status $?"
-done
-driver=
-msprof_say stop 'collection stopped' 120
-exec 3>&-
-end_helper msprof
-sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12].log | sort -g | tail -1)
+sample_pair "$work/sample_out" --host-sys=osrt
 sample_sys=$(sed -n 's/.*OS runtime: \([0-9]*\) syscalls.*/\1/p' "$work/msprof.log" | paste -sd+ | bc)
-sample_lost=$(jq -s 'map(.host.lost_events) | add' "$work"/sample_out/PROF_*/msprof_ebpf_window.json)
+sample_lost=$(host_sum "$work/sample_out" lost_events)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
 args=()

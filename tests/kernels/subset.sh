@@ -214,23 +214,31 @@ case_launch() {
 	expect "launch-mode device tasks" 80 "$(events "$j" device)"
 }
 
-# host-only: a task without an agent, eBPF data only: exact API and ioctl
-# counts, no device data.
-case_host_only() {
-	local w=$work/host j
+# host_only_window NAME ARGS...: a sample without an agent (20 steps)
+# attached host only, with ARGS, its run inside one window; sets j to the
+# exported timeline, or fails NAME and returns 1.
+host_only_window() {
+	local name=$1 w=$work/$1
+	shift
 	mkdir -p "$w"
 	"$SAMPLE" --steps 20 --step-ms 0 --wait-signal >"$w/task.out" 2>&1 &
 	echo $! >"$w/pid"
 	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
-		fail "host-only: the sample never got ready"
-		return
+		fail "$name: the sample never got ready"
+		return 1
 	fi
 	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
-		--pid="$(cat "$w/pid")" --output="$w/out"
+		--pid="$(cat "$w/pid")" --output="$w/out" "$@"
 	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "host-only: no window ($(why "$w/msprof.log"))"; return; }
+		{ fail "$name: no window ($(why "$w/msprof.log"))"; return 1; }
 	j=$(timeline "$w/out")
-	[ -f "$j" ] || { fail "host-only: no timeline"; return; }
+	[ -f "$j" ] || { fail "$name: no timeline"; return 1; }
+}
+
+# host-only: a task without an agent, eBPF data only: exact API and ioctl
+# counts, no device data.
+case_host_only() {
+	host_only_window host-only || return
 	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"
 	expect "host-only ioctls" "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
 	expect "host-only device tasks" 0 "$(events "$j" device)"
@@ -240,22 +248,9 @@ case_host_only() {
 # paths and libc's pthread probes, loaded as this kernel takes them):
 # every driver ioctl among the task's syscall lines, once.
 case_osrt() {
-	local w=$work/osrt j
-	mkdir -p "$w"
-	"$SAMPLE" --steps 20 --step-ms 0 --wait-signal >"$w/task.out" 2>&1 &
-	echo $! >"$w/pid"
-	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
-		fail "osrt: the sample never got ready"
-		return
-	fi
-	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on --host-sys=osrt \
-		--pid="$(cat "$w/pid")" --output="$w/out"
-	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "osrt: no window ($(why "$w/msprof.log"))"; return; }
-	j=$(timeline "$w/out")
-	[ -f "$j" ] || { fail "osrt: no timeline"; return; }
+	host_only_window osrt --host-sys=osrt || return
 	expect "osrt ioctl lines" "$(driver_calls "$j")" \
-		"$(cat "$w"/out/PROF_*/host/data/host_syscall.data.slice_* | grep -c ' ioctl(')"
+		"$(cat "$work"/osrt/out/PROF_*/host/data/host_syscall.data.slice_* | grep -c ' ioctl(')"
 }
 
 # python: the Python stack test's program under the Debian python3 in /py
