@@ -10,15 +10,16 @@
 # not kept at the default --osrt-threshold and kept with 0; a target that
 # exits in the window; no osrt without the switch; a task's driver
 # ioctls once each among its syscalls.
+# shellcheck disable=SC2016  # the $names in jq programs are jq's
 source tests/e2e/lib.sh
 
 CASES=$PWD/build/tests/hostsys_cases
 PY=/usr/bin/python3
 HW=${HW_ANALYSIS:-/tmp/hw/analysis}
-SYSCALLS="write read getppid openat close clock_nanosleep prctl"
-PTHREAD="pthread_mutex_init pthread_attr_init pthread_create pthread_join"
+SYSCALLS=(write read getppid openat close clock_nanosleep prctl)
+PTHREAD=(pthread_mutex_init pthread_attr_init pthread_create pthread_join)
 # Of them, what msprof's list and ltrace keep (getppid and close it drops).
-MSPROF_NAMES="write read openat clock_nanosleep prctl $PTHREAD"
+MSPROF_NAMES=(write read openat clock_nanosleep prctl "${PTHREAD[@]}")
 
 # cases_window NAME WAIT ARGS...: hostsys_cases --wait WAIT attached with
 # --host-sys=osrt ARGS, one window from before its SIGUSR1 to after its
@@ -73,17 +74,17 @@ exact() {
 	local w=$1 src=$2 c bad=
 	shift 2
 	for c in "$@"; do
-		[ "$(got "$w" ".$src[\"$c\"] // 0")" = "$(expect "$c")" ] ||
-			bad+=" $c=$(got "$w" ".$src[\"$c\"] // 0")/$(expect "$c")"
+		[ "$(got "$w" ".${src}[\"$c\"] // 0")" = "$(expect "$c")" ] ||
+			bad+=" $c=$(got "$w" ".${src}[\"$c\"] // 0")/$(expect "$c")"
 	done
 	check "$w: $src: every call's count exact${bad:+ (got/want:$bad)}" [ -z "$bad" ]
 }
 
 cases_window osrt both --host-sys=osrt
 for src in raw ours track db; do
-	exact osrt "$src" $SYSCALLS $PTHREAD
+	exact osrt "$src" "${SYSCALLS[@]}" "${PTHREAD[@]}"
 done
-exact osrt msprof $MSPROF_NAMES
+exact osrt msprof "${MSPROF_NAMES[@]}"
 check "os_runtime_statistic leaves out what msprof's list does (getppid, close)" \
 	[ "$(got osrt '[.msprof.getppid, .msprof.close] | map(. // 0) | add')" = 0 ]
 check "both files begin with the sentinel at start_info's clockMonotonicRaw" \
@@ -119,7 +120,7 @@ fi
 
 # Every lock kept with --osrt-threshold=0: the holder's too.
 cases_window zero both --host-sys=osrt --osrt-threshold=0
-exact zero ours $SYSCALLS $PTHREAD
+exact zero ours "${SYSCALLS[@]}" "${PTHREAD[@]}"
 check "--osrt-threshold=0 keeps the holder's lock too ($(got zero '.locks | length') pthread_mutex_lock)" \
 	[ "$(got zero '.locks | length >= 2')" = true ]
 check "and more of the blocking calls than the default did" \
@@ -129,8 +130,8 @@ check "none said short at 0" ! grep -q "waited less than" "$WORK/zero.log"
 # The target ends inside the window: all of it is there all the same.
 cases_window gone start --host-sys=osrt
 check "the exit is said" grep -q "the task exited during the window" "$WORK/gone.log"
-exact gone raw $SYSCALLS $PTHREAD
-exact gone ours $SYSCALLS $PTHREAD
+exact gone raw "${SYSCALLS[@]}" "${PTHREAD[@]}"
+exact gone ours "${SYSCALLS[@]}" "${PTHREAD[@]}"
 
 # Without the switch: no OS runtime calls, no files.
 cases_window none both
