@@ -419,6 +419,7 @@ bench: deps
 	$(Q)tools/bench_idle.sh
 	$(Q)tools/bench_neighbours.sh
 	$(Q)tools/bench_sched.sh
+	$(Q)tools/bench_osrt.sh
 	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh

@@ -96,36 +96,8 @@ if [ "$unpaced_lost" -gt 0 ]; then
 fi
 
 # Two npu_sample processes in one window, released together.
-sample_pids=
-for i in 1 2; do
-	PROFILING_MODE=dynamic "$SAMPLE" --steps "$SAMPLE_STEPS" --step-ms 0 \
-		--wait-signal >"$work/sample$i.log" 2>&1 &
-	sample_pids+="$! "
-done
-driver=$sample_pids	# finish() ends them too
-for i in 1 2; do
-	await "$work/sample$i.log" 'waiting for SIGUSR1' 30 "$(cut -d' ' -f"$i" <<<"$sample_pids")"
-done
 # shellcheck disable=SC2086
-msprof_open --pid="$(tr ' ' ',' <<<"${sample_pids% }")" \
-	--output="$work/sample_out" $buffer_arg
-for i in 1 2; do
-	await "$work/msprof.log" "attached to pid $(cut -d' ' -f"$i" <<<"$sample_pids") " 30 "$helper"
-done
-msprof_say start 'collection started' 30
-# shellcheck disable=SC2086
-kill -USR1 $sample_pids
-for p in $sample_pids; do
-	gone "$p" $((60 + SAMPLE_STEPS / 100)) || fail "npu_sample $p still runs"
-	wait "$p" || fail "npu_sample $p exited with status $?"
-done
-driver=
-msprof_say stop 'collection stopped' 60
-# With its targets gone msprof ends by itself: a quit would meet a closed
-# pipe.
-exec 3>&-
-end_helper msprof
-sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12].log | sort -g | tail -1)
+sample_pair "$work/sample_out" $buffer_arg
 # One PROF_ directory a target, each with its own records and losses.
 sample_events=$(jq -s 'map(.host.api_events + .host.ioctl_events) | add' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)

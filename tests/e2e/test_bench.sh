@@ -10,6 +10,9 @@
 #   cannot be mounted);
 # - thread states (tools/bench_sched.sh): its four rows under "sched",
 #   CPU and wall-clock times with their ratios;
+# - osrt (tools/bench_osrt.sh): its four rows under "osrt" in order, the
+#   raw hooks' ratio 1, every syscall of the osrt windows recorded, and
+#   npu_sample's pair's syscalls with their losses;
 # - latency (tools/bench_latency.sh): a run for 1 and for 2 targets under
 #   "latency", each with its samples, p50 <= p99 and the goals beside them;
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
@@ -213,6 +216,30 @@ PY
 check_part sched "$SCHED"
 
 seed
+run_part osrt "the osrt bench" CALLS=2000 ROUNDS=1 SAMPLE_STEPS=50
+printed osrt "the table's four rows" 4 '^(untraced|raw_hooks|window|osrt) +[0-9]'
+read -r -d '' OSRT <<'PY'
+check("osrt names its size", part.get("calls") == 2000 and part.get("rounds") == 1)
+rows = part.get("rows", [])
+names = [r.get("setting") for r in rows]
+check("four rows in order (%s)" % names, names == ["untraced", "raw_hooks", "window", "osrt"])
+for r in rows:
+    check("%s: a time and a ratio (%s)" % (r.get("setting"), r),
+          positive(r.get("cpu_ns_per_syscall")) and positive(r.get("x_raw_hooks"))
+          and len(r.get("rounds", [])) == 1)
+check("the raw hooks' ratio to themselves is 1",
+      dict(zip(names, rows)).get("raw_hooks", {}).get("x_raw_hooks") == 1)
+check("the osrt window recorded every syscall of its loop (%s)" % part.get("osrt_recorded"),
+      number(part.get("osrt_recorded")) and part["osrt_recorded"] >= 2000
+      and number(part.get("osrt_lost")))
+s = part.get("npu_sample", {})
+check("npu_sample's pair: its syscalls and losses (%s)" % s,
+      positive(s.get("syscalls")) and number(s.get("lost"))
+      and isinstance(s.get("goal_met"), bool) and isinstance(part.get("goal_met"), bool))
+PY
+check_part osrt "$OSRT"
+
+seed
 run_part latency "the latency bench" WINDOWS=3 COUNTS="1 2" HOLD_S=0.05 GAP_S=0.05
 printed latency "a row for 1 and for 2 targets" 2 '^ +[12] +3 +[0-9]'
 read -r -d '' LATENCY <<'PY'
@@ -361,9 +388,9 @@ check "the export's goals, not met on a small window" \
 if [ -n "$ran_python" ]; then
 	check "the Python part's five goals, each met or not" \
 		[ "$(grep -cE '^(Python depth (8|32): |zero loss, unpaced Python ).* (met|NOT met)$' "$WORK/goals.log")" = 5 ]
-	check "the six parts that did not run say so" \
-		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 6 ]
-else
 	check "the seven parts that did not run say so" \
 		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 7 ]
+else
+	check "the eight parts that did not run say so" \
+		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 8 ]
 fi

@@ -47,6 +47,12 @@ def sched(p):
     x = r["x_no_window"]
     row("a neighbour's switches, sched on: <= 1.10 x",
         f"{x:.2f} x (sched's own {r['x_window_no_sched']:.2f} x)", x <= 1.10)
+def osrt(p):
+    x = next(r["x_raw_hooks"] for r in p["rows"] if r["setting"] == "osrt")
+    row("osrt: a target's syscall <= 1.3 x raw hooks", f"{x:.2f} x", x <= 1.3)
+    s = p["npu_sample"]
+    row("osrt: zero loss at npu_sample's syscall rate",
+        f"{s['syscalls_per_s']} syscalls/s, {s['lost']} lost", not s["lost"])
 
 
 def latency(p):
@@ -94,7 +100,7 @@ def python(p):
 
 
 PARTS = (("per_call", per_call), ("idle", idle), ("neighbours", neighbours),
-         ("sched", sched), ("latency", latency), ("loss", loss),
+         ("sched", sched), ("osrt", osrt), ("latency", latency), ("loss", loss),
          ("export", export), ("python", python))
 
 

@@ -171,3 +171,41 @@ msprof_loop() {
 	msprof_say stop 'collection stopped' 60
 	msprof_quit
 }
+
+# sample_pair OUT [ARG...]: two npu_sample processes (SAMPLE, SAMPLE_STEPS
+# steps each, no padding, PROFILING_MODE=dynamic) released together inside
+# one window of msprof (ARGs too) into OUT, which ends with them; sets
+# sample_ms, the longer of their loops.
+sample_pair() {
+	local out=$1 i p
+	shift
+	sample_pids=
+	for i in 1 2; do
+		PROFILING_MODE=dynamic "$SAMPLE" --steps "$SAMPLE_STEPS" --step-ms 0 \
+			--wait-signal >"$work/sample$i.log" 2>&1 &
+		sample_pids+="$! "
+	done
+	driver=$sample_pids	# finish() ends them too
+	for i in 1 2; do
+		await "$work/sample$i.log" 'waiting for SIGUSR1' 30 "$(cut -d' ' -f"$i" <<<"$sample_pids")"
+	done
+	msprof_open --pid="$(tr ' ' ',' <<<"${sample_pids% }")" --output="$out" "$@"
+	for i in 1 2; do
+		await "$work/msprof.log" "attached to pid $(cut -d' ' -f"$i" <<<"$sample_pids") " 30 "$helper"
+	done
+	msprof_say start 'collection started' 30
+	# shellcheck disable=SC2086
+	kill -USR1 $sample_pids
+	for p in $sample_pids; do
+		gone "$p" $((60 + SAMPLE_STEPS / 100)) || fail "npu_sample $p still runs"
+		wait "$p" || fail "npu_sample $p exited with status $?"
+	done
+	driver=
+	msprof_say stop 'collection stopped' 120
+	# With its targets gone msprof ends by itself: a quit would meet a
+	# closed pipe.
+	exec 3>&-
+	end_helper msprof
+	sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12].log |
+		sort -g | tail -1)
+}

@@ -47,6 +47,8 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		.cookies = kf->cookies,
 		.uprobe_multi = kf->uprobe_multi,
 		.sched = hostsys_on(&o->hostsys, HOSTSYS_SCHED),
+		.osrt = hostsys_on(&o->hostsys, HOSTSYS_OSRT),
+		.osrt_threshold_ns = (uint64_t)o->hostsys.osrt_threshold_us * 1000,
 	};
 	int err = tracer_open(&s->w.tracer, &cfg, collector_on_event,
 			      &s->w.collector);
@@ -304,7 +306,7 @@ static uint64_t count_losses(struct session *s, struct window_losses *wl)
 int session_stop(struct session *s)
 {
 	struct window_losses wl[MSPROF_MAX_PIDS] = { 0 };
-	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, cut;
+	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, short_calls = 0, cut;
 	struct target_set *ts = &s->targets;
 	int err;
 
@@ -341,6 +343,8 @@ int session_stop(struct session *s)
 		lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
 		unnamed = stats[MSPROF_STAT_UNNAMED] -
 			  s->stats_at_start[MSPROF_STAT_UNNAMED];
+		short_calls = stats[MSPROF_STAT_OSRT_SHORT] -
+			      s->stats_at_start[MSPROF_STAT_OSRT_SHORT];
 	}
 	/* Each window says its own; this counts those of every target. */
 	if (lost)
@@ -349,6 +353,9 @@ int session_stop(struct session *s)
 	if (unnamed)
 		WARN("%llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
 		    (unsigned long long)unnamed);
+	if (short_calls)
+		printf("msprof: %llu lock and wait calls waited less than --osrt-threshold=%u us: not kept\n",
+		       (unsigned long long)short_calls, s->w.hostsys.osrt_threshold_us);
 	if (cut)
 		printf("msprof: %llu calls were still running at stop and are not in the window\n",
 		       (unsigned long long)cut);

@@ -90,6 +90,12 @@ static int open_window(struct window_ctx *w, struct target *t)
 	err = profdir_open_host_file(t->dir_fd, &fd);
 	if (!err)
 		err = collector_open(&w->collector, t->host_pid, fd, &w->probes);
+	if (!err && hostsys_on(&w->hostsys, HOSTSYS_OSRT))
+		err = collector_set_osrt(&w->collector, t->host_pid,
+					 &(struct osrt_sink_conf){
+			.dir = t->dir_fd, .pid = (uint32_t)t->ns_pid,
+			.comm = t->comm, .start = w->start, .ps = &w->probes,
+		});
 	if (err) {
 		ERR("cannot create %s/%s: %s", t->dir, PROFDIR_HOST_FILE,
 		    strerror(-err));
@@ -317,6 +323,13 @@ int window_end(struct window_ctx *w, struct target *t,
 	if (sink.sched_events)
 		printf("msprof: pid %d: %llu thread switches and wake-ups\n",
 		       t->host_pid, (unsigned long long)sink.sched_events);
+	if (hostsys_on(&w->hostsys, HOSTSYS_OSRT))
+		printf("msprof: pid %d: OS runtime: %llu syscalls, %llu pthread calls, %llu blocking calls of %u us or more, on %llu threads\n",
+		       t->host_pid, (unsigned long long)sink.osrt_counts.syscalls,
+		       (unsigned long long)sink.osrt_counts.pthread_calls,
+		       (unsigned long long)sink.osrt_counts.blocking,
+		       w->hostsys.osrt_threshold_us,
+		       (unsigned long long)sink.osrt_counts.threads);
 	*t->dir = '\0';
 	return err ?: herr ?: t->device_err;
 }

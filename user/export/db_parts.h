@@ -73,5 +73,7 @@ int db_window_rows(struct dbw *w);
 int db_mstx_rows(struct dbw *w);
 /* db_tstate.c: THREAD_STATE, the thread states' spans. */
 int db_tstate_rows(struct dbw *w);
+/* db_osrt.c: OSRT_API's rows of the OS runtime calls (--host-sys=osrt). */
+int db_osrt_rows(struct dbw *w);
 
 #endif

@@ -50,6 +50,10 @@ static const struct output_file outputs[] = {
 	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
 	{ "thread_state", "csv", true, summary_thread_state, summary_has_tstate },
 	{ "thread_off_cpu", "csv", true, summary_thread_off_cpu, summary_has_tstate },
+	{ "os_runtime_statistic", "csv", true, summary_os_runtime_statistic,
+	  summary_has_osrt },
+	{ "osrt_statistic", "csv", true, summary_osrt_statistic,
+	  summary_has_osrt_calls },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

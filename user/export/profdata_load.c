@@ -11,6 +11,7 @@
 
 #include "cann.h"
 #include "mstx.h"
+#include "osrt.h"
 #include "profdata.h"
 #include "queue_match.h"
 #include "tstate.h"
@@ -36,7 +37,9 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
-	err = err ?: mstx_finish(p->mstx) ?: tstate_finish(p->tstate, p->end_mono_ns);
+	err = err ?: mstx_finish(p->mstx) ?:
+	      tstate_finish(p->tstate, p->end_mono_ns) ?:
+	      osrt_finish(&p->osrt, p->dirfd, profmeta_task_pid(&p->meta));
 	if (err)
 		profdata_free(p);
 	return err;

@@ -47,6 +47,16 @@ int summary_thread_state(FILE *fp, const struct profdata *p);
 int summary_thread_off_cpu(FILE *fp, const struct profdata *p);
 /* Whether the window has thread states, and so those two. */
 bool summary_has_tstate(const struct profdata *p);
+/*
+ * os_runtime_statistic: per name and thread of msprof's syscalls and its
+ * four pthread functions, as its analysis makes it from the window's
+ * host_syscall.data and host_pthreadcall.data (--host-sys=osrt).
+ */
+int summary_os_runtime_statistic(FILE *fp, const struct profdata *p);
+bool summary_has_osrt(const struct profdata *p);
+/* osrt_statistic: every OS runtime call of our records, per name and thread. */
+int summary_osrt_statistic(FILE *fp, const struct profdata *p);
+bool summary_has_osrt_calls(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

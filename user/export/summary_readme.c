@@ -61,6 +61,20 @@ static const struct described summaries[] = {
 			    "runnable (us), the state it left for, the syscall and "
 			    "API call it was in, and who woke it.\n",
 	  summary_has_tstate },
+	{ "os_runtime_statistic", "The syscalls of msprof's list and its four pthread "
+				  "functions (--host-sys=osrt), one row per name and "
+				  "thread, as msprof's analysis makes it from "
+				  "host_syscall.data and host_pthreadcall.data: the "
+				  "share of their total time (a fraction), total, count, "
+				  "mean, longest and shortest time (us), largest total "
+				  "first.\n", summary_has_osrt },
+	{ "osrt_statistic", "Every OS runtime call recorded (--host-sys=osrt): "
+			    "each syscall, msprof's four pthread functions and the "
+			    "lock and wait calls that blocked, one row per name and "
+			    "thread: kind, syscall number, share of the total time "
+			    "(%), total, count, mean, longest and shortest time and "
+			    "the time spent blocked in syscalls (us), largest total "
+			    "first.\n", summary_has_osrt_calls },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,

@@ -79,7 +79,7 @@ static int write_all(struct tl *t)
 
 	ob_char(&t->ob, '[');
 	tl_cann_names(t);
-	err = tl_device_names(t) ?: tl_host(t);
+	err = tl_device_names(t) ?: tl_host(t) ?: tl_osrt(t);
 	if (err)
 		return err;
 	tl_cann_tids(t);

@@ -75,7 +75,7 @@ struct tl {
 	char *text;		/* the api_text spans' bytes */
 	size_t text_len;
 	struct api_text api[MSPROF_MAX_APIS];
-	struct idset io_tids;	/* threads with ioctls */
+	struct idset io_tids;	/* threads with ioctls or OS runtime calls */
 	struct idset cann_tids;	/* threads with runtime-reported calls */
 	/*
 	 * By our call (connection id - 1): the runtime's record of the same
@@ -151,5 +151,7 @@ int tl_mstx(struct tl *t);
 
 /* timeline_tstate.c: the thread states' process, threads and slices. */
 int tl_tstate(struct tl *t);
+/* timeline_osrt.c: the OS runtime calls' slices (--host-sys=osrt). */
+int tl_osrt(struct tl *t);
 
 #endif

@@ -119,8 +119,20 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 						      MSPROF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.mstx_exit,
 						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_enter,
+						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_exit,
+						      MSPROF_TRACE_UPROBE_MULTI);
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
+	skel->rodata->prctl_nr = SYS_prctl;
+#if defined(__x86_64__)
+	/* Numbers newer than the build's headers: fixed in the x86_64 ABI. */
+	skel->rodata->uretprobe_nr = 335;
+	skel->rodata->uprobe_nr = 336;
+#endif
+	skel->rodata->osrt = cfg->osrt;
+	skel->rodata->osrt_threshold_ns = cfg->osrt_threshold_ns;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
 	skel->rodata->use_cookies = cfg->cookies;
 	skel->rodata->wake_bytes = cfg->ringbuf_bytes / 4;
@@ -531,9 +543,10 @@ int tracer_unfinished(struct tracer *t, const int *pids, int n, uint64_t *open)
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
+		/* Its calls open, and with osrt its syscall open. */
 		if (!bpf_map_lookup_elem(sfd, &key, st) && st->window == window &&
 		    (slot = open_slot(pids, n, open, st->tgid)))
-			*slot += st->depth;
+			*slot += st->depth + (st->sys_start != 0);
 	}
 	free(st);
 	if (errno != ENOENT)

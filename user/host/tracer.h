@@ -24,6 +24,13 @@ struct tracer_config {
 	bool cookies;		/* the kernel has BPF attach cookies */
 	bool uprobe_multi;	/* the kernel makes uprobe_multi links */
 	bool sched;		/* load the thread-state hooks (--host-sys=sched) */
+	/*
+	 * --host-sys=osrt: the syscall hooks record every syscall of the
+	 * targets' threads, and a blocking pthread call is kept when it
+	 * waited osrt_threshold_ns or more.
+	 */
+	bool osrt;
+	uint64_t osrt_threshold_ns;
 };
 
 int tracer_open(struct tracer **out, const struct tracer_config *cfg,
@@ -106,7 +113,7 @@ void tracer_detach(struct tracer *t);
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
- * open[i]: the calls and ioctls of pids[i] still open in the kernel's
+ * open[i]: the calls, ioctls and (osrt) syscalls of pids[i] still open in the kernel's
  * per-thread state after a stop's detach_begin, what was in flight in the
  * window it ended and so goes unrecorded.  One walk of the maps for all.
  */
