@@ -353,6 +353,10 @@ for name in ("off", "depth8", "depth32"):
           r.get("recorded") == 2000 and r.get("lost") == 0)
 check("off: no stacks taken (%s)" % rows.get("off", {}).get("with_stack"),
       rows.get("off", {}).get("with_stack") == 0)
+for name in ("off", "depth8", "depth32"):
+    b = rows.get(name, {}).get("bpf_ns_per_call")
+    check("%s: the call programs' own time a call, or why not (%s)" % (name, b),
+          positive(b) or b == "not kept")
 why = part.get("no_stacks_why")
 for name in ("depth8", "depth32"):
     r = rows.get(name, {})
