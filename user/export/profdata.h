@@ -148,6 +148,7 @@ static inline uint64_t devtask_key(const struct devtask *t)
 
 struct cann;	/* a runtime's raw files, as cann_*.c read them */
 struct mstx_set;	/* the user marks (mstx.h) */
+struct hostsys_data;	/* host system files (hostsys.h) */
 
 /*
  * A data file that could not be read whole, or a fault in one kept once
@@ -196,6 +197,7 @@ struct profdata {
 	size_t nhccls;
 	struct cann *cann;	/* NULL: no runtime's raw files */
 	struct mstx_set *mstx;	/* NULL: no user marks */
+	struct hostsys_data *hostsys;	/* NULL: no host system files */
 	struct pystacks py;	/* the calls' Python stacks */
 	struct queue_seen *queue;	/* task queue calls, in file order */
 	size_t nqueue, cap_queue;

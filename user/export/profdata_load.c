@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "hostsys.h"
 #include "mstx.h"
 #include "profdata.h"
 #include "queue_match.h"
@@ -36,6 +37,7 @@ int profdata_load_at(struct profdata *p, int dirfd)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
 	err = err ?: mstx_finish(p->mstx);
+	err = err ?: hostsys_load(p);
 	if (err)
 		profdata_free(p);
 	return err;
@@ -58,5 +60,7 @@ int profdata_load(struct profdata *p, const char *dir)
 void profdata_free(struct profdata *p)
 {
 	cann_free(p->cann);
+	hostsys_free(p->hostsys);
+	p->hostsys = NULL;
 	profdata_free_model(p);
 }
