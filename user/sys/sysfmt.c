@@ -43,11 +43,12 @@ static char safe_char(char c)
 
 size_t sysfmt_stat_clean(char *line, size_t len)
 {
-	char *open, *close, *nl = memchr(line, '\n', len);
+	char *open, *close;
 	size_t i;
 
-	if (nl)
-		len = (size_t)(nl - line);
+	/* The kernel's line ends in '\n'; a comm may hold one too. */
+	if (len && line[len - 1] == '\n')
+		len--;
 	open = memchr(line, '(', len);
 	close = open ? memrchr(open, ')', len - (size_t)(open - line)) : NULL;
 	if (!close || (size_t)(close - line) + 2 > len || close[1] != ' ')

@@ -26,9 +26,10 @@ void sysbuf_printf(struct sysbuf *b, const char *fmt, ...)
 /*
  * A /proc/<pid>/stat line made safe to write where a line is parsed by
  * whitespace: each byte of its comm (between the first '(' and the last
- * ')') that is not printable ASCII or is a space becomes '_', and the line
- * ends at its first newline.  Its length, or 0 if it is no stat line (no
- * "(...)", or text after the comm that is not fields).
+ * ')') that is not printable ASCII or is a space becomes '_', a line
+ * break among them; the line's own final '\n' is left out.  Its length, or
+ * 0 if it is no stat line (no "(...)", or text after the comm that is not
+ * fields).
  */
 size_t sysfmt_stat_clean(char *line, size_t len);
 /*
