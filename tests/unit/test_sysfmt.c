@@ -135,6 +135,107 @@ static void test_task(void)
 	CU_ASSERT_EQUAL(sysread_task_open(&t, 0x7ffffff0), -ESRCH);
 }
 
+/* A worker that spins when told, and says when it sleeps again. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int go, done, tid;
+} spin = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 };
+
+static void *spinner(void *arg)
+{
+	struct timespec a, b;
+
+	pthread_mutex_lock(&spin.mu);
+	spin.tid = gettid();
+	pthread_cond_broadcast(&spin.cv);
+	while (spin.go >= 0) {
+		while (!spin.go)
+			pthread_cond_wait(&spin.cv, &spin.mu);
+		if (spin.go < 0)
+			break;
+		pthread_mutex_unlock(&spin.mu);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+		do
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 30000000L);
+		pthread_mutex_lock(&spin.mu);
+		spin.go = 0;
+		spin.done++;
+		pthread_cond_broadcast(&spin.cv);
+	}
+	pthread_mutex_unlock(&spin.mu);
+	return arg;
+}
+
+/* The kernel's utime + stime of our thread tid, read now. */
+static unsigned long long ticks_now(int tid)
+{
+	char path[64], line[SYSREAD_LINE_MAX];
+	unsigned long long u = 0, s = 0;
+	size_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	n = fread(line, 1, sizeof(line) - 1, fp);
+	fclose(fp);
+	n = sysfmt_stat_clean(line, n);
+	sysfmt_stat_field(line, n, 13, &u);
+	sysfmt_stat_field(line, n, 14, &s);
+	return u + s;
+}
+
+/*
+ * Idle threads are not read when the task's CPU time says only the active
+ * ran, yet a thread that woke and spun is read again: its line is what
+ * the kernel says once it sleeps.
+ */
+static void test_idle_gate(void)
+{
+	struct sysread_fds fds = { 0, 64 };
+	struct sysread_task t;
+	unsigned long long u, s;
+	pthread_t th;
+	size_t i;
+	int round;
+
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, spinner, NULL), 0);
+	pthread_mutex_lock(&spin.mu);
+	while (!spin.tid)
+		pthread_cond_wait(&spin.cv, &spin.mu);
+	pthread_mutex_unlock(&spin.mu);
+	CU_ASSERT_EQUAL_FATAL(sysread_task_open(&t, getpid()), 0);
+	CU_ASSERT_EQUAL(sysread_task_update(&t, &fds), 0);
+	CU_ASSERT_EQUAL(sysread_task_update(&t, &fds), 0);
+	CU_ASSERT_TRUE(t.gated);
+	for (round = 0; round < 3; round++) {
+		pthread_mutex_lock(&spin.mu);
+		spin.go = 1;
+		pthread_cond_broadcast(&spin.cv);
+		while (spin.done <= round)
+			pthread_cond_wait(&spin.cv, &spin.mu);
+		pthread_mutex_unlock(&spin.mu);
+		CU_ASSERT_EQUAL(sysread_task_update(&t, &fds), 0);
+		for (i = 0; i < t.n && t.v[i].tid != spin.tid; i++)
+			;
+		CU_ASSERT_FATAL(i < t.n);
+		/* It sleeps now: what was read is what the kernel says. */
+		CU_ASSERT_TRUE(sysfmt_stat_field(t.v[i].line, t.v[i].len, 13, &u));
+		CU_ASSERT_TRUE(sysfmt_stat_field(t.v[i].line, t.v[i].len, 14, &s));
+		CU_ASSERT_EQUAL(u + s, ticks_now(spin.tid));
+		CU_ASSERT_TRUE(u + s >= (unsigned long long)(round + 1) * 2);
+	}
+	pthread_mutex_lock(&spin.mu);
+	spin.go = -1;
+	pthread_cond_broadcast(&spin.cv);
+	pthread_mutex_unlock(&spin.mu);
+	pthread_join(th, NULL);
+	sysread_task_close(&t, &fds);
+}
+
 static off_t size_of(int dir, const char *path)
 {
 	struct stat st;
@@ -193,6 +294,7 @@ static int register_tests(unsigned int *skipped)
 		{ "comm and io", test_comm_and_io },
 		{ "iotop, net/dev, cpu and usage lines", test_lines },
 		{ "a task's threads read, fds counted", test_task },
+		{ "idle threads not read, one that woke read again", test_idle_gate },
 		CU_TEST_INFO_NULL,
 	};
 	static const CU_TestInfo needy[] = {

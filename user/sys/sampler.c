@@ -297,6 +297,8 @@ static void *run(void *arg)
 	uint64_t now, next_main, next_usage, wake;
 	bool orphaned;
 
+	/* Named, so that its CPU can be told from the rest of msprof's (bench). */
+	pthread_setname_np(pthread_self(), SYS_SAMPLER_THREAD);
 	now = clock_ns(CLOCK_MONOTONIC);
 	next_main = main_wanted(&s->conf) ? now : UINT64_MAX;
 	next_usage = s->conf.usage ? now : UINT64_MAX;

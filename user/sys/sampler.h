@@ -21,6 +21,8 @@
 #include "sysresult.h"
 
 #define SYS_SAMPLER_WAIT_MS	1000
+/* The thread's name (its comm). */
+#define SYS_SAMPLER_THREAD	"msprof-hostsys"
 
 struct sys_sampler;
 /* Whether c asks for anything this sampler collects. */

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sysfmt.h"
@@ -213,16 +214,20 @@ static int update_thread(struct sysread_task *t, struct sysread_thread *th,
 			 struct sysread_fds *fds)
 {
 	char name[40], sched[sizeof(th->sched_text)], line[SYSREAD_LINE_MAX];
+	unsigned long long blkio = 0;
 	ssize_t n;
 	size_t len;
 	char *copy;
 
+	th->fresh = true;
 	snprintf(name, sizeof(name), "%d/schedstat", th->tid);
 	n = sysread_at(&th->sched, fds, t->task_fd, name, sched, sizeof(sched));
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
+	th->runtime = strtoull(sched, NULL, 10);
 	/* Kernels without schedstats say "0 0 0": every line is read then. */
-	if (th->line && !strcmp(sched, th->sched_text) && strncmp(sched, "0 ", 2))
+	th->active = !th->line || strcmp(sched, th->sched_text) || !strncmp(sched, "0 ", 2);
+	if (!th->active)
 		return 0;
 	snprintf(name, sizeof(name), "%d/stat", th->tid);
 	n = sysread_at(&th->stat, fds, t->task_fd, name, line, sizeof(line));
@@ -237,12 +242,71 @@ static int update_thread(struct sysread_task *t, struct sysread_thread *th,
 	memcpy(copy, line, len);
 	th->line = copy;
 	th->len = (uint16_t)len;
+	/* Parsed once as it is read: the disk's IO % sums it every sample. */
+	sysfmt_stat_field(copy, len, SYSREAD_STAT_BLKIO, &blkio);
+	th->blkio = (uint32_t)blkio;
 	memcpy(th->sched_text, sched, sizeof(sched));
 	return 0;
 }
 
+/* The task's CPU time, all threads' and the exited ones', in ns. */
+static bool task_runtime(const struct sysread_task *t, uint64_t *ns)
+{
+	struct timespec ts;
+	clockid_t c;
+
+	if (clock_getcpuclockid(t->pid, &c) || clock_gettime(c, &ts))
+		return false;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return true;
+}
+
+/* Reads the threads not read yet (the active ones only, active_only). */
+static int update_threads(struct sysread_task *t, struct sysread_fds *fds,
+			  bool active_only)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < t->n; i++) {
+		struct sysread_thread *th = &t->v[i];
+
+		if (th->fresh || (active_only && !th->active))
+			continue;
+		err = update_thread(t, th, fds);
+		if (err == -ESRCH) {
+			/* Gone since the scan: left out of this sample. */
+			free(th->line);
+			th->line = NULL;
+			t->rescan = true;
+			t->gated = false;
+		} else if (err && err != -EPROTO) {
+			return err;	/* -EPROTO: not a stat line, not written */
+		}
+	}
+	return 0;
+}
+
+static uint64_t runtime_sum(const struct sysread_task *t)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		sum += t->v[i].runtime;
+	return sum;
+}
+
+/*
+ * The threads that ran last time are read first; if the task's CPU time,
+ * read after them, is theirs and the others' as last read plus what
+ * exited threads took, no other thread ran (every term only grows, so
+ * equality leaves none room) and their lines stand.  Otherwise every
+ * thread is read, and what the exited took is taken anew.
+ */
 int sysread_task_update(struct sysread_task *t, struct sysread_fds *fds)
 {
+	uint64_t now, sum;
 	struct stat st;
 	size_t i;
 	int err;
@@ -254,19 +318,24 @@ int sysread_task_update(struct sysread_task *t, struct sysread_fds *fds)
 		if (err)
 			return err;
 		t->nlink = st.st_nlink;
+		t->gated = false;
 	}
-	for (i = 0; i < t->n; i++) {
-		err = update_thread(t, &t->v[i], fds);
-		if (err == -ESRCH) {
-			/* Gone since the scan: left out of this sample. */
-			free(t->v[i].line);
-			t->v[i].line = NULL;
-			t->rescan = true;
-		} else if (err == -EPROTO) {
-			continue;	/* not a stat line: this one is not written */
-		} else if (err) {
+	for (i = 0; i < t->n; i++)
+		t->v[i].fresh = false;
+	if (t->gated) {
+		err = update_threads(t, fds, true);
+		if (err)
 			return err;
-		}
+		sum = runtime_sum(t);
+		if (t->gated && task_runtime(t, &now) && now >= sum &&
+		    now - sum == t->exited_ns)
+			return t->n ? 0 : -ESRCH;
 	}
+	err = update_threads(t, fds, false);
+	if (err)
+		return err;
+	sum = runtime_sum(t);
+	t->gated = !t->rescan && task_runtime(t, &now) && now >= sum;
+	t->exited_ns = t->gated ? now - sum : 0;
 	return t->n ? 0 : -ESRCH;
 }

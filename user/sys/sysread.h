@@ -23,6 +23,8 @@
 #define SYSREAD_PIDS_MAX	4096
 /* A stat line is about 300 bytes; 52 fields of 20 digits fit twice. */
 #define SYSREAD_LINE_MAX	2048
+/* proc(5)'s delayacct_blkio_ticks, numbered from 0 (the pid). */
+#define SYSREAD_STAT_BLKIO	41
 
 /* Descriptors the sampler may keep open, all its files together. */
 struct sysread_fds {
@@ -58,6 +60,10 @@ struct sysread_thread {
 	char sched_text[48];	/* its schedstat when line was read */
 	char *line;		/* its last stat line, cleaned; NULL: none yet */
 	uint16_t len;
+	uint32_t blkio;		/* its block I/O delays (clock ticks), from line */
+	uint64_t runtime;	/* ns on a CPU, as its schedstat said last */
+	bool active;		/* it ran between its last two reads */
+	bool fresh;		/* read in this update */
 };
 
 /* A task's threads, as the sampler reads them. */
@@ -70,6 +76,8 @@ struct sysread_task {
 	struct sysread_thread *v;
 	size_t n, cap;
 	unsigned int left_out;	/* threads past SYSREAD_THREADS_MAX at the last scan */
+	bool gated;		/* exited_ns known: the idle need not be read */
+	uint64_t exited_ns;	/* the task's CPU time beyond its threads' */
 };
 
 /* Opens /proc/<pid> and its task directory: -ESRCH if it is gone. */
@@ -79,7 +87,9 @@ void sysread_task_close(struct sysread_task *t, struct sysread_fds *fds);
  * Brings t's threads up to date: the task directory scanned again if its
  * link count changed or a thread went, then each thread's stat line read
  * again if its schedstat says it ran since (a thread that did not run has
- * the same times, CPU and delays).  -ESRCH once the task is gone.
+ * the same times, CPU and delays); when the task's CPU time says only
+ * those that ran last time ran, the others are not read at all.  -ESRCH
+ * once the task is gone.
  */
 int sysread_task_update(struct sysread_task *t, struct sysread_fds *fds);
 

@@ -18,9 +18,6 @@
 /* Processes whose files one window keeps, over its whole length. */
 #define PID_FILES_MAX	(4 * SYSREAD_PIDS_MAX)
 
-/* proc(5)'s fields, numbered from 0 (the pid). */
-#define STAT_UTIME	13
-#define STAT_BLKIO	41
 
 /* Prepared whether asked for or not: only a file sampled is made. */
 static int file(struct sys_target *t, struct sysfile *f, const char *name)
@@ -170,14 +167,12 @@ static void net_block(struct sys_target *t, const struct sys_shared *sh,
 /* The task's threads' block I/O delays, in clock ticks. */
 static uint64_t blkio_ticks(const struct sys_target *t)
 {
-	unsigned long long v, sum = 0;
+	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < t->task.n; i++)
-		if (t->task.v[i].line &&
-		    sysfmt_stat_field(t->task.v[i].line, t->task.v[i].len,
-				      STAT_BLKIO, &v))
-			sum += v;
+		if (t->task.v[i].line)
+			sum += t->task.v[i].blkio;
 	return sum;
 }
 
@@ -189,7 +184,7 @@ static void disk_line(struct sys_target *t, const struct sys_shared *sh,
 		.real_ns = sh->real_ns, .pid = t->pid, .prio = t->prio,
 		.uid = t->uid, .comm = t->comm, .io_pct = -1,
 	};
-	uint64_t rb, wb, ticks = blkio_ticks(t), dt;
+	uint64_t rb, wb, ticks = sh->delayacct ? blkio_ticks(t) : 0, dt;
 	char io[1024];
 	ssize_t n = sysread_at(&t->io, fds, t->task.proc_fd, "io", io, sizeof(io));
 
