@@ -406,6 +406,7 @@ bench: deps
 	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
+	$(Q)tools/bench_host_sys.sh
 	$(Q)tools/bench/goals.py $${RESULTS:-bench/results.json}
 
 clean:

@@ -13,6 +13,7 @@
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
 #   the rate without loss runs, every point's records and losses add up to
 #   the calls made, and npu_sample's pair to the calls its steps make;
+# - host-sys (tools/bench_host_sys.sh): its two rows under "host_sys";
 # - export (tools/bench_export.sh): both exports' rows, the window's size
 #   as the exporter saw it, and the note that it is under the goal's size;
 # - the goals table (tools/bench/goals.py) on what ran.
@@ -235,6 +236,23 @@ PY
 check_part loss "$LOSS"
 
 seed
+env SECS=1 ROUNDS=1 THREADS=16 RESULTS="$WORK/results.json" timeout 300 \
+	tools/bench_host_sys.sh >"$WORK/host_sys.log" 2>&1
+check "the host-sys bench exits 0" [ $? -eq 0 ]
+show "$WORK/host_sys.log"
+read -r -d '' HOST_SYS <<'PY'
+check("host_sys names its size", part.get("threads") == 16 and part.get("secs") == 1
+      and part.get("rounds") == 1 and positive(part.get("processes")))
+rows = part.get("rows", [])
+check("two rows, target and usage (%s)" % [r.get("setting") for r in rows],
+      [r.get("setting") for r in rows] == ["target", "usage"])
+for r in rows:
+    check("%s: the sampler's CPU and its samples a second are numbers (%s)" % (r.get("setting"), r),
+          number(r.get("cpu_pct")) and positive(r.get("samples_per_s")))
+PY
+check_part host_sys "$HOST_SYS"
+
+seed
 env EXPORT_STEPS=2000 RESULTS="$WORK/results.json" timeout 300 \
 	tools/bench_export.sh >"$WORK/export.log" 2>&1
 check "the export bench exits 0" [ $? -eq 0 ]
@@ -267,5 +285,5 @@ check "the goals table exits 0" [ $? -eq 0 ]
 show "$WORK/goals.log"
 check "the export's goals, not met on a small window" \
 	[ "$(grep -c '^export .*NOT met$' "$WORK/goals.log")" = 2 ]
-check "the five parts that did not run say so" \
-	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 5 ]
+check "the six parts that did not run say so" \
+	[ "$(grep -c ' not run ' "$WORK/goals.log")" = 6 ]

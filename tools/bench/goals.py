@@ -67,8 +67,16 @@ def export(p):
             f"{r['peak_rss_kib'] / 1024:.1f} MiB", r["goal_met"])
 
 
+def host_sys(p):
+    r = next(r for r in p["rows"] if r["setting"] == "target")
+    row(f"host-sys sampler, {p['threads']} threads, 50 Hz: <= 2 % of a core",
+        f"{r['cpu_pct']:.2f} % ({r['samples_per_s']:.1f} samples/s)",
+        r["cpu_pct"] <= 2)
+
+
 PARTS = (("per_call", per_call), ("idle", idle), ("neighbours", neighbours),
-         ("latency", latency), ("loss", loss), ("export", export))
+         ("latency", latency), ("loss", loss), ("export", export),
+         ("host_sys", host_sys))
 
 
 def main(path):
