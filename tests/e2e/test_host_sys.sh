@@ -119,6 +119,55 @@ timed_window 0.2 "$WORK/none.log" --dynamic=on --host-only=on --pid="$stay_PID" 
 check "without --host-sys: no host system file" \
 	[ -z "$(ls "$(prof_dirs "$WORK/none")"/host/data | grep -v host_trace)" ]
 
+# --- a process stuck in exec: the sampler waits, the stop does not ---------
+# A user's process whose exec flushes a file on a FUSE mount that never
+# answers holds its stat: --host-sys-usage reads every process's.  The
+# stop waits 1 s for the sampler, the window is incomplete, msprof ends.
+STALL=$PWD/build/tests/fuse_stall
+if [ ! -x "$STALL" ] || ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ] ||
+	! add_user; then
+	skip "a process stuck in exec beside a window" "no fuse_stall, FUSE or test user here"
+else
+	MNT=$TEST_HOME/mnt
+	mkdir "$MNT"
+	CLEANUP_CMDS=("umount -l $MNT" "${CLEANUP_CMDS[@]}")
+	"$STALL" serve "$MNT" "$(id -u "$TEST_USER")" "$(id -g "$TEST_USER")" \
+		>"$WORK/fuse.log" 2>&1 &
+	FUSE_PID=$!
+	PIDS_TO_KILL=("$FUSE_PID" "${PIDS_TO_KILL[@]}")
+	wait_for "$WORK/fuse.log" ready 10
+	cases held --wait both
+	msprof_open "$WORK/stuck.log" --dynamic=on --host-only=on --pid="$held_PID" \
+		--output="$WORK/stuck" --host-sys=cpu --host-sys-usage=cpu
+	say start
+	wait_for "$WORK/stuck.log" "collection started" 30
+	run_as "$STALL" exec "$MNT/f" sleep 120 >"$WORK/exec.out" 2>&1 &
+	wait_for "$WORK/exec.out" "exec pid " 10
+	STUCK=$(sed -n 's/^exec pid //p' "$WORK/exec.out")
+	PIDS_TO_KILL+=("$STUCK")
+	wait_for "$WORK/fuse.log" "stalled FLUSH $STUCK" 10
+	# Long enough for the sampler's next scan of /proc to reach it.
+	sleep 0.5
+	t0=$(date +%s%N)
+	say stop
+	wait_for "$WORK/stuck.log" "collection stopped" 20
+	t1=$(date +%s%N)
+	say quit
+	msprof_close
+	rc=$?
+	kill -TERM "$FUSE_PID"
+	gone "$FUSE_PID" 5 || kill -KILL "$FUSE_PID"
+	kill -USR1 "$held_PID"
+	kill -USR1 "$held_PID"
+	show "$WORK/stuck.log"
+	check "stuck exec: msprof stopped within 5 s ($(((t1 - t0) / 1000000)) ms) and exits 0" \
+		[ $((t1 - t0)) -lt 5000000000 -a "$rc" = 0 ]
+	check "stuck exec: the samples cut, said in one line" \
+		[ "$(grep -c "host-sys samples cut: the sampler did not answer" "$WORK/stuck.log")" = 1 ]
+	check "stuck exec: the window incomplete, saying why" \
+		[ "$(jq -r .incomplete_reason "$(prof_dirs "$WORK/stuck")"/msprof_ebpf_window.json)" = "host-sys data: the sampler did not answer at stop" ]
+fi
+
 # --- bad values: one line on stderr, exit 1, nothing created ---------------
 bad() {
 	local what=$1 made

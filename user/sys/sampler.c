@@ -131,9 +131,9 @@ static void serve(struct sys_sampler *s, struct op *o)
 		return;
 	}
 	/* A waiter that gave up finished the window: nothing more goes in. */
-	systarget_close(&s->t[i], o->discard ||
-			__atomic_load_n(&o->abandoned, __ATOMIC_ACQUIRE),
-			&s->fds, &o->res);
+	systarget_close(&s->t[i], o->discard ? SYSTARGET_DISCARD :
+			__atomic_load_n(&o->abandoned, __ATOMIC_ACQUIRE) ?
+			SYSTARGET_LEAVE : SYSTARGET_WRITE, &s->fds, &o->res);
 	s->t[i] = s->t[--s->n];
 }
 
@@ -273,12 +273,14 @@ static struct timespec abs_mono(uint64_t ns)
 	return (struct timespec){ (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 }
 
-static void end_all(struct sys_sampler *s)
+/* left: the stop gave up waiting, its windows are written without these. */
+static void end_all(struct sys_sampler *s, bool left)
 {
 	struct sys_result r;
 
 	while (s->n) {
-		systarget_close(&s->t[s->n - 1], false, &s->fds, &r);
+		systarget_close(&s->t[s->n - 1], left ? SYSTARGET_LEAVE :
+				SYSTARGET_WRITE, &s->fds, &r);
 		s->n--;
 	}
 	if (s->usage_open)
@@ -326,8 +328,9 @@ static void *run(void *arg)
 	}
 	if (s->ops)
 		serve_all(s);
+	orphaned = s->orphaned;
 	pthread_mutex_unlock(&s->mu);
-	end_all(s);
+	end_all(s, orphaned);
 	pthread_mutex_lock(&s->mu);
 	s->exited = true;
 	orphaned = s->orphaned;

@@ -342,18 +342,22 @@ void systarget_usage_gone(struct sys_target *t, int pid)
 	keep_err(t, sysfile_idle(&p->mem, &t->budget));
 }
 
-static void end_file(struct sys_target *t, struct sysfile *f, bool discard)
+static void end_file(struct sys_target *t, struct sysfile *f,
+		     enum systarget_end how)
 {
-	if (discard) {
+	if (how == SYSTARGET_DISCARD) {
 		sysfile_discard(f);
 		return;
 	}
+	/* Left: its window was finished without it; what is buffered goes. */
+	if (how == SYSTARGET_LEAVE)
+		f->len = 0;
 	keep_err(t, sysfile_close(f, &t->budget));
 	t->res.bytes += sysfile_bytes(f);
 }
 
-void systarget_close(struct sys_target *t, bool discard, struct sysread_fds *fds,
-		     struct sys_result *r)
+void systarget_close(struct sys_target *t, enum systarget_end how,
+		     struct sysread_fds *fds, struct sys_result *r)
 {
 	struct sysfile *files[] = {
 		&t->cpu, &t->mem, &t->net, &t->disk, &t->sys_cpu, &t->sys_mem,
@@ -361,13 +365,13 @@ void systarget_close(struct sys_target *t, bool discard, struct sysread_fds *fds
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		end_file(t, files[i], discard);
+		end_file(t, files[i], how);
 	for (i = 0; i < t->npf; i++) {
-		end_file(t, &t->pf[i].cpu, discard);
-		end_file(t, &t->pf[i].mem, discard);
+		end_file(t, &t->pf[i].cpu, how);
+		end_file(t, &t->pf[i].mem, how);
 	}
 	/* Per-process files were let go unsynced: all synced at once. */
-	if (t->npf && !discard && syncfs(t->dir))
+	if (t->npf && how == SYSTARGET_WRITE && syncfs(t->dir))
 		keep_err(t, -errno);
 	free(t->pf);
 	sysread_task_close(&t->task, fds);

@@ -84,8 +84,11 @@ void systarget_usage_proc(struct sys_target *t, int pid, uint64_t raw_ns,
 			  struct sysbuf *scratch);
 /* A process that went: its files' buffers written, none kept. */
 void systarget_usage_gone(struct sys_target *t, int pid);
-/* Writes and closes everything (or removes it, discard); r: its account. */
-void systarget_close(struct sys_target *t, bool discard, struct sysread_fds *fds,
-		     struct sys_result *r);
+/* How a target's files end: written whole, left as they are, or removed. */
+enum systarget_end { SYSTARGET_WRITE, SYSTARGET_LEAVE, SYSTARGET_DISCARD };
+
+/* Closes everything as how says; r: its account. */
+void systarget_close(struct sys_target *t, enum systarget_end how,
+		     struct sysread_fds *fds, struct sys_result *r);
 
 #endif
