@@ -17,16 +17,10 @@ import re
 import sqlite3
 import sys
 
-failed = 0
+import check_timeline
+from check_timeline import check
 
-
-def check(what, ok, detail=""):
-    global failed
-    if ok:
-        print(f"ok host-sys: {what}")
-    else:
-        failed += 1
-        print(f"FAIL host-sys: {what}" + (f" ({detail})" if detail else ""))
+check_timeline.LABEL = "host-sys"
 
 
 def slices(d, name):
@@ -207,7 +201,7 @@ def main():
     raw_checks(d, pid, spin)
     if glob.glob(os.path.join(d, "mindstudio_profiler_output", "msprof_*.json")):
         export_checks(d, pid, spin)
-    return 1 if failed else 0
+    return 1 if check_timeline.failed else 0
 
 
 if __name__ == "__main__":

@@ -5,23 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/growarr.h"
 #include "hostsys_lines.h"
 
 void *hs_push(void **v, size_t *n, size_t *cap, size_t size)
 {
-	char *at;
+	void *at = growarr_push(v, n, cap, size);
 
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
-		void *nv = realloc(*v, c * size);
-
-		if (!nv)
-			return NULL;
-		*v = nv;
-		*cap = c;
-	}
-	at = (char *)*v + (*n)++ * size;
-	memset(at, 0, size);
+	if (at)
+		memset(at, 0, size);
 	return at;
 }
 

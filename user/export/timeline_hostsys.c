@@ -6,8 +6,10 @@
  * thread 0; CPU Usage names a thread per CPU, "CPU Avg" among them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hostsys.h"
 #include "timeline_parts.h"
@@ -45,17 +47,24 @@ static double round3(double v)
 	return strtod(buf, NULL);
 }
 
-/* msprof's order of CPUs: by number, "Avg" casting to 0, after CPU 0. */
-static int cpu_key(int32_t cpu)
-{
-	return cpu == HS_CPU_AVG ? 1 : cpu == 0 ? 0 : 2 * cpu + 1;
-}
+/*
+ * msprof's order of CPUs, SQLite's ORDER BY CAST(cpu_no AS DECIMAL) over
+ * the distinct ones: by number, "Avg" casting to 0, and equal keys (CPU 0
+ * and Avg) as they first came in the rows.
+ */
+struct cpu_seen {
+	int32_t cpu;
+	size_t first;
+};
 
 static int by_key(const void *a, const void *b)
 {
-	int x = cpu_key(*(const int32_t *)a), y = cpu_key(*(const int32_t *)b);
+	const struct cpu_seen *x = a, *y = b;
+	int32_t kx = x->cpu == HS_CPU_AVG ? 0 : x->cpu, ky = y->cpu == HS_CPU_AVG ? 0 : y->cpu;
 
-	return (x > y) - (x < y);
+	if (kx != ky)
+		return (kx > ky) - (kx < ky);
+	return (x->first > y->first) - (x->first < y->first);
 }
 
 static void cpu_name(char *buf, size_t len, int32_t cpu)
@@ -69,23 +78,23 @@ static void cpu_name(char *buf, size_t len, int32_t cpu)
 static int cpu_track(struct tl *t, const struct hostsys_data *h)
 {
 	uint64_t pid = tl_pid(t, SORT_CPU_USAGE, HOST_DEVICE);
-	int32_t *ids = malloc(h->ncpu * sizeof(*ids));
+	struct cpu_seen *ids = malloc(h->ncpu * sizeof(*ids));
 	size_t i, j, n = 0;
 	char name[32];
 
 	if (!ids)
 		return -ENOMEM;
-	for (i = 0; i < h->ncpu; i++)
-		ids[n++] = h->cpu[i].cpu;
+	for (i = 0; i < h->ncpu; i++) {
+		for (j = 0; j < n && ids[j].cpu != h->cpu[i].cpu; j++)
+			;
+		if (j == n)
+			ids[n++] = (struct cpu_seen){ h->cpu[i].cpu, i };
+	}
 	qsort(ids, n, sizeof(*ids), by_key);
-	for (i = 1, j = n ? 1 : 0; i < n; i++)
-		if (ids[i] != ids[j - 1])
-			ids[j++] = ids[i];
-	n = j;
 	tl_process(t, "CPU Usage", "CPU", SORT_CPU_USAGE, HOST_DEVICE);
 	/* Each CPU's thread is its rank; the counters are all on thread 0. */
 	for (i = 0; i < n; i++) {
-		cpu_name(name, sizeof(name), ids[i]);
+		cpu_name(name, sizeof(name), ids[i].cpu);
 		tl_thread(t, pid, (uint32_t)i, name, i);
 	}
 	free(ids);
@@ -97,37 +106,46 @@ static int cpu_track(struct tl *t, const struct hostsys_data *h)
 	return 0;
 }
 
+/*
+ * One of the single-counter processes: n rows of size bytes, each starting
+ * with its interval's start (raw ns) and holding its value at val.
+ */
+static void usage_track(struct tl *t, const struct hostsys_data *h,
+			const char *name, unsigned int sort, const void *rows,
+			size_t n, size_t size, size_t val, bool number_ts,
+			bool rounded)
+{
+	uint64_t pid = tl_pid(t, sort, HOST_DEVICE), start;
+	const char *row = rows;
+	double v;
+	size_t i;
+
+	if (!n)
+		return;
+	tl_process(t, name, "CPU", sort, HOST_DEVICE);
+	for (i = 0; i < n; i++, row += size) {
+		memcpy(&start, row, sizeof(start));
+		memcpy(&v, row + val, sizeof(v));
+		counter(t, name, pid, hostsys_epoch(h, start), number_ts,
+			rounded ? round3(v) : v);
+	}
+}
+
 int tl_hostsys(struct tl *t)
 {
 	const struct hostsys_data *h = t->p->hostsys;
-	uint64_t pid;
-	size_t i;
 	int err = 0;
 
 	if (!h)
 		return 0;
 	if (h->ncpu)
 		err = cpu_track(t, h);
-	if (h->nmem) {
-		tl_process(t, "Memory Usage", "CPU", SORT_MEM_USAGE, HOST_DEVICE);
-		pid = tl_pid(t, SORT_MEM_USAGE, HOST_DEVICE);
-		for (i = 0; i < h->nmem; i++)
-			counter(t, "Memory Usage", pid, hostsys_epoch(h, h->mem[i].start),
-				false, round3(h->mem[i].usage));
-	}
-	if (h->nnet) {
-		tl_process(t, "Network Usage", "CPU", SORT_NET_USAGE, HOST_DEVICE);
-		pid = tl_pid(t, SORT_NET_USAGE, HOST_DEVICE);
-		for (i = 0; i < h->nnet; i++)
-			counter(t, "Network Usage", pid, hostsys_epoch(h, h->net[i].start),
-				true, h->net[i].usage);
-	}
-	if (h->ndisk) {
-		tl_process(t, "Disk Usage", "CPU", SORT_DISK_USAGE, HOST_DEVICE);
-		pid = tl_pid(t, SORT_DISK_USAGE, HOST_DEVICE);
-		for (i = 0; i < h->ndisk; i++)
-			counter(t, "Disk Usage", pid, hostsys_epoch(h, h->disk[i].start),
-				false, h->disk[i].usage);
-	}
+	/* Memory's value rounded to 3 places, Network's ts a number: msprof's. */
+	usage_track(t, h, "Memory Usage", SORT_MEM_USAGE, h->mem, h->nmem,
+		    sizeof(*h->mem), offsetof(struct hs_mem_row, usage), false, true);
+	usage_track(t, h, "Network Usage", SORT_NET_USAGE, h->net, h->nnet,
+		    sizeof(*h->net), offsetof(struct hs_net_row, usage), true, false);
+	usage_track(t, h, "Disk Usage", SORT_DISK_USAGE, h->disk, h->ndisk,
+		    sizeof(*h->disk), offsetof(struct hs_disk_row, usage), false, false);
 	return err;
 }

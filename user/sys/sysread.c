@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/growarr.h"
 #include "sysfmt.h"
 #include "sysread.h"
 
@@ -141,16 +142,10 @@ static int see_thread(struct sysread_task *t, int tid, size_t sorted)
 		th->seen = true;
 		return 0;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		void *v = realloc(t->v, cap * sizeof(*t->v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n++] = (struct sysread_thread){
+	th = growarr_push((void **)&t->v, &t->n, &t->cap, sizeof(*t->v));
+	if (!th)
+		return -ENOMEM;
+	*th = (struct sysread_thread){
 		.tid = tid, .seen = true, .stat.fd = -1, .sched.fd = -1,
 	};
 	return 0;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/growarr.h"
 #include "systarget.h"
 
 /* Buffers: msprof's collector sends 8 KB chunks; a process's file 4 KB. */
@@ -294,20 +295,13 @@ static struct sys_pidfiles *pid_files(struct sys_target *t, int pid)
 
 	if (p || t->npf == PID_FILES_MAX)
 		return p;
-	if (t->npf == t->cappf) {
-		size_t cap = t->cappf ? 2 * t->cappf : 256;
-		void *v = realloc(t->pf, cap * sizeof(*t->pf));
-
-		if (!v)
-			return NULL;
-		t->pf = v;
-		t->cappf = cap;
-	}
-	for (at = t->npf; at && t->pf[at - 1].pid > pid; at--)
+	if (!growarr_push((void **)&t->pf, &t->npf, &t->cappf, sizeof(*t->pf)))
+		return NULL;
+	/* Kept in pid order: the new one moved to its place. */
+	for (at = t->npf - 1; at && t->pf[at - 1].pid > pid; at--)
 		;
-	memmove(t->pf + at + 1, t->pf + at, (t->npf - at) * sizeof(*t->pf));
+	memmove(t->pf + at + 1, t->pf + at, (t->npf - 1 - at) * sizeof(*t->pf));
 	p = &t->pf[at];
-	t->npf++;
 	p->pid = pid;
 	snprintf(name, sizeof(name), "%d-CpuUsage.data", pid);
 	sysfile_init(&p->cpu, t->dir, name, PID_FILE_BUF, true);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/growarr.h"
 #include "sysusage.h"
 
 int sysusage_open(struct sysusage *u)
@@ -72,16 +73,10 @@ static int see(int dir, const char *name, void *ctx)
 		u->left_out++;
 		return 0;
 	}
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 256;
-		void *v = realloc(u->v, cap * sizeof(*u->v));
-
-		if (!v)
-			return -ENOMEM;
-		u->v = v;
-		u->cap = cap;
-	}
-	u->v[u->n++] = (struct sysusage_proc){
+	p = growarr_push((void **)&u->v, &u->n, &u->cap, sizeof(*u->v));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct sysusage_proc){
 		.pid = (int)pid, .seen = true,
 		.stat.fd = -1, .statm.fd = -1, .comm.fd = -1,
 	};
