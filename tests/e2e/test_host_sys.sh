@@ -152,11 +152,15 @@ else
 	say stop
 	wait_for "$WORK/stuck.log" "collection stopped" 20
 	t1=$(date +%s%N)
+	before=$(cat "$(prof_dirs "$WORK/stuck")"/host/data/host_cpu.data.slice_* | wc -c)
+	# The daemon gone, the stuck read returns: the thread left behind ends
+	# by itself, writing nothing (and leaks nothing, under ASan).
+	kill -TERM "$FUSE_PID"
+	gone "$FUSE_PID" 5 || kill -KILL "$FUSE_PID"
+	sleep 0.5
 	say quit
 	msprof_close
 	rc=$?
-	kill -TERM "$FUSE_PID"
-	gone "$FUSE_PID" 5 || kill -KILL "$FUSE_PID"
 	kill -USR1 "$held_PID"
 	kill -USR1 "$held_PID"
 	show "$WORK/stuck.log"
@@ -164,6 +168,9 @@ else
 		[ $((t1 - t0)) -lt 5000000000 -a "$rc" = 0 ]
 	check "stuck exec: the samples cut, said in one line" \
 		[ "$(grep -c "host-sys samples cut: the sampler did not answer" "$WORK/stuck.log")" = 1 ]
+	after=$(cat "$(prof_dirs "$WORK/stuck")"/host/data/host_cpu.data.slice_* | wc -c)
+	check "stuck exec: the thread left behind wrote nothing after the stop ($before bytes)" \
+		[ "$before" -gt 0 -a "$before" = "$after" ]
 	check "stuck exec: the window incomplete, saying why" \
 		[ "$(jq -r .incomplete_reason "$(prof_dirs "$WORK/stuck")"/msprof_ebpf_window.json)" = "host-sys data: the sampler did not answer at stop" ]
 fi

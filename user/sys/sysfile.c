@@ -38,7 +38,7 @@ static int write_out(struct sysfile *f, const char *text, size_t len,
 	return err;
 }
 
-static int flush(struct sysfile *f, struct fsutil_budget *b)
+int sysfile_flush(struct sysfile *f, struct fsutil_budget *b)
 {
 	int err = 0;
 
@@ -59,7 +59,7 @@ int sysfile_put(struct sysfile *f, const char *text, size_t len,
 	/* A slice holds whole samples: a new one begins with the buffer's. */
 	if (f->len && (f->len + len > f->cap ||
 		       textslice_starts_slice(&f->ts, f->len + len)) &&
-	    flush(f, b))
+	    sysfile_flush(f, b))
 		return f->err;
 	if (len > f->cap) {
 		f->err = write_out(f, text, len, b);
@@ -77,7 +77,7 @@ int sysfile_put(struct sysfile *f, const char *text, size_t len,
 
 int sysfile_idle(struct sysfile *f, struct fsutil_budget *b)
 {
-	flush(f, b);
+	sysfile_flush(f, b);
 	free(f->buf);
 	f->buf = NULL;
 	return f->err;
@@ -87,7 +87,7 @@ int sysfile_close(struct sysfile *f, struct fsutil_budget *b)
 {
 	int err;
 
-	flush(f, b);
+	sysfile_flush(f, b);
 	err = textslice_close(&f->ts);
 	if (err && !f->err)
 		f->err = err;

@@ -38,6 +38,8 @@ bool sysfile_starts_slice(const struct sysfile *f, size_t len);
  */
 int sysfile_put(struct sysfile *f, const char *text, size_t len,
 		struct fsutil_budget *b);
+/* Writes what is buffered: 0, or the file's first failure. */
+int sysfile_flush(struct sysfile *f, struct fsutil_budget *b);
 /* Writes what is buffered and frees the buffer until the next put. */
 int sysfile_idle(struct sysfile *f, struct fsutil_budget *b);
 /* Writes what is buffered and closes the file; its first failure. */

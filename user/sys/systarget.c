@@ -10,12 +10,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/growarr.h"
 #include "systarget.h"
 
 /* Buffers: msprof's collector sends 8 KB chunks; a process's file 4 KB. */
 #define FILE_BUF	(64u << 10)
 #define PID_FILE_BUF	(4u << 10)
+/*
+ * What is buffered goes out at least this often: a read that then waits
+ * for good (a stuck exec) costs the window no more of its samples.
+ */
+#define FLUSH_NS	1000000000ull
 /* Processes whose files one window keeps, over its whole length. */
 #define PID_FILES_MAX	(4 * SYSREAD_PIDS_MAX)
 
@@ -71,6 +77,7 @@ int systarget_open(struct sys_target *t, int pid, int dir,
 	t->statm.fd = t->io.fd = -1;
 	t->task.proc_fd = t->task.task_fd = -1;
 	t->budget.max = SYS_SAMPLER_BYTES_MAX;
+	t->flushed_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	err = sysread_task_open(&t->task, pid);
 	if (err)
 		return err;
@@ -221,6 +228,25 @@ static void disk_line(struct sys_target *t, const struct sys_shared *sh,
 	t->blkio_ticks = ticks;
 }
 
+/* Every buffer of t written out, once a second at most. */
+static void flush_all(struct sys_target *t, uint64_t now)
+{
+	struct sysfile *files[] = {
+		&t->cpu, &t->mem, &t->net, &t->disk, &t->sys_cpu, &t->sys_mem,
+	};
+	size_t i;
+
+	if (now - t->flushed_ns < FLUSH_NS)
+		return;
+	t->flushed_ns = now;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		keep_err(t, sysfile_flush(files[i], &t->budget));
+	for (i = 0; i < t->npf; i++) {
+		keep_err(t, sysfile_flush(&t->pf[i].cpu, &t->budget));
+		keep_err(t, sysfile_flush(&t->pf[i].mem, &t->budget));
+	}
+}
+
 void systarget_sample(struct sys_target *t, const struct sys_shared *sh,
 		      struct sysread_fds *fds, struct sysbuf *scratch)
 {
@@ -246,6 +272,7 @@ void systarget_sample(struct sys_target *t, const struct sys_shared *sh,
 		disk_line(t, sh, fds, scratch);
 	if (t->items & 1u << HOSTSYS_NETWORK)
 		net_block(t, sh, scratch);
+	flush_all(t, sh->raw_ns);
 }
 
 /* A usage block: its head, the payload, the empty line after. */
@@ -270,6 +297,7 @@ void systarget_usage_sys(struct sys_target *t, const struct sys_usage_shared *u,
 	if (t->usage & 1u << HOSTSYS_USAGE_MEM && u->meminfo)
 		usage_block(t, &t->sys_mem, u->raw_ns, u->meminfo, u->meminfo_len,
 			    scratch);
+	flush_all(t, u->raw_ns);
 }
 
 static int by_pid(const void *a, const void *b)

@@ -58,6 +58,7 @@ struct sys_target {
 	struct sys_pidfiles *pf;	/* by pid */
 	size_t npf, cappf;
 	struct fsutil_budget budget;
+	uint64_t flushed_ns;		/* its buffers last written out */
 	/* disk: the last sample's counters, for the rates */
 	bool have_io;
 	uint64_t io_ns, read_bytes, write_bytes, blkio_ticks;
