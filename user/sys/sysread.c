@@ -100,6 +100,7 @@ int sysread_task_open(struct sysread_task *t, int pid)
 		return err;
 	}
 	t->rescan = true;
+	t->has_clock = !clock_getcpuclockid(pid, &t->clock);
 	return 0;
 }
 
@@ -248,9 +249,8 @@ static int update_thread(struct sysread_task *t, struct sysread_thread *th,
 static bool task_runtime(const struct sysread_task *t, uint64_t *ns)
 {
 	struct timespec ts;
-	clockid_t c;
 
-	if (clock_getcpuclockid(t->pid, &c) || clock_gettime(c, &ts))
+	if (!t->has_clock || clock_gettime(t->clock, &ts))
 		return false;
 	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	return true;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define SYSREAD_THREADS_MAX	4096
 #define SYSREAD_PIDS_MAX	4096
@@ -76,6 +77,8 @@ struct sysread_task {
 	struct sysread_thread *v;
 	size_t n, cap;
 	unsigned int left_out;	/* threads past SYSREAD_THREADS_MAX at the last scan */
+	bool has_clock;
+	clockid_t clock;	/* the task's process CPU clock */
 	bool gated;		/* exited_ns known: the idle need not be read */
 	uint64_t exited_ns;	/* the task's CPU time beyond its threads' */
 };
