@@ -162,10 +162,18 @@ $(OBJ)/san/%.o: %.c $(wildcard include/msprof/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-# Only the tracer and its attach step include the BPF skeleton: nothing
-# else waits for clang.
-SKEL_SRC := user/host/tracer.c user/host/attach.c
+# Only the tracer, its attach step and its thread-state hooks include the
+# BPF skeleton: nothing else waits for clang.
+SKEL_SRC := user/host/tracer.c user/host/attach.c user/host/sched_hooks.c
 $(call obj,$(SKEL_SRC)) $(call san_obj,$(SKEL_SRC)) $(call fuzz_obj,$(SKEL_SRC)): $(SKELS)
+
+# The syscalls' names by number, as the build's libc headers have them.
+$(GEN)/gen_syscall_names.h: tools/gen-syscall-names.sh
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)tools/gen-syscall-names.sh "$(CC)" $@
+NAMES_SRC := user/host/syscall_names.c
+$(call obj,$(NAMES_SRC)) $(call san_obj,$(NAMES_SRC)) $(call fuzz_obj,$(NAMES_SRC)): $(GEN)/gen_syscall_names.h
 
 $(BIN)/msprof: $(call obj,user/ctl/main.c $(CTL_SRC))
 	$(call msg,LINK,$@)
@@ -263,7 +271,8 @@ $(BUILD)/tools/synth_window: $(call obj,tools/bench/synth_window.c user/task/pro
 # uretprobe of our own, built here and not in bpf/: the controller has no
 # use for it; it holds empty syscall hooks too, for the neighbours' part,
 # whose timed loops of syscalls are neighbour's).
-BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor neighbour)
+BENCH_CALL_TOOLS := $(addprefix $(BUILD)/tools/,libbench_call.so call_driver floor neighbour \
+	pingpong)
 
 $(BUILD)/tools/libbench_call.so: $(call obj,tools/bench/bench_call.c)
 	$(call msg,LINK,$@)
@@ -276,6 +285,12 @@ $(BUILD)/tools/call_driver: $(call obj,tools/bench/call_driver.c) $(BUILD)/tools
 		-Wl,-rpath,'$$ORIGIN' -pthread
 
 $(BUILD)/tools/neighbour: $(call obj,tools/bench/neighbour.c)
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
+
+# The thread-state part's neighbours: two processes handing a byte back and forth.
+$(BUILD)/tools/pingpong: $(call obj,tools/bench/pingpong.c)
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
@@ -403,9 +418,12 @@ bench: deps
 	$(Q)tools/bench_calls.sh
 	$(Q)tools/bench_idle.sh
 	$(Q)tools/bench_neighbours.sh
+	$(Q)tools/bench_sched.sh
+	$(Q)tools/bench_osrt.sh
 	$(Q)tools/bench_latency.sh
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
+	$(Q)tools/bench_python.sh
 	$(Q)tools/bench_host_sys.sh
 	$(Q)tools/bench/goals.py $${RESULTS:-bench/results.json}
 

@@ -10,6 +10,7 @@
 
 #include "msprof/events.h"
 #include "msprof/mstx.h"
+#include "msprof/osrt.h"
 
 /* Syscall number of ioctl on the build's architecture, set before load. */
 const volatile long ioctl_nr = -1;
@@ -149,6 +150,8 @@ static __always_inline void submit(void *e)
 			      BPF_RB_NO_WAKEUP);
 }
 
+#include "sched.h"
+
 /* The current thread's ids as msprof sees them; false if it cannot. */
 static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
 {
@@ -239,30 +242,22 @@ static __always_inline struct msprof_call_stack *thread_state(__u32 host_tid)
 	st->tgid = tgid;
 	st->tid = tid;
 	st->ns_tid = task_tid(ti, tid);
+	st->sys_start = 0;
+	st->sys_ns = 0;
+	st->sys_named = 0;
 	return st;
 }
 
-SEC("uprobe")
-int api_enter(struct pt_regs *ctx)
+/*
+ * A probed call's entry on the thread's stack of frames; arg6 is what its
+ * sixth slot keeps (msprof_call_frame).
+ */
+static __always_inline void push_frame(struct pt_regs *ctx,
+				       struct msprof_call_stack *st,
+				       __u32 api_id, __u64 arg6)
 {
-	struct msprof_call_stack *st;
-	__u32 d, api_id;
+	__u32 d = st->depth;
 
-	if (!gate)
-		return 0;
-	st = thread_state((__u32)bpf_get_current_pid_tgid());
-	/* A target may have been removed since its threads' states were made. */
-	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
-		return 0;
-	/* Only without cookies: a library mapped again inside the window. */
-	if (!api_id_of(ctx, st->tgid, &api_id)) {
-		count(MSPROF_STAT_UNNAMED);
-		return 0;
-	}
-	d = st->depth;
-	/* Calls nested in a probed one were made from the same Python line. */
-	if (!d)
-		st->stack_id = take_pystack(st->tgid, st->tid);
 	if (d < MSPROF_MAX_DEPTH) {
 		struct msprof_call_frame *f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
 
@@ -273,11 +268,84 @@ int api_enter(struct pt_regs *ctx)
 		f->args[2] = PT_REGS_PARM3(ctx);
 		f->args[3] = PT_REGS_PARM4(ctx);
 		f->args[4] = PT_REGS_PARM5(ctx);
-		f->args[5] = ARG6(ctx);
+		f->args[5] = arg6;
 		/* Last, so the call's own time leaves out ours. */
 		f->start_ns = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;
+}
+
+/*
+ * The frame of the call returning now, popped, with its thread's state in
+ * *stp; NULL when there is none to record: no entry of this window was
+ * seen, the call was deeper than the frames kept, or its entry came before
+ * the probes were attached.
+ */
+static __always_inline struct msprof_call_frame *
+pop_frame(struct pt_regs *ctx, struct msprof_call_stack **stp)
+{
+	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), d;
+	struct msprof_call_frame *f;
+	struct msprof_call_stack *st;
+
+	st = bpf_map_lookup_elem(&stacks, &host_tid);
+	if (!st || st->window != window ||
+	    st->task != bpf_get_current_task() || !st->depth)
+		return NULL;
+	d = st->depth - 1;
+	if (d >= MSPROF_MAX_DEPTH) {
+		st->depth = d;
+		return NULL;
+	}
+	f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
+	/*
+	 * A return whose entry came before the probes were attached belongs
+	 * to a call nested inside the recorded one: its stack is deeper.
+	 */
+	if (PT_REGS_SP(ctx) < f->sp)
+		return NULL;
+	st->depth = d;
+	*stp = st;
+	return f;
+}
+
+/*
+ * A probed function entered inside the window by a target's thread: its
+ * state, and in *api_id the probe's id (with its kind's bits); NULL where
+ * nothing is to be recorded.
+ */
+static __always_inline struct msprof_call_stack *
+probed_entry(struct pt_regs *ctx, __u32 *api_id)
+{
+	struct msprof_call_stack *st;
+
+	if (!gate)
+		return NULL;
+	st = thread_state((__u32)bpf_get_current_pid_tgid());
+	/* A target may have been removed since its threads' states were made. */
+	if (!st || !bpf_map_lookup_elem(&targets, &st->tgid))
+		return NULL;
+	/* Only without cookies: a library mapped again inside the window. */
+	if (!api_id_of(ctx, st->tgid, api_id)) {
+		count(MSPROF_STAT_UNNAMED);
+		return NULL;
+	}
+	return st;
+}
+
+SEC("uprobe")
+int api_enter(struct pt_regs *ctx)
+{
+	struct msprof_call_stack *st;
+	__u32 api_id;
+
+	st = probed_entry(ctx, &api_id);
+	if (!st)
+		return 0;
+	/* Calls nested in a probed one were made from the same Python line. */
+	if (!st->depth)
+		st->stack_id = take_pystack(st->tgid, st->tid);
+	push_frame(ctx, st, api_id, ARG6(ctx));
 	return 0;
 }
 
@@ -290,29 +358,13 @@ int api_exit(struct pt_regs *ctx)
 {
 	/* First, so the call's time leaves out ours. */
 	__u64 end_ns = bpf_ktime_get_ns();
-	__u32 host_tid = (__u32)bpf_get_current_pid_tgid(), d;
+	struct msprof_call_stack *st = NULL;
 	struct msprof_api_event *e;
 	struct msprof_call_frame *f;
-	struct msprof_call_stack *st;
 
-	st = bpf_map_lookup_elem(&stacks, &host_tid);
-	if (!st || st->window != window ||
-	    st->task != bpf_get_current_task() || !st->depth)
+	f = pop_frame(ctx, &st);
+	if (!f || !st)
 		return 0;
-	d = st->depth - 1;
-	if (d >= MSPROF_MAX_DEPTH) {
-		st->depth = d;
-		return 0;
-	}
-	f = &st->frames[d & (MSPROF_MAX_DEPTH - 1)];
-	/*
-	 * A return whose entry came before the probes were attached belongs
-	 * to a call nested inside the recorded one: its stack is deeper.
-	 */
-	if (PT_REGS_SP(ctx) < f->sp)
-		return 0;
-	st->depth = d;
-
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
 		return lost(st->tgid);
@@ -323,7 +375,7 @@ int api_exit(struct pt_regs *ctx)
 	e->start_ns = f->start_ns;
 	e->end_ns = end_ns;
 	e->ret = PT_REGS_RC(ctx);
-	e->depth = d;
+	e->depth = st->depth;
 	e->ns_tid = st->ns_tid;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	e->stack_id = st->stack_id;
@@ -348,27 +400,6 @@ static __always_inline __u32 fd_rdev(unsigned int fd)
 	return BPF_CORE_READ(file, f_inode, i_rdev);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
-{
-	struct msprof_pending_ioctl p = {};
-	__u32 tgid, tid;
-
-	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
-	    !bpf_map_lookup_elem(&targets, &tgid))
-		return 0;
-	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
-	p.dev = fd_rdev(p.fd);
-	if (!p.dev || !bpf_map_lookup_elem(&devs, &p.dev))
-		return 0;
-	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
-	p.arg = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	p.tgid = tgid;
-	p.start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
-	return 0;
-}
-
 /*
  * The argument struct after the call: what the task passed in for a
  * write-only command, what the driver filled in for the others.  As many
@@ -389,35 +420,38 @@ static __always_inline void read_payload(struct msprof_ioctl_payload_event *big,
 		big->payload_len = size;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
+/*
+ * The ioctl of tid ending now, if it is one on a driver's device node:
+ * its record, and true; false for any other syscall.
+ */
+static __always_inline bool ioctl_done(long ret, __u32 tgid, __u32 tid)
 {
 	struct msprof_ioctl_payload_event *big;
 	struct msprof_ioctl_event *e;
 	struct msprof_pending_ioctl *p, io;
-	__u32 tgid, tid;
 	__u64 end_ns;
 
-	/* Every syscall exit of the machine comes here: keep it short. */
-	if (SYSCALL_NR(regs) != ioctl_nr || !current_ids(&tgid, &tid))
-		return 0;
 	p = bpf_map_lookup_elem(&ioctls, &tid);
 	if (!p)
-		return 0;
+		return false;
 	end_ns = bpf_ktime_get_ns();
 	/* A copy: the deleted entry's memory may be reused at once. */
 	io = *p;
 	bpf_map_delete_elem(&ioctls, &tid);
 	if (ioctl_payload) {
 		big = bpf_ringbuf_reserve(&events, sizeof(*big), 0);
-		if (!big)
-			return lost(tgid);
+		if (!big) {
+			lost(tgid);
+			return true;
+		}
 		read_payload(big, &io);
 		e = &big->io;
 	} else {
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-		if (!e)
-			return lost(tgid);
+		if (!e) {
+			lost(tgid);
+			return true;
+		}
 	}
 	e->kind = MSPROF_EV_IOCTL;
 	e->fd = io.fd;
@@ -430,6 +464,46 @@ int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
 	e->dev = io.dev;
 	/* e starts the reservation either way. */
 	submit(e);
+	return true;
+}
+
+#include "osrt.h"
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ioctl_enter, struct pt_regs *regs, long nr)
+{
+	struct msprof_pending_ioctl p = {};
+	__u32 tgid, tid;
+
+	if (osrt)
+		osrt_sys_enter(regs, nr);
+	if (nr != ioctl_nr || !gate || !current_ids(&tgid, &tid) ||
+	    !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	p.fd = (__u32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	p.dev = fd_rdev(p.fd);
+	if (!p.dev || !bpf_map_lookup_elem(&devs, &p.dev))
+		return 0;
+	p.cmd = (__u32)PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p.arg = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	p.tgid = tgid;
+	p.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&ioctls, &tid, &p, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ioctl_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tgid, tid;
+
+	/* Loaded without osrt, the verifier drops this branch. */
+	if (osrt)
+		return osrt_sys_exit(regs, ret);
+	/* Every syscall exit of the machine comes here: keep it short. */
+	if (SYSCALL_NR(regs) != ioctl_nr || !current_ids(&tgid, &tid))
+		return 0;
+	ioctl_done(ret, tgid, tid);
 	return 0;
 }
 
@@ -475,6 +549,7 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	copy.lost = 0;
 	if (bpf_map_update_elem(&targets, &ctgid, &copy, BPF_NOEXIST))
 		return 0;
+	sched_slots[ctgid & (SCHED_SLOTS - 1)] = 1;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
 		return lost(ptgid);

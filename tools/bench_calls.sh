@@ -30,14 +30,6 @@ need_tools "$TOOLS/call_driver" "$TOOLS/floor" "$LIB" "$MSPROF"
 work=$(mktemp -d /tmp/msprof-bench-calls.XXXXXX) || exit 1
 trap finish EXIT
 
-floor_loop() {
-	"$TOOLS/floor" "$LIB" "$FUNC" "$driver" >"$work/floor.log" 2>&1 &
-	helper=$!
-	await "$work/floor.log" 'floor attached' 30 "$helper"
-	one_loop
-	end_helper floor INT
-}
-
 bpftrace_loop() {
 	cat >"$work/calls.bt" <<-BT
 	uprobe:$LIB:$FUNC { @entry[tid] = nsecs; }
@@ -77,8 +69,8 @@ for _ in $(seq "$ROUNDS"); do
 		ns[$s]+="$last "
 	done
 done
-events=$(jq -s 'map(.host.api_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
-lost=$(jq -s 'map(.host.lost_events) | add' "$work"/out/PROF_*/msprof_ebpf_window.json)
+events=$(host_sum "$work/out" api_events)
+lost=$(host_sum "$work/out" lost_events)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
 python3 - "$work/part.json" "$CALLS" "$ROUNDS" "$events" "$lost" "$bt_lines" \

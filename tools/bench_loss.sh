@@ -56,11 +56,6 @@ fi
 work=$(mktemp -d /tmp/msprof-bench-loss.XXXXXX) || exit 1
 trap finish EXIT
 
-# host_field DIR FIELD: the window's host account's FIELD.
-host_field() {
-	jq ".host.$2" "$1"/PROF_*/msprof_ebpf_window.json
-}
-
 # point RATE: one window of the driver's threads at RATE calls a second
 # each (0: unpaced); appends "RATE CALLS CALLS_PER_S RECORDED LOST" to
 # points (CALLS: each thread's) and sets lost.
@@ -79,8 +74,8 @@ point() {
 	gone "$driver" 10 || fail "the driver still runs 10 s after SIGTERM"
 	wait "$driver"
 	driver=
-	lost=$(host_field "$out" lost_events)
-	points+="$1 $calls $rate $(host_field "$out" api_events) $lost "
+	lost=$(host_sum "$out" lost_events)
+	points+="$1 $calls $rate $(host_sum "$out" api_events) $lost "
 	npoints=$((npoints + 1))
 }
 
@@ -101,41 +96,12 @@ if [ "$unpaced_lost" -gt 0 ]; then
 fi
 
 # Two npu_sample processes in one window, released together.
-sample_pids=
-for i in 1 2; do
-	PROFILING_MODE=dynamic "$SAMPLE" --steps "$SAMPLE_STEPS" --step-ms 0 \
-		--wait-signal >"$work/sample$i.log" 2>&1 &
-	sample_pids+="$! "
-done
-driver=$sample_pids	# finish() ends them too
-for i in 1 2; do
-	await "$work/sample$i.log" 'waiting for SIGUSR1' 30 "$(cut -d' ' -f"$i" <<<"$sample_pids")"
-done
 # shellcheck disable=SC2086
-msprof_open --pid="$(tr ' ' ',' <<<"${sample_pids% }")" \
-	--output="$work/sample_out" $buffer_arg
-for i in 1 2; do
-	await "$work/msprof.log" "attached to pid $(cut -d' ' -f"$i" <<<"$sample_pids") " 30 "$helper"
-done
-msprof_say start 'collection started' 30
-# shellcheck disable=SC2086
-kill -USR1 $sample_pids
-for p in $sample_pids; do
-	gone "$p" $((60 + SAMPLE_STEPS / 100)) || fail "npu_sample $p still runs"
-	wait "$p" || fail "npu_sample $p exited with status $?"
-done
-driver=
-msprof_say stop 'collection stopped' 60
-# With its targets gone msprof ends by itself: a quit would meet a closed
-# pipe.
-exec 3>&-
-end_helper msprof
-sample_ms=$(sed -n 's/^steps [0-9]* loop_ms \([0-9.]*\)$/\1/p' "$work"/sample[12].log | sort -g | tail -1)
+sample_pair "$work/sample_out" $buffer_arg
 # One PROF_ directory a target, each with its own records and losses.
 sample_events=$(jq -s 'map(.host.api_events + .host.ioctl_events) | add' \
 	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
-sample_lost=$(jq -s 'map(.host.lost_events) | add' \
-	"$work"/sample_out/PROF_*/msprof_ebpf_window.json)
+sample_lost=$(host_sum "$work/sample_out" lost_events)
 
 mkdir -p "$(dirname "$RESULTS")" || exit 1
 # $points: five words a point, one argument each.

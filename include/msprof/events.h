@@ -54,7 +54,11 @@ struct msprof_target_info {
 	__u64 lost;		/* its records the ring buffer had no room for */
 };
 
-/* A probed call's entry, kept until its return. */
+/*
+ * A probed call's entry, kept until its return.  A pthread call of
+ * --host-sys=osrt (four arguments at most) keeps in args[5] the thread's
+ * time in syscalls at its entry (msprof_call_stack.sys_ns).
+ */
 struct msprof_call_frame {
 	__u64 start_ns;
 	__u64 sp;	/* at entry: its return comes back to this stack depth */
@@ -78,6 +82,15 @@ struct msprof_call_stack {
 	__u32 ns_tid;	/* as the task sees itself */
 	__u32 pad;
 	__u64 stack_id;	/* the outermost call's Python stack, which nested ones share */
+	/*
+	 * --host-sys=osrt: the syscall open (sys_start 0: none), and the time
+	 * the thread spent in syscalls so far in the window.
+	 */
+	__u64 sys_start;
+	__u64 sys_ns;
+	__u64 sys_args[6];
+	__u32 sys_nr;
+	__u32 sys_named;	/* its name was recorded in this window */
 	struct msprof_call_frame frames[MSPROF_MAX_DEPTH];
 };
 
@@ -176,6 +189,8 @@ enum msprof_stat {
 	MSPROF_STAT_LOST,	/* records dropped: ring buffer full */
 	MSPROF_STAT_UNNAMED,	/* entries at an address msprof did not name */
 	MSPROF_STAT_PY_LOST,	/* Python stacks dropped: ring buffer full */
+	/* osrt: blocking pthread calls that waited less than --osrt-threshold */
+	MSPROF_STAT_OSRT_SHORT,
 	MSPROF_STAT_MAX,
 };
 

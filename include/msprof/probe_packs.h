@@ -26,6 +26,7 @@ enum msprof_api_layer {
 	MSPROF_LAYER_CUDA_DRIVER,	/* --runtime-api: cu* (libcuda) */
 	MSPROF_LAYER_CUSTOM,		/* --uprobe=<lib>:<func> */
 	MSPROF_LAYER_MSTX,		/* --msproftx: mstx* user marks (include/msprof/mstx.h) */
+	MSPROF_LAYER_OSRT,		/* --host-sys=osrt: libc's pthread calls (include/msprof/osrt.h) */
 	MSPROF_LAYER_MAX,
 };
 
@@ -75,7 +76,12 @@ struct msprof_probe_func {
 	enum msprof_probe_role role;
 	enum msprof_queue_key key_kind;	/* with a role: what args[key] is */
 	unsigned int key;		/* with a role: the argument's position */
-	unsigned int mstx;		/* an mstx function's enum msprof_mstx_kind; 0: none */
+	/*
+	 * What a function of the mstx or osrt layer does, which its probe's
+	 * cookie carries (enum msprof_mstx_kind, enum msprof_osrt_kind);
+	 * 0: none.
+	 */
+	unsigned int kind;
 };
 
 struct msprof_probe_pack {
@@ -99,6 +105,17 @@ struct msprof_probe_pack {
 	const char *device_env;
 };
 
+/*
+ * The osrt layer's pack is a system library's (libc): no runtime, so a
+ * process that maps it is no AI task for a preloaded agent to serve; and
+ * its names are whole stems ("libc" is libc.so.6 and libc-2.31.so, never
+ * libcudart.so).
+ */
+static inline bool msprof_probe_pack_is_system(const struct msprof_probe_pack *pack)
+{
+	return pack->layer == MSPROF_LAYER_OSRT;
+}
+
 extern const struct msprof_probe_pack msprof_probe_packs[];
 extern const size_t msprof_nr_probe_packs;
 
@@ -111,10 +128,17 @@ bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path);
 
 /*
- * What an mstx function of the MSPROF_LAYER_MSTX layer does (enum
- * msprof_mstx_kind), by its name; 0 (MSTX_NONE) for any other name.
+ * Whether path is a library of a runtime (of a pack that is no system
+ * library's): what makes a preloaded agent serve a process.
  */
-unsigned int msprof_mstx_kind(const char *name);
+bool msprof_probe_pack_is_runtime(const char *path);
+
+/*
+ * What a function of that layer does (its kind: enum msprof_mstx_kind
+ * for MSPROF_LAYER_MSTX, enum msprof_osrt_kind for MSPROF_LAYER_OSRT), by
+ * its name; 0 for a name the layer's packs do not have.
+ */
+unsigned int msprof_probe_kind(const char *name, unsigned int layer);
 
 /*
  * The queue function of that name and layer (a role other than none), as

@@ -331,14 +331,15 @@ cann_data() {
 }
 
 # start_waiting LOG PROGRAM ARGS...: a program that prints TEXT when it
-# waits for SIGUSR1 (npu_sample --wait-signal, cuda_sample); sets TASK_PID.
+# waits for SIGUSR1 (npu_sample --wait-signal, cuda_sample: "waiting for
+# SIGUSR1", the default; hostsys_cases: WAIT_TEXT=ready); sets TASK_PID.
 start_waiting() {
 	local log=$1
 	shift
 	"$@" >"$log" 2>&1 &
 	TASK_PID=$!
 	PIDS_TO_KILL+=("$TASK_PID")
-	wait_for "$log" "waiting for SIGUSR1"
+	wait_for "$log" "${WAIT_TEXT:-waiting for SIGUSR1}"
 }
 
 # add_user: a throwaway unprivileged user with a home of its own, for the

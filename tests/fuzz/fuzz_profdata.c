@@ -3,9 +3,10 @@
  * Reading a PROF_ directory back, and the timeline written from it.  The
  * input holds the directory's files one after the other, each starting with
  * the PART marker: msprof_ebpf_window.json, host_trace.data, device 0's and
- * device 1's task_time.data, then a CANN runtime's raw files and device 0's
- * clocks (files[]).  A file the input does not reach is left out.  Each
- * run builds its own directory under $TMPDIR and removes it.
+ * device 1's task_time.data, then a CANN runtime's raw files, device 0's
+ * clocks and osrt's syscall and pthread lines (files[]).  A file the input
+ * does not reach is left out.  Each run builds its own directory under
+ * $TMPDIR and removes it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,9 @@ static const char *const files[] = {
 	"device_0/dev_start.log.0",
 	"device_0/data/stars_soc.data.0.slice_0",
 	"device_0/data/ts_track.data.0.slice_0",
+	/* msprof's text files of --host-sys=osrt, read as its analysis reads them. */
+	"host/data/host_syscall.data.slice_0",
+	"host/data/host_pthreadcall.data.slice_0",
 };
 
 #define NR_DIRS (sizeof(dirs) / sizeof(dirs[0]))

@@ -2,7 +2,8 @@
 # shellcheck shell=dash
 # subset.sh TREE: the end-to-end subset the kernel matrix runs on each kernel,
 # with only busybox at hand (no bash, jq or python): attach mode with exact
-# counts, launch mode, host-only attach, and export; and, where the image
+# counts, launch mode, host-only attach (also with --host-sys=osrt), and
+# export; and, where the image
 # has a Debian Python root in /py (initramfs.sh), the Python stack case.
 # TREE holds bin/msprof, bin/npu_sample and lib/.  Prints "kt: ok|FAIL ..."
 # per check and one "kt-result: ok|FAIL (...)" line at the end; exits
@@ -213,26 +214,47 @@ case_launch() {
 	expect "launch-mode device tasks" 80 "$(events "$j" device)"
 }
 
-# host-only: a task without an agent, eBPF data only: exact API and ioctl
-# counts, no device data.
-case_host_only() {
-	local w=$work/host j
+# host_only_window NAME ARGS...: a sample without an agent (20 steps)
+# attached host only, with ARGS, its run inside one window; sets j to the
+# exported timeline, or fails NAME and returns 1.
+host_only_window() {
+	local name=$1 w=$work/$1
+	shift
 	mkdir -p "$w"
 	"$SAMPLE" --steps 20 --step-ms 0 --wait-signal >"$w/task.out" 2>&1 &
 	echo $! >"$w/pid"
 	if ! wait_text "$w/task.out" "waiting for SIGUSR1" "$WAIT_S"; then
-		fail "host-only: the sample never got ready"
-		return
+		fail "$name: the sample never got ready"
+		return 1
 	fi
 	drive "$w" | run_msprof "$w" --dynamic=on --host-only=on \
-		--pid="$(cat "$w/pid")" --output="$w/out"
+		--pid="$(cat "$w/pid")" --output="$w/out" "$@"
 	grep -q "collection started" "$w/msprof.log" ||
-		{ fail "host-only: no window ($(why "$w/msprof.log"))"; return; }
+		{ fail "$name: no window ($(why "$w/msprof.log"))"; return 1; }
 	j=$(timeline "$w/out")
-	[ -f "$j" ] || { fail "host-only: no timeline"; return; }
+	[ -f "$j" ] || { fail "$name: no timeline"; return 1; }
+}
+
+# host-only: a task without an agent, eBPF data only: exact API and ioctl
+# counts, no device data; with thread states (--host-sys=sched), whose hooks
+# must load and attach on every kernel: slices, and syscalls named.
+case_host_only() {
+	host_only_window host-only --host-sys=sched || return
 	expect "host-only launches" 60 "$(events "$j" AscendCL aclrtLaunchKernel)"
 	expect "host-only ioctls" "$(driver_calls "$j")" "$(events "$j" driver ioctl)"
 	expect "host-only device tasks" 0 "$(events "$j" device)"
+	expect "thread-state slices" yes "$(grep -q '^{"name":"Running",' "$j" && echo yes)"
+	expect "syscalls named" yes \
+		"$(grep -q '^{"name":"Sleeping",.*"syscall":"[a-z_0-9]*"' "$j" && echo yes)"
+}
+
+# osrt: the host-only run with --host-sys=osrt (the syscall hooks' osrt
+# paths and libc's pthread probes, loaded as this kernel takes them):
+# every driver ioctl among the task's syscall lines, once.
+case_osrt() {
+	host_only_window osrt --host-sys=osrt || return
+	expect "osrt ioctl lines" "$(driver_calls "$j")" \
+		"$(cat "$work"/osrt/out/PROF_*/host/data/host_syscall.data.slice_* | grep -c ' ioctl(')"
 }
 
 # python: the Python stack test's program under the Debian python3 in /py
@@ -276,6 +298,7 @@ case_python() {
 case_attach
 case_launch
 case_host_only
+case_osrt
 case_python
 # a sample a failed case left waiting for its signal ends with the run
 for f in "$work"/*/pid; do

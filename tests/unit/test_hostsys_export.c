@@ -10,31 +10,8 @@
 
 #include "export/hostsys.h"
 #include "export/hostsys_lines.h"
-#include "export/outbuf.h"
 #include "export/summary.h"
 #include "unit.h"
-
-static void test_py_float(void)
-{
-	static const struct {
-		double v;
-		const char *s;
-	} cases[] = {
-		{ 0.0, "0.0" }, { 1.0, "1.0" }, { 100.0, "100.0" }, { 0.1, "0.1" },
-		{ 50.0, "50.0" }, { 33.333333, "33.333333" }, { 1e16, "1e+16" },
-		{ 1.5e-05, "1.5e-05" }, { 0.0001, "0.0001" }, { -2.5, "-2.5" },
-		{ 304895.99999999994, "304895.99999999994" },
-		{ 122070.3125, "122070.3125" }, { 1.2345678901234568e+17, "1.2345678901234568e+17" },
-		{ 123456789.0, "123456789.0" },
-	};
-	char buf[40];
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fmt_py_float(buf, cases[i].v);
-		CU_ASSERT_STRING_EQUAL(buf, cases[i].s);
-	}
-}
 
 static void test_helpers(void)
 {
@@ -237,7 +214,6 @@ static void test_peaks(void)
 static int register_tests(unsigned int *skipped)
 {
 	static const CU_TestInfo tests[] = {
-		{ "numbers as Python's repr", test_py_float },
 		{ "fields and Decimal's rounding", test_helpers },
 		{ "host_cpu: per CPU, capped, averaged", test_cpu },
 		{ "host_mem shifted, network, disk", test_mem_net_disk },

@@ -20,12 +20,12 @@
 
 static void test_kinds(void)
 {
-	CU_ASSERT_EQUAL(msprof_mstx_kind("mstxMarkA"), MSTX_MARK);
-	CU_ASSERT_EQUAL(msprof_mstx_kind("mstxRangeStartA"), MSTX_RANGE_START);
-	CU_ASSERT_EQUAL(msprof_mstx_kind("mstxRangeEnd"), MSTX_RANGE_END);
-	CU_ASSERT_EQUAL(msprof_mstx_kind("mstxDomainCreateA"), MSTX_DOMAIN_CREATE);
-	CU_ASSERT_EQUAL(msprof_mstx_kind("mstxDomainRangeEnd"), MSTX_DOMAIN_RANGE_END);
-	CU_ASSERT_EQUAL(msprof_mstx_kind("aclrtLaunchKernel"), MSTX_NONE);
+	CU_ASSERT_EQUAL(msprof_probe_kind("mstxMarkA", MSPROF_LAYER_MSTX), MSTX_MARK);
+	CU_ASSERT_EQUAL(msprof_probe_kind("mstxRangeStartA", MSPROF_LAYER_MSTX), MSTX_RANGE_START);
+	CU_ASSERT_EQUAL(msprof_probe_kind("mstxRangeEnd", MSPROF_LAYER_MSTX), MSTX_RANGE_END);
+	CU_ASSERT_EQUAL(msprof_probe_kind("mstxDomainCreateA", MSPROF_LAYER_MSTX), MSTX_DOMAIN_CREATE);
+	CU_ASSERT_EQUAL(msprof_probe_kind("mstxDomainRangeEnd", MSPROF_LAYER_MSTX), MSTX_DOMAIN_RANGE_END);
+	CU_ASSERT_EQUAL(msprof_probe_kind("aclrtLaunchKernel", MSPROF_LAYER_MSTX), MSTX_NONE);
 	/* Kinds and API ids share a cookie. */
 	CU_ASSERT(MSPROF_MAX_APIS <= MSTX_API_MASK + 1);
 	CU_ASSERT(MSTX_KINDS < 1u << (32 - MSTX_KIND_SHIFT));

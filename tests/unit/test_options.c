@@ -680,6 +680,8 @@ static void test_layers(void)
 	char *all[] = { "--dynamic=on", "--pid=3", "--runtime-api=on", "--hccl=on", NULL };
 	char *none[] = { "--dynamic=on", "--pid=3", "--ascendcl=off", NULL };
 	char *tx[] = { "--dynamic=on", "--pid=3", "--msproftx=on", NULL };
+	char *osrt[] = { "--dynamic=on", "--pid=3", "--host-sys=cpu,osrt", NULL };
+	char *cpu[] = { "--dynamic=on", "--pid=3", "--host-sys=cpu", NULL };
 	const unsigned int custom = 1u << MSPROF_LAYER_CUSTOM;
 	const unsigned int acl = 1u << MSPROF_LAYER_ACL | 1u << MSPROF_LAYER_CUDA_RUNTIME;
 	const unsigned int rt = 1u << MSPROF_LAYER_RUNTIME | 1u << MSPROF_LAYER_CUDA_DRIVER;
@@ -695,6 +697,11 @@ static void test_layers(void)
 	/* User marks only with --msproftx=on, msprof's default being off. */
 	CU_ASSERT_EQUAL(parse(&o, tx), 0);
 	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl | 1u << MSPROF_LAYER_MSTX);
+	/* libc's pthread calls only with osrt. */
+	CU_ASSERT_EQUAL(parse(&o, osrt), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl | 1u << MSPROF_LAYER_OSRT);
+	CU_ASSERT_EQUAL(parse(&o, cpu), 0);
+	CU_ASSERT_EQUAL(opts_layers(&o), custom | acl);
 }
 
 static void test_list(void)

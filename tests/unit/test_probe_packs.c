@@ -213,8 +213,9 @@ static void test_devices(void)
 
 		/* NULL-terminated: ASan stops a walk past the end. */
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pack->devices);
-		/* User marks speak to no driver: their runtime does. */
-		CU_ASSERT(pack->layer == MSPROF_LAYER_MSTX || pack->devices[0]);
+		/* User marks and libc speak to no driver: a runtime does. */
+		CU_ASSERT(pack->layer == MSPROF_LAYER_MSTX || msprof_probe_pack_is_system(pack) ||
+			  pack->devices[0]);
 		for (j = 0; pack->devices[j]; j++)
 			if (!is_dev_pattern(pack->devices[j])) {
 				say(pack, "device", pack->devices[j]);
@@ -238,32 +239,44 @@ static void test_layers(void)
 	}
 }
 
-/* Whether one of the probe packs' runtimes is path. */
-static bool is_runtime(const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < msprof_nr_probe_packs; i++)
-		if (msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
-			return true;
-	return false;
-}
-
 /* The runtimes that make a preloaded agent serve are the probe packs'. */
 static void test_runtime_libraries(void)
 {
-	CU_ASSERT(is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
-	CU_ASSERT(is_runtime("/opt/lib/libascendcl.so"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("/usr/local/Ascend/lib64/libhccl.so"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("/opt/lib/libascendcl.so"));
 	/* A pack's second library (CANN's op compiler, beside libascendcl). */
-	CU_ASSERT(is_runtime("/opt/lib/libacl_op_compiler.so"));
-	CU_ASSERT(is_runtime("libnpusim.so"));
-	CU_ASSERT(is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
-	CU_ASSERT(is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("/opt/lib/libacl_op_compiler.so"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("libnpusim.so"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("/site-packages/nvidia/libcudart-d0da41ae.so.12"));
+	CU_ASSERT(msprof_probe_pack_is_runtime("/lib/x86_64-linux-gnu/libcuda.so.1"));
 	/* The file's own name counts, not a directory's. */
-	CU_ASSERT(!is_runtime("/opt/libhccl/lib/libfoo.so"));
-	CU_ASSERT(!is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
+	CU_ASSERT(!msprof_probe_pack_is_runtime("/opt/libhccl/lib/libfoo.so"));
+	CU_ASSERT(!msprof_probe_pack_is_runtime("/lib/x86_64-linux-gnu/libc.so.6"));
 	/* The main program's entry has no name. */
-	CU_ASSERT(!is_runtime(""));
+	CU_ASSERT(!msprof_probe_pack_is_runtime(""));
+}
+
+/* A system pack's library is its whole stem: libc is not libcudart. */
+static void test_system_libraries(void)
+{
+	const struct msprof_probe_pack *libc = NULL;
+	size_t i;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (PACK(i)->layer == MSPROF_LAYER_OSRT)
+			libc = PACK(i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(libc);
+	CU_ASSERT(msprof_probe_pack_is_system(libc));
+	CU_ASSERT(msprof_probe_pack_is_library(libc, "/lib/x86_64-linux-gnu/libc.so.6"));
+	CU_ASSERT(msprof_probe_pack_is_library(libc, "/lib/libc-2.31.so"));
+	CU_ASSERT(msprof_probe_pack_is_library(libc, "/lib/libpthread.so.0"));
+	CU_ASSERT(msprof_probe_pack_is_library(libc, "libpthread-2.31.so"));
+	CU_ASSERT(!msprof_probe_pack_is_library(libc, "/opt/libcudart.so.12"));
+	CU_ASSERT(!msprof_probe_pack_is_library(libc, "/lib/libcrypto.so.3"));
+	CU_ASSERT(!msprof_probe_pack_is_library(libc, "/lib/libc++.so.1"));
+	CU_ASSERT(!msprof_probe_pack_is_library(libc, "libpthreadpool.so"));
+	/* Runtime packs keep their prefix rule: renamed wheels' copies. */
+	CU_ASSERT(msprof_probe_pack_is_runtime("/x/libcudart-d0da41ae.so.12"));
 }
 
 static int register_tests(unsigned int *skipped __attribute__((unused)))
@@ -274,6 +287,7 @@ static int register_tests(unsigned int *skipped __attribute__((unused)))
 		{ "a function in two packs is the same in both", test_shared_functions },
 		{ "device nodes: patterns under /dev, NULL-terminated", test_devices },
 		{ "layers: each switch's with a pack", test_layers },
+		{ "system libraries: whole stems, no runtime", test_system_libraries },
 		{ "runtimes are the probe packs' libraries", test_runtime_libraries },
 		CU_TEST_INFO_NULL,
 	};

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * call_driver [CALLS [THREADS [RATE]]]: at each SIGUSR1, THREADS threads
- * (default 1) each call libbench_call.so's bench_call() CALLS times
- * (default 200000), as fast as they can or, with a RATE > 0, paced to
- * RATE calls a second each; then it prints the time per call of one
+ * call_driver [CALLS [THREADS [RATE [getppid]]]]: at each SIGUSR1, THREADS
+ * threads (default 1) each call libbench_call.so's bench_call() (or, with
+ * getppid, make the getppid() syscall) CALLS times (default 200000), as
+ * fast as they can or, with a RATE > 0, paced to RATE calls a second each;
+ * then it prints the time per call of one
  * thread, in wall-clock time and in its CPU time (which a busy machine's
  * other work does not stretch), and the calls a second of all of them,
  * measured around the loops.  It waits for the signal so that probes can be attached before
@@ -11,11 +12,13 @@
  * signal (an orphaned driver does not stay).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +36,7 @@ int bench_call(int x);
 
 struct loop {
 	long calls;
+	bool syscalls;		/* getppid() in place of bench_call() */
 	long long interval_ns;	/* 0: unpaced */
 	int acc;
 	long long cpu_ns;	/* the thread's CPU time in its loop */
@@ -54,7 +58,11 @@ static void *run_loop(void *arg)
 	long i;
 	int acc = 0;
 
-	if (!l->interval_ns) {
+	if (l->syscalls) {
+		/* syscall(): a libc that caches getppid() would time nothing. */
+		for (i = 0; i < l->calls; i++)
+			acc += (int)syscall(SYS_getppid);
+	} else if (!l->interval_ns) {
 		for (i = 0; i < l->calls; i++)
 			acc = bench_call(acc);
 	} else {
@@ -118,23 +126,24 @@ static int arg_num(int argc, char **argv, int i, long min, long max, long def,
 
 int main(int argc, char **argv)
 {
+	bool syscalls = argc == 5 && !strcmp(argv[4], "getppid");
 	struct timespec idle = { .tv_sec = IDLE_S };
 	struct loop loops[MAX_THREADS];
 	long calls, threads, rate;
 	sigset_t set;
 	int i, sig, err;
 
-	if (argc > 4 ||
+	if (argc > 5 || (argc == 5 && (!syscalls || strcmp(argv[3], "0"))) ||
 	    arg_num(argc, argv, 1, 1, 1000000000L, DEFAULT_CALLS, &calls) ||
 	    arg_num(argc, argv, 2, 1, MAX_THREADS, 1, &threads) ||
 	    arg_num(argc, argv, 3, 0, 1000000000L, 0, &rate)) {
-		fprintf(stderr, "usage: call_driver [CALLS > 0 [THREADS 1-%d [RATE per thread, 0: unpaced]]]\n",
+		fprintf(stderr, "usage: call_driver [CALLS > 0 [THREADS 1-%d [RATE per thread, 0: unpaced [getppid: syscalls, unpaced]]]]\n",
 			MAX_THREADS);
 		return 2;
 	}
 	for (i = 0; i < threads; i++)
 		loops[i] = (struct loop){
-			.calls = calls,
+			.calls = calls, .syscalls = syscalls,
 			.interval_ns = rate ? 1000000000LL / rate : 0,
 		};
 	sigemptyset(&set);

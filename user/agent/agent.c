@@ -50,13 +50,9 @@ int msprof_agent_start(void)
 /* A probe pack's runtime library makes a process an AI task worth serving. */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *found)
 {
-	size_t i;
-
 	(void)size;
-	for (i = 0; i < msprof_nr_probe_packs; i++)
-		if (msprof_probe_pack_is_library(&msprof_probe_packs[i],
-						 info->dlpi_name))
-			return *(bool *)found = true;
+	if (msprof_probe_pack_is_runtime(info->dlpi_name))
+		return *(bool *)found = true;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "msprof/mstx.h"
+#include "msprof/osrt.h"
 #include "msprof/probe_packs.h"
 
 #define U(n) { n, MSPROF_ARG_UINT }
@@ -17,7 +18,9 @@
 #define QFN(n, r, k, at, ...) { .name = n, .args = { __VA_ARGS__ }, \
 	.role = MSPROF_ROLE_##r, .key_kind = MSPROF_QUEUE_KEY_##k, .key = at }
 /* A user-mark function: what it does (include/msprof/mstx.h). */
-#define MFN(n, kind, ...) { .name = n, .args = { __VA_ARGS__ }, .mstx = MSTX_##kind }
+#define MFN(n, k, ...) { .name = n, .args = { __VA_ARGS__ }, .kind = MSTX_##k }
+/* A pthread function of --host-sys=osrt: kept always or when it waited. */
+#define OFN(n, k, ...) { .name = n, .args = { __VA_ARGS__ }, .kind = OSRT_KIND_##k }
 #define PACK_FUNCS(t) t, sizeof(t) / sizeof(t[0])
 
 /* The ACL runtime API: CANN's libascendcl, and npusim which mimics it. */
@@ -126,6 +129,24 @@ static const struct msprof_probe_func mstx_funcs[] = {
 static const char *const no_devices[] = { NULL };
 
 /*
+ * --host-sys=osrt: the four pthread functions msprof's ltrace keeps, and
+ * the calls that can block, kept only when they waited (OSRT_KIND_BLOCKING).
+ * glibc 2.34 and later has them all in libc; before, in libpthread.
+ */
+static const struct msprof_probe_func osrt_funcs[] = {
+	OFN("pthread_attr_init", KEPT, X("attr")),
+	OFN("pthread_create", KEPT, X("thread"), X("attr"), X("start_routine"), X("arg")),
+	OFN("pthread_join", KEPT, X("thread"), X("retval")),
+	OFN("pthread_mutex_init", KEPT, X("mutex"), X("attr")),
+	OFN("pthread_mutex_lock", BLOCKING, X("mutex")),
+	OFN("pthread_cond_wait", BLOCKING, X("cond"), X("mutex")),
+	OFN("pthread_cond_timedwait", BLOCKING, X("cond"), X("mutex"), X("abstime")),
+	OFN("sem_wait", BLOCKING, X("sem")),
+	OFN("pthread_rwlock_rdlock", BLOCKING, X("rwlock")),
+	OFN("pthread_rwlock_wrlock", BLOCKING, X("rwlock")),
+};
+
+/*
  * npusim's task queue (npusim/npusim_queue.h): both ends carry the item's
  * sequence number, unique in the process.
  */
@@ -179,6 +200,8 @@ const struct msprof_probe_pack msprof_probe_packs[] = {
 	/* The marks speak to no driver: the runtime they go with does. */
 	{ "mstx", "libms_tools_ext.so", MSPROF_LAYER_MSTX,
 	  PACK_FUNCS(mstx_funcs), no_devices, NULL },
+	{ "osrt-pthread", "libc.so libpthread.so", MSPROF_LAYER_OSRT,
+	  PACK_FUNCS(osrt_funcs), no_devices, NULL },
 };
 
 const size_t msprof_nr_probe_packs =
@@ -188,25 +211,43 @@ bool msprof_probe_pack_is_library(const struct msprof_probe_pack *pack,
 				  const char *path)
 {
 	const char *base = strrchr(path, '/'), *lib;
-	size_t len;
+	size_t len, stem;
 
 	base = base ? base + 1 : path;
 	for (lib = pack->libraries; *lib; lib += len + strspn(lib + len, " ")) {
 		len = strcspn(lib, " ");
-		if (!strncmp(base, lib, strcspn(lib, ". ")))
+		stem = strcspn(lib, ". ");
+		if (strncmp(base, lib, stem))
+			continue;
+		if (!msprof_probe_pack_is_system(pack) || base[stem] == '.' || base[stem] == '-')
 			return true;
 	}
 	return false;
 }
 
-unsigned int msprof_mstx_kind(const char *name)
+bool msprof_probe_pack_is_runtime(const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(mstx_funcs) / sizeof(mstx_funcs[0]); i++)
-		if (!strcmp(name, mstx_funcs[i].name))
-			return mstx_funcs[i].mstx;
-	return MSTX_NONE;
+	for (i = 0; i < msprof_nr_probe_packs; i++)
+		if (!msprof_probe_pack_is_system(&msprof_probe_packs[i]) &&
+		    msprof_probe_pack_is_library(&msprof_probe_packs[i], path))
+			return true;
+	return false;
+}
+
+unsigned int msprof_probe_kind(const char *name, unsigned int layer)
+{
+	const struct msprof_probe_pack *pack;
+	size_t i, j;
+
+	for (i = 0; i < msprof_nr_probe_packs; i++) {
+		pack = &msprof_probe_packs[i];
+		for (j = 0; pack->layer == layer && j < pack->nfuncs; j++)
+			if (!strcmp(pack->funcs[j].name, name))
+				return pack->funcs[j].kind;
+	}
+	return 0;
 }
 
 const struct msprof_probe_func *msprof_probe_queue_func(const char *name,

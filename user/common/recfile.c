@@ -12,7 +12,9 @@
 
 #include "clock.h"
 #include "msprof/mstx.h"
+#include "msprof/osrt.h"
 #include "msprof/recfile.h"
+#include "msprof/sched.h"
 #include "safe_open.h"
 
 struct recfile {
@@ -189,9 +191,15 @@ static bool record_ok(uint16_t type, uint16_t size)
 		return size > sizeof(struct msprof_devtask_rec) &&
 		       size <= sizeof(struct msprof_devtask_rec) +
 			       MSPROF_REC_TASK_NAME_MAX;
+	case MSPROF_REC_SCHED:
+		return size == sizeof(struct msprof_sched_event);
 	case MSPROF_REC_MSTX:
 		return size >= MSPROF_MSTX_HEAD &&
 		       size < sizeof(struct msprof_mstx_event);
+	case MSPROF_REC_OSRT:
+		/* A call's record is the largest: a name's is shorter. */
+		return size >= sizeof(struct msprof_osrt_sysname) &&
+		       size <= sizeof(struct msprof_osrt_event);
 	case MSPROF_REC_PYSTACK:
 		return size >= MSPROF_PYSTACK_HEAD + sizeof(struct msprof_py_frame) &&
 		       size <= sizeof(struct msprof_pystack_event) &&

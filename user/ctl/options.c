@@ -668,5 +668,7 @@ unsigned int opts_layers(const struct msprof_opts *o)
 		layers |= 1u << MSPROF_LAYER_HCCL;
 	if (o->msproftx)
 		layers |= 1u << MSPROF_LAYER_MSTX;
+	if (hostsys_on(&o->hostsys, HOSTSYS_OSRT))
+		layers |= 1u << MSPROF_LAYER_OSRT;
 	return layers;
 }

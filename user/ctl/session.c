@@ -18,6 +18,7 @@
 #include "common/testpoint.h"
 #include "launch.h"
 #include "msprof/protocol.h"
+#include "msprof/sched.h"
 #include "session.h"
 #include "target_set.h"
 #include "tasklist.h"
@@ -45,6 +46,9 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		.ioctl_payload = o->ioctl_payload,
 		.cookies = kf->cookies,
 		.uprobe_multi = kf->uprobe_multi,
+		.sched = hostsys_on(&o->hostsys, HOSTSYS_SCHED),
+		.osrt = hostsys_on(&o->hostsys, HOSTSYS_OSRT),
+		.osrt_threshold_ns = (uint64_t)o->hostsys.osrt_threshold_us * 1000,
 	};
 	int err = tracer_open(&s->w.tracer, &cfg, collector_on_event,
 			      &s->w.collector);
@@ -55,6 +59,8 @@ static int open_tracer(struct session *s, const struct msprof_opts *o,
 		    kf->release, strerror(-err));
 	else if (err)
 		ERR("cannot load the BPF programs: %s", strerror(-err));
+	if (!err && cfg.sched && !tracer_has_sched(s->w.tracer))
+		WARN("--host-sys=sched: no thread states: msprof runs in a pid namespace of its own, where the kernel's switches name threads by their host ids");
 	return err;
 }
 
@@ -235,9 +241,15 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 		err = target_set_begin_windows(ts);
 	if (!err)
 		err = tracer_attach_syscalls(s->w.tracer, s->follow);
+	if (!err && tracer_has_sched(s->w.tracer))
+		err = tracer_attach_sched(s->w.tracer);
 	testpoint("after-attach");
 	if (!err)
 		err = tracer_set_gate(s->w.tracer, true);
+	/* Every switch from here on is recorded: a thread's first is its state since. */
+	if (!err && tracer_has_sched(s->w.tracer))
+		collector_sched_mark(&s->w.collector, MSPROF_SCHED_BEGIN,
+				     clock_ns(CLOCK_MONOTONIC));
 	/* The instant collection began, for the spread of many nodes' starts. */
 	s->w.opened_real_ns = clock_ns(CLOCK_REALTIME);
 	testpoint("after-gate-open");
@@ -302,7 +314,7 @@ static uint64_t count_losses(struct session *s, struct window_losses *wl)
 int session_stop(struct session *s)
 {
 	struct window_losses wl[MSPROF_MAX_PIDS] = { 0 };
-	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, cut;
+	uint64_t stats[MSPROF_STAT_MAX], lost = 0, unnamed = 0, short_calls = 0, cut;
 	struct target_set *ts = &s->targets;
 	int err;
 
@@ -313,6 +325,9 @@ int session_stop(struct session *s)
 	}
 	testpoint("stop-begin");
 	tracer_set_gate(s->w.tracer, false);
+	if (tracer_has_sched(s->w.tracer))
+		collector_sched_mark(&s->w.collector, MSPROF_SCHED_END,
+				     clock_ns(CLOCK_MONOTONIC));
 	testpoint("after-gate-close");
 	/* From here processes that targets start join for later windows. */
 	s->w.collecting = false;
@@ -336,6 +351,8 @@ int session_stop(struct session *s)
 		lost = stats[MSPROF_STAT_LOST] - s->stats_at_start[MSPROF_STAT_LOST];
 		unnamed = stats[MSPROF_STAT_UNNAMED] -
 			  s->stats_at_start[MSPROF_STAT_UNNAMED];
+		short_calls = stats[MSPROF_STAT_OSRT_SHORT] -
+			      s->stats_at_start[MSPROF_STAT_OSRT_SHORT];
 	}
 	/* Each window says its own; this counts those of every target. */
 	if (lost)
@@ -344,6 +361,9 @@ int session_stop(struct session *s)
 	if (unnamed)
 		WARN("%llu calls were not recorded: they entered at an address msprof had not named (a library mapped again during the window)",
 		    (unsigned long long)unnamed);
+	if (short_calls)
+		printf("msprof: %llu lock and wait calls waited less than --osrt-threshold=%u us: not kept\n",
+		       (unsigned long long)short_calls, s->w.hostsys.osrt_threshold_us);
 	if (cut)
 		printf("msprof: %llu calls were still running at stop and are not in the window\n",
 		       (unsigned long long)cut);

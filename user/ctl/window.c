@@ -92,6 +92,12 @@ static int open_window(struct window_ctx *w, struct target *t)
 	err = profdir_open_host_file(t->dir_fd, &fd);
 	if (!err)
 		err = collector_open(&w->collector, t->host_pid, fd, &w->probes);
+	if (!err && hostsys_on(&w->hostsys, HOSTSYS_OSRT))
+		err = collector_set_osrt(&w->collector, t->host_pid,
+					 &(struct osrt_sink_conf){
+			.dir = t->dir_fd, .pid = (uint32_t)t->ns_pid,
+			.comm = t->comm, .start = w->start, .ps = &w->probes,
+		});
 	if (err) {
 		ERR("cannot create %s/%s: %s", t->dir, PROFDIR_HOST_FILE,
 		    strerror(-err));
@@ -289,6 +295,33 @@ static void describe_devices(const struct window_ctx *w, struct target *t)
 	}
 }
 
+/*
+ * Why t's window is incomplete, the first reason of: its host file (herr),
+ * its device data (caps: what the copy left out), its host-sys samples
+ * (sys_why); NULL if it is complete.
+ */
+static const char *incomplete_reason(const struct target *t, int herr,
+				     const char *caps, const char *sys_why,
+				     char *reason, size_t len)
+{
+	if (herr)
+		snprintf(reason, len, "host data: %s", strerror(-herr));
+	else if (t->device_err)
+		snprintf(reason, len, "device data: %s", strerror(-t->device_err));
+	else if (t->server_ended)
+		snprintf(reason, len,
+			 "device data: the task's profiling server ended the session during the window and stopped its collection");
+	else if (t->copied.left_out)
+		snprintf(reason, len, "device data: %u staged entr%s left out (%s)",
+			 t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
+			 caps);
+	else if (sys_why)
+		snprintf(reason, len, "%s", sys_why);
+	else
+		return NULL;
+	return reason;
+}
+
 int window_end(struct window_ctx *w, struct target *t,
 	       const struct window_losses *wl)
 {
@@ -327,24 +360,9 @@ int window_end(struct window_ctx *w, struct target *t,
 		WARN("pid %d: left out %u staged entr%s: %s", t->host_pid,
 		     t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
 		     stage_copy_left_text(&t->copied, &w->stage_budget, caps, sizeof(caps)));
-	if (herr)
-		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
-	else if (t->device_err)
-		snprintf(reason, sizeof(reason), "device data: %s",
-			 strerror(-t->device_err));
-	else if (t->server_ended)
-		snprintf(reason, sizeof(reason),
-			 "device data: the task's profiling server ended the session during the window and stopped its collection");
-	else if (t->copied.left_out)
-		snprintf(reason, sizeof(reason),
-			 "device data: %u staged entr%s left out (%s)",
-			 t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
-			 caps);
-	else if (serr)
-		snprintf(reason, sizeof(reason), "%s", sys_why);
-	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
-				t->copied.left_out || serr ?
-				reason : NULL;
+	sum.incomplete_reason = incomplete_reason(t, herr, caps,
+						  serr ? sys_why : NULL, reason,
+						  sizeof(reason));
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
 	sum.device_status = agent_link_status_text(t, w->host_only, why,
@@ -364,6 +382,16 @@ int window_end(struct window_ctx *w, struct target *t,
 		       sum.incomplete_reason ? " (incomplete)" : "");
 	if (*sink.py_text)
 		printf("msprof: pid %d: %s\n", t->host_pid, sink.py_text);
+	if (sink.sched_events)
+		printf("msprof: pid %d: %llu thread switches and wake-ups\n",
+		       t->host_pid, (unsigned long long)sink.sched_events);
+	if (hostsys_on(&w->hostsys, HOSTSYS_OSRT))
+		printf("msprof: pid %d: OS runtime: %llu syscalls, %llu pthread calls, %llu blocking calls of %u us or more, on %llu threads\n",
+		       t->host_pid, (unsigned long long)sink.osrt_counts.syscalls,
+		       (unsigned long long)sink.osrt_counts.pthread_calls,
+		       (unsigned long long)sink.osrt_counts.blocking,
+		       w->hostsys.osrt_threshold_us,
+		       (unsigned long long)sink.osrt_counts.threads);
 	*t->dir = '\0';
 	return err ?: herr ?: t->device_err;
 }

@@ -22,8 +22,9 @@ enum {
 	T_TASK_PMU_INFO, T_MSTX_EVENTS, T_MEMCPY_INFO, T_OSRT_API,
 	T_OVERLAP_ANALYSIS, T_PYTORCH_CALLCHAINS,
 	T_CPU_USAGE, T_HOST_MEM_USAGE, T_HOST_DISK_USAGE, T_HOST_NETWORK_USAGE,
+	T_THREAD_STATE,		/* ours: thread states (--host-sys=sched) */
 	T_ENUM_FIRST,
-	T_NTABLES = T_ENUM_FIRST + 9,	/* the ENUM_* tables after */
+	T_NTABLES = T_ENUM_FIRST + 10,	/* the ENUM_* tables after */
 };
 
 /* No value: SQL NULL. */
@@ -75,5 +76,9 @@ int db_window_rows(struct dbw *w);
 int db_mstx_rows(struct dbw *w);
 /* db_hostsys.c: CPU_USAGE, HOST_MEM_USAGE, HOST_DISK_USAGE, HOST_NETWORK_USAGE. */
 int db_hostsys_rows(struct dbw *w);
+/* db_tstate.c: THREAD_STATE, the thread states' spans. */
+int db_tstate_rows(struct dbw *w);
+/* db_osrt.c: OSRT_API's rows of the OS runtime calls (--host-sys=osrt). */
+int db_osrt_rows(struct dbw *w);
 
 #endif

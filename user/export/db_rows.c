@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "db_parts.h"
 #include "naming.h"
+#include "osrt.h"
 #include "overlap.h"
 
 #define MEMCPY_OTHER 65535
@@ -314,7 +315,7 @@ static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 	int err;
 
 	err = db_str_id(w, "ioctl", &v[0]);
-	v[1] = w->pid_hi | pe->io.tid;
+	v[1] = w->pid_hi | osrt_ns_tid(w->p->osrt, pe->io.tid);
 	v[2] = epoch(w, pe->io.start_ns);
 	v[3] = epoch(w, pe->io.end_ns);
 	return err ?: db_row(w, T_OSRT_API, v, 4);
@@ -379,6 +380,8 @@ int db_window_rows(struct dbw *w)
 	       overlap_each(w->p, write_overlap, w) ?:
 	       db_mstx_rows(w) ?:
 	       db_hostsys_rows(w) ?:
+	       db_tstate_rows(w) ?:
+	       db_osrt_rows(w) ?:
 	       write_callchains(w) ?:
 	       write_strings(w);
 }

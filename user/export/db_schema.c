@@ -71,6 +71,10 @@ static const struct table {
 		"readRate NUMERIC, writeRate NUMERIC, usage NUMERIC" },
 	[T_HOST_NETWORK_USAGE] = { "HOST_NETWORK_USAGE",
 		"timestampNs NUMERIC, usage NUMERIC, speed NUMERIC" },
+	[T_THREAD_STATE] = { "THREAD_STATE", "startNs INTEGER, endNs INTEGER, "
+		"globalTid INTEGER, state INTEGER, syscall INTEGER, "
+		"wakerGlobalTid INTEGER, waker INTEGER, connectionId INTEGER, "
+		"cpu INTEGER, flags INTEGER" },
 	{ "ENUM_API_TYPE", ENUM_COLS },
 	{ "ENUM_MODULE", ENUM_COLS },
 	{ "ENUM_HCCL_DATA_TYPE", ENUM_COLS },
@@ -80,6 +84,7 @@ static const struct table {
 	{ "ENUM_MSTX_EVENT_TYPE", ENUM_COLS },
 	{ "ENUM_MEMCPY_OPERATION", ENUM_COLS },
 	{ "ENUM_OVERLAP_ANALYSIS_TYPE", ENUM_COLS },
+	{ "ENUM_THREAD_STATE", ENUM_COLS },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -115,6 +120,8 @@ static const char *const enums[NTABLES - T_ENUM_FIRST] = {
 	"4:managed memory|5:addr device to device|6:host to device ex|"
 	"7:device to host ex|65535:other",
 	"0:COMPUTE|1:COMMUNICATION|2:COMM_NOT_OVERLAP_COMP|3:FREE|65535:RESERVE",
+	/* ours, enum tstate's order */
+	"0:Running|1:Runnable|2:Sleeping|3:Uninterruptible|4:Stopped|5:Unknown",
 };
 
 int db_create_tables(struct dbw *w)

@@ -21,6 +21,7 @@
 #include "summary.h"
 #include "common/testpoint.h"
 #include "timeline.h"
+#include "tstate.h"
 #include "windows.h"
 
 /*
@@ -47,6 +48,12 @@ static const struct output_file outputs[] = {
 	{ "python_call_site", "csv", true, summary_python_call_sites,
 	  summary_has_python },
 	{ "msprof_tx", "csv", true, summary_msprof_tx, summary_has_mstx },
+	{ "thread_state", "csv", true, summary_thread_state, summary_has_tstate },
+	{ "thread_off_cpu", "csv", true, summary_thread_off_cpu, summary_has_tstate },
+	{ "os_runtime_statistic", "csv", true, summary_os_runtime_statistic,
+	  summary_has_osrt },
+	{ "osrt_statistic", "csv", true, summary_osrt_statistic,
+	  summary_has_osrt_calls },
 	{ "host_cpu_usage", "csv", true, summary_host_cpu_usage, summary_has_host_cpu },
 	{ "host_mem_usage", "csv", true, summary_host_mem_usage, summary_has_host_mem },
 	{ "host_network_usage", "csv", true, summary_host_network_usage,
@@ -304,6 +311,9 @@ static void report_losses(const char *label, const struct profdata *p)
 	if (p->meta.lost_events)
 		WARN("%s: %llu host events were lost in the window (ring buffer full): exported the rest",
 		    label, p->meta.lost_events);
+	if (p->tstate && p->tstate->disagreed)
+		WARN("%s: thread states: %llu records did not follow their thread's last (one was lost): the time between is Unknown",
+		     label, (unsigned long long)p->tstate->disagreed);
 	if (p->meta.incomplete)
 		WARN("%s: incomplete window (%s): exported what was recorded",
 		    label, printable_copy(shown, sizeof(shown),

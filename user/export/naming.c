@@ -18,6 +18,8 @@ const struct layer_naming *naming_layer(uint32_t layer)
 		[MSPROF_LAYER_CUSTOM] = { "Api@", "api", 20000 },
 		/* Shown as msprof shows msproftx data, never as API slices. */
 		[MSPROF_LAYER_MSTX] = { "MsTx@", "msproftx", 20500 },
+		/* Shown as the OS Runtime API track's calls, never as API slices. */
+		[MSPROF_LAYER_OSRT] = { "OSRT@", "osrt", 20000 },
 	};
 	static const struct layer_naming unknown = { "Api@", "api", 20000 };
 

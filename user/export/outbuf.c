@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The exporters' text buffer and its appenders. */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "outbuf.h"
@@ -124,80 +122,6 @@ size_t fmt_us3(char *buf, uint64_t ns)
 	digits(buf + n + 4, ns % 1000, 3);
 	buf[n + 4] = '\0';
 	return n + 4;
-}
-
-/* The shortest "%.*e" that reads back as v: its digits and exponent. */
-static int shortest(double v, char *digs, int *exp10)
-{
-	char e[40], *at;
-	int p, n = 0;
-
-	for (p = 1; p <= 17; p++) {
-		snprintf(e, sizeof(e), "%.*e", p - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
-	for (at = e; *at && *at != 'e'; at++)
-		if (*at >= '0' && *at <= '9')
-			digs[n++] = *at;
-	*exp10 = atoi(at + 1);
-	while (n > 1 && digs[n - 1] == '0')
-		n--;
-	digs[n] = '\0';
-	return n;
-}
-
-size_t fmt_py_float(char *buf, double v)
-{
-	char digs[24];
-	size_t at = 0;
-	int n, e, i;
-
-	if (v != v || v - v != 0)
-		return (size_t)sprintf(buf, v != v ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
-	if (v < 0 || (v == 0 && 1 / v < 0))
-		buf[at++] = '-';
-	if (v == 0) {
-		memcpy(buf + at, "0.0", 4);
-		return at + 3;
-	}
-	n = shortest(v < 0 ? -v : v, digs, &e);
-	if (e < -4 || e >= 16) {
-		buf[at++] = digs[0];
-		if (n > 1) {
-			buf[at++] = '.';
-			memcpy(buf + at, digs + 1, (size_t)n - 1);
-			at += (size_t)n - 1;
-		}
-		return at + (size_t)sprintf(buf + at, "e%c%02d", e < 0 ? '-' : '+',
-					    e < 0 ? -e : e);
-	}
-	if (e < 0) {
-		memcpy(buf + at, "0.", 2);
-		at += 2;
-		for (i = -1; i > e; i--)
-			buf[at++] = '0';
-		memcpy(buf + at, digs, (size_t)n);
-		at += (size_t)n;
-	} else {
-		for (i = 0; i <= e || i < n; i++) {
-			if (i == e + 1)
-				buf[at++] = '.';
-			buf[at++] = i < n ? digs[i] : '0';
-		}
-		if (n <= e + 1) {
-			memcpy(buf + at, ".0", 2);
-			at += 2;
-		}
-	}
-	buf[at] = '\0';
-	return at;
-}
-
-void ob_py_float(struct outbuf *b, double v)
-{
-	ob_room(b);
-	b->len += fmt_py_float(b->buf + b->len, v);
 }
 
 /* Written in place: no copy of a number through a buffer of its own. */

@@ -70,19 +70,11 @@ static inline void ob_char(struct outbuf *b, char c)
 size_t fmt_u64(char *buf, uint64_t v);
 size_t fmt_us3(char *buf, uint64_t ns);
 
-/*
- * v as Python's repr() writes a float (its json and csv do): the fewest
- * digits that read back as v, fixed from 1e-4 to 1e16 with ".0" if whole,
- * else d.ddde±XX.  At most 32 bytes; inf and nan as Python's json: no.
- */
-size_t fmt_py_float(char *buf, double v);
-
 void ob_u64(struct outbuf *b, uint64_t v);
 void ob_i64(struct outbuf *b, int64_t v);
 void ob_hex(struct outbuf *b, uint64_t v);	/* lower case, no 0x */
 /* ns as µs with exactly 3 decimals: 1234567 -> "1234.567". */
 void ob_us3(struct outbuf *b, uint64_t ns);
-void ob_py_float(struct outbuf *b, double v);
 /* A JSON string literal, quotes included, escaped as JSON needs. */
 /* s as a JSON string's characters, escaped, without the quotes. */
 void ob_json_chars(struct outbuf *b, const char *s);

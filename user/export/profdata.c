@@ -14,10 +14,13 @@
 #include "common/printable.h"
 #include "msprof/mstx.h"
 #include "msprof/probe_packs.h"
+#include "msprof/sched.h"
 #include "mstx.h"
+#include "osrt.h"
 #include "profdata.h"
 #include "common/proflayout.h"
 #include "common/safe_open.h"
+#include "tstate.h"
 
 /* The name blob: the API's name, then one string per argument. */
 static int describe_api(struct api_desc *d, const struct msprof_name_rec *nr,
@@ -149,12 +152,20 @@ static int index_rec(uint16_t type, const void *body, size_t len, void *ctx)
 		latest(p, io->end_ns);
 		if (!p->meta.pid)
 			p->meta.pid = (int)io->tgid;
-		return note_tid(p, io->tid);
+		return note_tid(p, io->tid) ?:
+		       osrt_add_ioctl(&p->osrt, io->tid, io->start_ns, io->end_ns);
+	case MSPROF_REC_OSRT:
+		if (len >= sizeof(struct msprof_osrt_event))
+			latest(p, ((const struct msprof_osrt_event *)body)->end_ns);
+		return osrt_add(&p->osrt, body, len);
 	case MSPROF_REC_DEVTASK:
 		return add_task(p, body, len - sizeof(struct msprof_devtask_rec));
 	case MSPROF_REC_MSTX:
 		latest(p, ((const struct msprof_mstx_event *)body)->end_ns);
 		return mstx_add(&p->mstx, body, len);
+	case MSPROF_REC_SCHED:
+		latest(p, ((const struct msprof_sched_event *)body)->ts_ns);
+		return tstate_add(&p->tstate, body, len);
 	case MSPROF_REC_PYSTACK:
 		return pystacks_add_stack(&p->py, body, len);
 	case MSPROF_REC_PYCODE:
@@ -460,6 +471,8 @@ void profdata_free_model(struct profdata *p)
 	free(p->hccls);
 	strtab_free(&p->names);
 	mstx_free(p->mstx);
+	tstate_free(p->tstate);
+	osrt_free(p->osrt);
 	pystacks_free(&p->py);
 	if (p->dirfd >= 0)
 		close(p->dirfd);
@@ -565,15 +578,20 @@ struct walk {
 	const struct profdata *p;
 	profdata_api_fn api;
 	profdata_ioctl_fn ioctl;
+	profdata_osrt_fn osrt;
 	void *ctx;
 	size_t near;	/* where the last walked call was in the index */
 };
 
 static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
 {
+	const struct msprof_osrt_event *e = body;
 	struct msprof_ioctl_payload_event io;
 	struct walk *w = ctx;
 
+	if (type == MSPROF_REC_OSRT && w->osrt && len == sizeof(*e) &&
+	    (e->h.what == OSRT_SYSCALL || e->h.what == OSRT_PTHREAD))
+		return w->osrt(e, w->ctx);
 	if (type == MSPROF_REC_API && w->api)
 		return w->api(body, conn_of(w->p, body, &w->near), w->ctx);
 	if (type != MSPROF_REC_IOCTL || !w->ioctl)
@@ -584,18 +602,31 @@ static int walk_rec(uint16_t type, const void *body, size_t len, void *ctx)
 	return w->ioctl(&io, w->ctx);
 }
 
-int profdata_each_host(const struct profdata *p, profdata_api_fn api,
-		       profdata_ioctl_fn ioctl, void *ctx)
+static int walk_host(struct walk *w)
 {
-	struct walk w = { .p = p, .api = api, .ioctl = ioctl, .ctx = ctx };
-	int err, fd = safe_open_beneath(p->dirfd, PROFDIR_HOST_FILE,
+	int err, fd = safe_open_beneath(w->p->dirfd, PROFDIR_HOST_FILE,
 					&(struct stat){ 0 });
 
 	/* The load named a file it could not open, once, as a problem. */
 	if (fd < 0)
 		return 0;
-	err = recfile_read_fd(fd, NULL, walk_rec, &w, NULL);
+	err = recfile_read_fd(fd, NULL, walk_rec, w, NULL);
 	close(fd);
 	/* What the load found cut short was said once, as a problem. */
 	return err == -EBADMSG || err == -EILSEQ || err == -EPROTO ? 0 : err;
+}
+
+int profdata_each_host(const struct profdata *p, profdata_api_fn api,
+		       profdata_ioctl_fn ioctl, void *ctx)
+{
+	struct walk w = { .p = p, .api = api, .ioctl = ioctl, .ctx = ctx };
+
+	return walk_host(&w);
+}
+
+int profdata_each_osrt(const struct profdata *p, profdata_osrt_fn fn, void *ctx)
+{
+	struct walk w = { .p = p, .osrt = fn, .ctx = ctx };
+
+	return p->osrt ? walk_host(&w) : 0;
 }

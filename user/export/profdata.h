@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msprof/osrt.h"
 #include "msprof/recfile.h"
 #include "profmeta.h"
 #include "pystack.h"
@@ -149,6 +150,8 @@ static inline uint64_t devtask_key(const struct devtask *t)
 struct cann;	/* a runtime's raw files, as cann_*.c read them */
 struct mstx_set;	/* the user marks (mstx.h) */
 struct hostsys_data;	/* host system files (hostsys.h) */
+struct tstate_set;	/* the thread states (tstate.h) */
+struct osrt_set;	/* the OS runtime calls (osrt.h) */
 
 /*
  * A data file that could not be read whole, or a fault in one kept once
@@ -198,6 +201,8 @@ struct profdata {
 	struct cann *cann;	/* NULL: no runtime's raw files */
 	struct mstx_set *mstx;	/* NULL: no user marks */
 	struct hostsys_data *hostsys;	/* NULL: no host system files */
+	struct tstate_set *tstate;	/* NULL: no thread states */
+	struct osrt_set *osrt;	/* NULL: no OS runtime calls (--host-sys=osrt) */
 	struct pystacks py;	/* the calls' Python stacks */
 	struct queue_seen *queue;	/* task queue calls, in file order */
 	size_t nqueue, cap_queue;
@@ -315,5 +320,8 @@ typedef int (*profdata_ioctl_fn)(const struct msprof_ioctl_payload_event *e,
 				 void *ctx);
 int profdata_each_host(const struct profdata *p, profdata_api_fn api,
 		       profdata_ioctl_fn ioctl, void *ctx);
+/* The same for the osrt records' calls (struct msprof_osrt_event). */
+typedef int (*profdata_osrt_fn)(const struct msprof_osrt_event *e, void *ctx);
+int profdata_each_osrt(const struct profdata *p, profdata_osrt_fn fn, void *ctx);
 
 #endif

@@ -12,8 +12,10 @@
 #include "cann.h"
 #include "hostsys.h"
 #include "mstx.h"
+#include "osrt.h"
 #include "profdata.h"
 #include "queue_match.h"
+#include "tstate.h"
 
 /* A window that never closed ends with its last record, the runtime's too. */
 static void latest_of_runtime(struct profdata *p)
@@ -36,8 +38,10 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	if (!err && !p->meta.end.mono_ns)
 		latest_of_runtime(p);
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
-	err = err ?: mstx_finish(p->mstx);
-	err = err ?: hostsys_load(p);
+	err = err ?: mstx_finish(p->mstx) ?:
+	      tstate_finish(p->tstate, p->end_mono_ns) ?:
+	      osrt_finish(&p->osrt, p->dirfd, profmeta_task_pid(&p->meta)) ?:
+	      hostsys_load(p);
 	if (err)
 		profdata_free(p);
 	return err;

@@ -41,6 +41,22 @@ bool summary_has_python(const struct profdata *p);
 int summary_msprof_tx(FILE *fp, const struct profdata *p);
 /* Whether the window has user marks, and so msprof_tx. */
 bool summary_has_mstx(const struct profdata *p);
+/* thread_state: each thread's time in each state (--host-sys=sched). */
+int summary_thread_state(FILE *fp, const struct profdata *p);
+/* thread_off_cpu: each thread's longest stretches off the CPU, longest first. */
+int summary_thread_off_cpu(FILE *fp, const struct profdata *p);
+/* Whether the window has thread states, and so those two. */
+bool summary_has_tstate(const struct profdata *p);
+/*
+ * os_runtime_statistic: per name and thread of msprof's syscalls and its
+ * four pthread functions, as its analysis makes it from the window's
+ * host_syscall.data and host_pthreadcall.data (--host-sys=osrt).
+ */
+int summary_os_runtime_statistic(FILE *fp, const struct profdata *p);
+bool summary_has_osrt(const struct profdata *p);
+/* osrt_statistic: every OS runtime call of our records, per name and thread. */
+int summary_osrt_statistic(FILE *fp, const struct profdata *p);
+bool summary_has_osrt_calls(const struct profdata *p);
 /*
  * The host system summaries (--host-sys, --host-sys-usage), each written
  * when the window has its raw file: host_cpu_usage, host_mem_usage,

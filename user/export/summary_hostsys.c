@@ -12,15 +12,15 @@
 #include <string.h>
 
 #include "hostsys.h"
-#include "outbuf.h"
+#include "pyfloat.h"
 #include "summary.h"
 #include "summary_csv.h"
 
 static void py_float(FILE *fp, double v)
 {
-	char buf[40];
+	char buf[PYFLOAT_MAX];
 
-	fmt_py_float(buf, v);
+	pyfloat_repr(buf, v);
 	fprintf(fp, ",%s", buf);
 }
 

@@ -51,6 +51,30 @@ static const struct described summaries[] = {
 		       "start: thread, event type (marker or start/end), start "
 		       "and end (us since the epoch) and message.\n",
 	  summary_has_mstx },
+	{ "thread_state", "Each thread's time (us) running, runnable (waiting "
+			  "for a CPU), sleeping, uninterruptible, stopped and "
+			  "unknown (a lost record), with --host-sys=sched; how often "
+			  "it left a CPU and was woken, and whether it exited.\n",
+	  summary_has_tstate },
+	{ "thread_off_cpu", "Each thread's ten longest stretches off the CPU, "
+			    "longest first: start, duration and the part spent "
+			    "runnable (us), the state it left for, the syscall and "
+			    "API call it was in, and who woke it.\n",
+	  summary_has_tstate },
+	{ "os_runtime_statistic", "The syscalls of msprof's list and its four pthread "
+				  "functions (--host-sys=osrt), one row per name and "
+				  "thread, as msprof's analysis makes it from "
+				  "host_syscall.data and host_pthreadcall.data: the "
+				  "share of their total time (a fraction), total, count, "
+				  "mean, longest and shortest time (us), largest total "
+				  "first.\n", summary_has_osrt },
+	{ "osrt_statistic", "Every OS runtime call recorded (--host-sys=osrt): "
+			    "each syscall, msprof's four pthread functions and the "
+			    "lock and wait calls that blocked, one row per name and "
+			    "thread: kind, syscall number, share of the total time "
+			    "(%), total, count, mean, longest and shortest time and "
+			    "the time spent blocked in syscalls (us), largest total "
+			    "first.\n", summary_has_osrt_calls },
 	{ "host_cpu_usage", "The target's CPU use (--host-sys=cpu): the host's "
 			    "CPUs, how many its threads ran on, and on how many "
 			    "they ever used any.\n", summary_has_host_cpu },

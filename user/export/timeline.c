@@ -79,12 +79,12 @@ static int write_all(struct tl *t)
 
 	ob_char(&t->ob, '[');
 	tl_cann_names(t);
-	err = tl_device_names(t) ?: tl_host(t);
+	err = tl_device_names(t) ?: tl_host(t) ?: tl_osrt(t);
 	if (err)
 		return err;
 	tl_cann_tids(t);
 	tl_osrt_names(t);
-	err = tl_mstx(t) ?: tl_hostsys(t);
+	err = tl_mstx(t) ?: tl_tstate(t) ?: tl_hostsys(t);
 	if (err)
 		return err;
 	tl_tasks(t);

@@ -11,6 +11,7 @@
 
 #include "cann.h"
 #include "naming.h"
+#include "osrt.h"
 #include "timeline_parts.h"
 
 /* msprof's Mode of an AscendCL call, from its family; other layers' level. */
@@ -215,8 +216,10 @@ static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 	const struct msprof_ioctl_event *e = &pe->io;
 	struct tl *t = ctx;
 	struct outbuf *b = &t->ob;
+	/* On the thread's row of its other syscalls (--host-sys=osrt). */
+	uint32_t tid = osrt_ns_tid(t->p->osrt, e->tid);
 
-	tl_head(t, "ioctl", tl_pid(t, SORT_OSRT, HOST_DEVICE), e->tid);
+	tl_head(t, "ioctl", tl_pid(t, SORT_OSRT, HOST_DEVICE), tid);
 	tl_span_args(t, e->start_ns, e->end_ns);
 	LIT(b, "\"fd\":");
 	ob_u64(b, e->fd);
@@ -243,7 +246,7 @@ static int write_ioctl(const struct msprof_ioctl_payload_event *pe, void *ctx)
 		ob_char(b, '"');
 	}
 	LIT(b, "}}");
-	return tl_idset_add(&t->io_tids, e->tid);
+	return tl_idset_add(&t->io_tids, tid);
 }
 
 /* msprof's prefix of a runtime-reported call's slice (§7). */

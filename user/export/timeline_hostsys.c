@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hostsys.h"
+#include "pyfloat.h"
 #include "timeline_parts.h"
 
 enum { SORT_MEM_USAGE = SORT_CPU_USAGE + 1, SORT_NET_USAGE, SORT_DISK_USAGE };
@@ -23,6 +24,8 @@ enum { SORT_MEM_USAGE = SORT_CPU_USAGE + 1, SORT_NET_USAGE, SORT_DISK_USAGE };
 static void counter(struct tl *t, const char *name, uint64_t pid,
 		    uint64_t epoch_ns, bool number_ts, double v)
 {
+	char num[PYFLOAT_MAX];
+
 	tl_start(t);
 	ob_json_str(&t->ob, name);
 	if (number_ts) {
@@ -34,7 +37,8 @@ static void counter(struct tl *t, const char *name, uint64_t pid,
 	LIT(&t->ob, ",\"pid\":");
 	ob_u64(&t->ob, pid);
 	LIT(&t->ob, ",\"tid\":0,\"args\":{\"Usage(%)\":");
-	ob_py_float(&t->ob, v);
+	pyfloat_repr(num, v);
+	ob_str(&t->ob, num);
 	LIT(&t->ob, "},\"ph\":\"C\"}");
 }
 

@@ -24,6 +24,7 @@
 enum {
 	SORT_FRAMEWORK = 6,	/* "PID Name": the task's user marks */
 	SORT_CANN = 7,
+	SORT_TSTATE = 8,	/* ours: thread states, right after CANN (msprof's DPU) */
 	SORT_CPU_USAGE = 9,	/* then Memory, Network and Disk Usage */
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
@@ -75,7 +76,7 @@ struct tl {
 	char *text;		/* the api_text spans' bytes */
 	size_t text_len;
 	struct api_text api[MSPROF_MAX_APIS];
-	struct idset io_tids;	/* threads with ioctls */
+	struct idset io_tids;	/* threads with ioctls or OS runtime calls */
 	struct idset cann_tids;	/* threads with runtime-reported calls */
 	/*
 	 * By our call (connection id - 1): the runtime's record of the same
@@ -151,6 +152,10 @@ void tl_comm_ops(struct tl *t);
 /* timeline_mstx.c: the user marks' process, threads and slices. */
 int tl_mstx(struct tl *t);
 
+/* timeline_tstate.c: the thread states' process, threads and slices. */
+int tl_tstate(struct tl *t);
+/* timeline_osrt.c: the OS runtime calls' slices (--host-sys=osrt). */
+int tl_osrt(struct tl *t);
 /*
  * timeline_hostsys.c: the CPU, Memory, Network and Disk Usage processes
  * (--host-sys), their counters.

@@ -18,27 +18,42 @@
 #include "links.h"
 #include "msprof/events.h"
 #include "msprof/mstx.h"
+#include "msprof/osrt.h"
 #include "msprof.skel.h"
 #include "symcache.h"
 #include "proc/procfs.h"
 #include "uprobe_multi.h"
 
 /*
- * The programs a batch of functions is probed with: the API calls', or
- * the user marks' (which read their message at entry).
+ * The programs a batch of functions is probed with: the API calls', the
+ * user marks' (which read their message at entry), or the pthread calls'
+ * of --host-sys=osrt (kept when they waited).  A layer of its own each.
  */
 struct progs {
 	struct bpf_program *enter;
 	struct bpf_program *exit;
 };
 
-static struct progs progs_of(const struct attach_conf *c, bool mstx)
+static struct progs progs_of(const struct attach_conf *c, unsigned int layer)
 {
-	if (mstx)
+	if (layer == MSPROF_LAYER_MSTX)
 		return (struct progs){ c->skel->progs.mstx_enter,
 				       c->skel->progs.mstx_exit };
+	if (layer == MSPROF_LAYER_OSRT)
+		return (struct progs){ c->skel->progs.osrt_enter,
+				       c->skel->progs.osrt_exit };
 	return (struct progs){ c->skel->progs.api_enter, c->skel->progs.api_exit };
 }
+
+/* A layer with programs of its own; any other is the API calls'. */
+static unsigned int group_of(unsigned int layer)
+{
+	return layer == MSPROF_LAYER_MSTX || layer == MSPROF_LAYER_OSRT ?
+	       layer : MSPROF_LAYER_ACL;
+}
+
+_Static_assert(MSTX_KIND_SHIFT == OSRT_KIND_SHIFT && MSTX_API_MASK == OSRT_API_MASK,
+	       "one cookie layout for the layers whose functions have kinds");
 
 static int attach_uprobe(const struct attach_conf *c, const struct progs *pr,
 			 int pid, const char *path, uint64_t offset,
@@ -184,15 +199,16 @@ static void note_refused(struct attach_walk *w, const char *path,
 }
 
 /*
- * The file's functions of one group (user marks, or the others) into one
- * batch and attached with the group's programs.  A user mark's cookie
- * also says what it does (include/msprof/mstx.h).
+ * The file's functions of one group (user marks, pthread calls, or the
+ * others) into one batch and attached with the group's programs.  A user
+ * mark's or pthread call's cookie also says what it does (its kind:
+ * include/msprof/mstx.h, osrt.h).
  */
 static int attach_group(struct attach_walk *w, const struct procfs_map *m,
 			const char *file, const uint64_t *offsets,
-			bool main_program, bool mstx)
+			bool main_program, unsigned int group)
 {
-	struct progs pr = progs_of(w->c, mstx);
+	struct progs pr = progs_of(w->c, group);
 	size_t i, n = 0;
 	int err;
 
@@ -200,11 +216,11 @@ static int attach_group(struct attach_walk *w, const struct procfs_map *m,
 		const struct probe *p = &w->ps->v[i];
 
 		if (!offsets[i] || !wanted(w, i, m->path, main_program) ||
-		    (p->layer == MSPROF_LAYER_MSTX) != mstx)
+		    group_of(p->layer) != group)
 			continue;
 		w->batch_offsets[n] = offsets[i];
-		w->batch_ids[n++] = mstx ? i | (uint64_t)msprof_mstx_kind(p->name)
-						   << MSTX_KIND_SHIFT : i;
+		w->batch_ids[n++] = i | (uint64_t)msprof_probe_kind(p->name, p->layer)
+					    << MSTX_KIND_SHIFT;
 	}
 	if (!n)
 		return 0;
@@ -252,8 +268,11 @@ static int attach_library(const struct procfs_map *m, void *ctx)
 		note_refused(w, m->path, why);
 	if (!offsets)
 		return 0;	/* not an ELF file we can read, or nothing to probe */
-	err = attach_group(w, m, file, offsets, main_program, false);
-	return err ?: attach_group(w, m, file, offsets, main_program, true);
+	err = attach_group(w, m, file, offsets, main_program, MSPROF_LAYER_ACL);
+	err = err ?: attach_group(w, m, file, offsets, main_program,
+				  MSPROF_LAYER_MSTX);
+	return err ?: attach_group(w, m, file, offsets, main_program,
+				   MSPROF_LAYER_OSRT);
 }
 
 int attach_probes(const struct attach_conf *c, int host_pid,

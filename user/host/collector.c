@@ -7,6 +7,8 @@
 
 #include "collector.h"
 #include "msprof/mstx.h"
+#include "msprof/sched.h"
+#include "msprof/osrt.h"
 #include "probes.h"
 
 struct collector_sink *collector_find(struct collector *c, int tgid)
@@ -65,9 +67,18 @@ int collector_on_event(void *ctx, void *data, size_t size)
 		/* With --ioctl-payload the payload follows: keep it all. */
 		err = recfile_append(s->file, MSPROF_REC_IOCTL, io, size, NULL, 0);
 		s->ioctl_events++;
+		if (!err && s->osrt)
+			err = osrt_sink_ioctl(s->osrt, io);
+	} else if (head->kind == MSPROF_EV_OSRT && s->osrt) {
+		err = osrt_sink_add(s->osrt, s->file, data, size);
 	} else if (head->kind == MSPROF_EV_MSTX &&
 		   size >= sizeof(struct msprof_mstx_event)) {
 		err = put_mstx(s, data);
+	} else if (head->kind == MSPROF_EV_SCHED &&
+		   size >= sizeof(struct msprof_sched_event)) {
+		err = recfile_append(s->file, MSPROF_REC_SCHED, data,
+				     sizeof(struct msprof_sched_event), NULL, 0);
+		s->sched_events++;
 	} else {
 		return 0;
 	}
@@ -140,6 +151,18 @@ int collector_set_python(struct collector *c, int tgid,
 	return pycodes_new(&s->py, rt);
 }
 
+int collector_set_osrt(struct collector *c, int tgid,
+		       const struct osrt_sink_conf *conf)
+{
+	struct collector_sink *s = collector_find(c, tgid);
+
+	if (!s)
+		return -ENOENT;
+	if (s->osrt)
+		return 0;
+	return osrt_sink_open(&s->osrt, conf);
+}
+
 void collector_flush(struct collector *c)
 {
 	int i;
@@ -148,6 +171,22 @@ void collector_flush(struct collector *c)
 		if (c->sinks[i].py && !c->sinks[i].err)
 			c->sinks[i].err = pycodes_flush(c->sinks[i].py,
 							c->sinks[i].file);
+}
+
+void collector_sched_mark(struct collector *c, uint16_t what, uint64_t ns)
+{
+	struct msprof_sched_event e = { .kind = MSPROF_EV_SCHED, .what = what,
+					.ts_ns = ns };
+	int i;
+
+	for (i = 0; i < c->nsinks; i++) {
+		struct collector_sink *s = &c->sinks[i];
+
+		e.tgid = (__u32)s->tgid;
+		if (!s->err)
+			s->err = recfile_append(s->file, MSPROF_REC_SCHED, &e,
+						sizeof(e), NULL, 0);
+	}
 }
 
 void collector_python_text(const struct collector_sink *s, char *buf, size_t len)
@@ -193,6 +232,11 @@ int collector_close(struct collector *c, int tgid, struct collector_sink *out)
 		return -ENOENT;
 	if (s->py && !s->err)
 		s->err = pycodes_flush(s->py, s->file);
+	if (s->osrt) {
+		err = osrt_sink_close(s->osrt, &s->osrt_counts);
+		s->osrt = NULL;
+		s->err = s->err ?: err;
+	}
 	err = recfile_close(s->file);
 	if (!err)
 		err = s->err;

@@ -7,6 +7,7 @@
 
 #include "msprof/events.h"
 #include "msprof/recfile.h"
+#include "osrt_sink.h"
 #include "probes.h"
 #include "pycode.h"
 
@@ -17,10 +18,13 @@ struct collector_sink {
 	uint64_t api_events;
 	uint64_t ioctl_events;
 	uint64_t mstx_events;	/* user marks (include/msprof/mstx.h) */
+	uint64_t sched_events;	/* thread states (include/msprof/sched.h) */
 	struct pycodes *py;	/* its Python stacks; NULL: none taken */
 	/* API calls by their stack: one, or why none (enum msprof_pystack_none) */
 	uint64_t py_calls[MSPROF_PYSTACK_FIRST + 1];
 	char py_text[192];	/* collector_python_text(), made at close */
+	struct osrt_sink *osrt;	/* --host-sys=osrt's lines; NULL: not on */
+	struct osrt_counts osrt_counts;	/* made at close */
 	int err;		/* first write error, reported at stop */
 };
 
@@ -59,6 +63,12 @@ int collector_open(struct collector *c, int tgid, int fd,
 int collector_set_python(struct collector *c, int tgid,
 			 const struct pyruntime *rt);
 /*
+ * The target's osrt records go to its host file and to msprof's syscall
+ * and pthread files in its PROF_ directory from now on.
+ */
+int collector_set_osrt(struct collector *c, int tgid,
+		       const struct osrt_sink_conf *conf);
+/*
  * Reads the code objects of every sink's stacks not read yet, while the
  * task lives: call it after each read of the ring buffer.
  */
@@ -69,8 +79,13 @@ void collector_flush(struct collector *c);
  */
 void collector_python_text(const struct collector_sink *s, char *buf, size_t len);
 /*
- * Closes the sink of tgid, hands back its counts (out->py is freed: NULL);
- * the first write error.
+ * A thread-state mark of msprof's (MSPROF_SCHED_BEGIN, _END) at ns, into
+ * every open sink: where the kernel's records of the window begin and end.
+ */
+void collector_sched_mark(struct collector *c, uint16_t what, uint64_t ns);
+/*
+ * Closes the sink of tgid, hands back its counts (out->py and out->osrt
+ * are freed: NULL); the first write error.
  */
 int collector_close(struct collector *c, int tgid, struct collector_sink *out);
 

@@ -43,11 +43,23 @@ struct section {
 	uint64_t offset, size, entsize;
 };
 
-/* A symbol table to read, and the string table its names are in. */
+/*
+ * A symbol table to read, the string table its names are in and, for
+ * .dynsym, its symbol versions (.gnu.version, an Elf_Versym a symbol;
+ * offset 0: none).
+ */
 struct table {
 	uint64_t offset, count;
 	uint64_t str_offset, str_size;
+	uint64_t versym;
 };
+
+/*
+ * A symbol of a version that is not the name's default: what old binaries
+ * linked against (glibc's pthread_cond_timedwait@GLIBC_2.2.5), never what
+ * a call by that name reaches now.
+ */
+#define VERSYM_HIDDEN 0x8000
 
 struct elf_file {
 	int fd;
@@ -64,6 +76,7 @@ struct elf_file {
 	unsigned char want;	/* STT_FUNC: file offsets; STT_OBJECT: addresses */
 	size_t maxlen;
 	unsigned char chunk[SYM_CHUNK];
+	uint16_t versyms[SYM_CHUNK / sizeof(Elf32_Sym)];
 	uint64_t win_off;	/* the file's bytes at win_off are in win */
 	size_t win_len;
 	char win[STR_WHOLE];
@@ -266,6 +279,15 @@ static int take_table(struct elf_file *ef, const struct section *s,
 	return 0;
 }
 
+/* .gnu.version of the .dynsym that is section dyn, if it is whole. */
+static void take_versym(struct elf_file *ef, const struct section *s,
+			uint32_t dyn, struct table *t)
+{
+	if (s->link == dyn && s->entsize == sizeof(uint16_t) &&
+	    s->size == t->count * sizeof(uint16_t) && inside(ef, s->offset, s->size))
+		t->versym = s->offset;
+}
+
 /*
  * The first .dynsym (what a shared library exports) and the first .symtab
  * (the rest); an object has at most one of each, and more are not read.
@@ -275,27 +297,37 @@ static int find_tables(struct elf_file *ef, struct table t[2], size_t *n,
 {
 	size_t symlen = ef->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	bool seen_dyn = false, seen_sym = false;
+	struct section s, versym = { 0 };
+	uint32_t i, dyn = 0;
 	unsigned long long mib;
 	uint64_t bytes = 0;
-	struct section s;
-	uint32_t i;
 	int err;
 
 	*n = 0;
-	for (i = 1; i < ef->shnum && *n < 2; i++) {
+	for (i = 1; i < ef->shnum; i++) {
 		err = read_section(ef, i, &s);
 		if (err)
 			return err;
+		if (s.type == SHT_GNU_versym && !versym.type)
+			versym = s;
 		if ((s.type != SHT_DYNSYM || seen_dyn) &&
 		    (s.type != SHT_SYMTAB || seen_sym))
 			continue;
+		if (s.type == SHT_DYNSYM)
+			dyn = i;
 		seen_dyn |= s.type == SHT_DYNSYM;
 		seen_sym |= s.type == SHT_SYMTAB;
 		err = take_table(ef, &s, &t[*n]);
 		if (err)
 			return err;
+		if (s.type == SHT_DYNSYM && versym.type)
+			take_versym(ef, &versym, dyn, &t[*n]);
 		bytes += t[(*n)++].count * symlen;
 	}
+	/* The versions may come after their table. */
+	for (i = 0; i < *n && versym.type; i++)
+		if (!t[i].versym && dyn)
+			take_versym(ef, &versym, dyn, &t[i]);
 	/* Sizes said rounded up, what may still be read rounded down. */
 	mib = (unsigned long long)((bytes + (1u << 20) - 1) >> 20);
 	if (bytes > ELFSYM_MAX_TABLE_BYTES)
@@ -365,8 +397,8 @@ static uint64_t vaddr_to_offset(const struct elf_file *ef, uint64_t addr)
 
 /* One symbol: the offset of each name it is, if it is a defined function. */
 static int match_sym(struct elf_file *ef, const struct table *t,
-		     const unsigned char *raw, const char *const *names,
-		     size_t n, uint64_t *offsets)
+		     const unsigned char *raw, uint16_t versym,
+		     const char *const *names, size_t n, uint64_t *offsets)
 {
 	uint64_t value, name;
 	const char *s;
@@ -386,7 +418,8 @@ static int match_sym(struct elf_file *ef, const struct table *t,
 		value = sym->st_value, name = sym->st_name;
 		info = sym->st_info, shndx = sym->st_shndx;
 	}
-	if (ELF64_ST_TYPE(info) != ef->want || shndx == SHN_UNDEF || !value)
+	if (ELF64_ST_TYPE(info) != ef->want || shndx == SHN_UNDEF || !value ||
+	    (versym & VERSYM_HIDDEN))
 		return 0;
 	s = sym_name(ef, t, name, &len);
 	if (!s)
@@ -415,10 +448,14 @@ static int scan_table(struct elf_file *ef, const struct table *t,
 		take = t->count - i < per ? (size_t)(t->count - i) : per;
 		err = read_at(ef, ef->chunk, take * symlen,
 			      t->offset + i * symlen);
+		if (!err && t->versym)
+			err = read_at(ef, ef->versyms, take * sizeof(uint16_t),
+				      t->versym + i * sizeof(uint16_t));
 		if (err)
 			return err;
 		for (k = 0; k < take; k++)
 			found += match_sym(ef, t, ef->chunk + k * symlen,
+					   t->versym ? ef->versyms[k] : 0,
 					   names, n, offsets);
 	}
 	return found;

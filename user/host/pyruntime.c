@@ -240,10 +240,32 @@ static int read_threads(const struct find *f, const struct pyoffsets *o,
 }
 
 /*
- * Whether some thread finds its own thread state in its slot of key: two
- * batched reads, the slots' blocks and then their values.
+ * Where every thread's block of key slots lies from its struct pthread, if
+ * at one offset for all (glibc's first block is inside struct pthread, so
+ * the walk need not read its pointer); 0 otherwise.
  */
-static bool key_confirmed(const struct find *f, const struct msprof_py_conf *c,
+static uint16_t block_offset(const struct threads *t, const uint64_t *block,
+			     const uint8_t *ok)
+{
+	uint64_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (!ok[i] || block[i] <= t->self[i] ||
+		    block[i] - t->self[i] > UINT16_MAX ||
+		    (off && block[i] - t->self[i] != off))
+			return 0;
+		off = block[i] - t->self[i];
+	}
+	return (uint16_t)off;
+}
+
+/*
+ * Whether some thread finds its own thread state in its slot of key: two
+ * batched reads, the slots' blocks and then their values.  Sets the
+ * blocks' offset in c when it is the same for every thread.
+ */
+static bool key_confirmed(const struct find *f, struct msprof_py_conf *c,
 			  const struct threads *t, uint32_t key)
 {
 	static struct procmem_range r[MAX_THREADS];
@@ -257,6 +279,7 @@ static bool key_confirmed(const struct find *f, const struct msprof_py_conf *c,
 			.len = 8 };
 	if (procmem_read(f->pid, r, t->n, v, sizeof(v), ok))
 		return false;
+	c->block_off = block_offset(t, v, ok);
 	for (i = 0; i < t->n; i++)
 		r[i].addr = ok[i] && v[i] ?
 			    v[i] + (uint64_t)c->slot_size * (key % 32) + c->slot_data :
@@ -340,6 +363,12 @@ static void frame_conf(struct pyruntime *py, unsigned int depth)
 		depth += MSPROF_PY_SHIM_SLACK;
 	py->conf.depth = (uint16_t)(depth < MSPROF_PY_MAX_DEPTH ? depth :
 				    MSPROF_PY_MAX_DEPTH);
+	/* Big enough for the frames asked for, no bigger: a read's cost grows. */
+	py->conf.window = 0;
+	if (py->off.f.adjacent)
+		py->conf.window = (uint16_t)(py->conf.depth * MSPROF_PY_WINDOW_PER_FRAME < MSPROF_PY_WINDOW ?
+					     py->conf.depth * MSPROF_PY_WINDOW_PER_FRAME :
+					     MSPROF_PY_WINDOW);
 }
 
 int pyruntime_find(int host_pid, unsigned int depth, struct pyruntime *py,

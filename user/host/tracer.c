@@ -22,6 +22,7 @@
 #include "tracer.h"
 #include "attach.h"
 #include "links.h"
+#include "sched_hooks.h"
 #include "uprobe_multi.h"
 
 /*
@@ -46,6 +47,7 @@ struct tracer {
 	struct ring_buffer *rb;
 	bool multi;		/* the kernel takes uprobe_multi links */
 	bool cookies;		/* else functions are told apart by address */
+	bool sched;		/* the thread-state hooks are loaded */
 	struct link_set attached;	/* this window's, so far */
 	/* The session's probe names and where each mapped file has them. */
 	const char **names;
@@ -117,12 +119,27 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 						      MSPROF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.mstx_exit,
 						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_enter,
+						      MSPROF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.osrt_exit,
+						      MSPROF_TRACE_UPROBE_MULTI);
 	}
 	skel->rodata->ioctl_nr = SYS_ioctl;
+	skel->rodata->prctl_nr = SYS_prctl;
+#if defined(__x86_64__)
+	/* Numbers newer than the build's headers: fixed in the x86_64 ABI. */
+	skel->rodata->uretprobe_nr = 335;
+	skel->rodata->uprobe_nr = 336;
+#endif
+	skel->rodata->osrt = cfg->osrt;
+	skel->rodata->osrt_threshold_ns = cfg->osrt_threshold_ns;
 	skel->rodata->ioctl_payload = cfg->ioctl_payload;
 	skel->rodata->use_cookies = cfg->cookies;
 	skel->rodata->wake_bytes = cfg->ringbuf_bytes / 4;
 	err = set_view(skel);
+	/* A switching thread's ids are the host's: no use in a container's view. */
+	t->sched = cfg->sched && !skel->rodata->view_ns_ino;
+	sched_hooks_configure(skel, t->sched);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.events,
 					       (__u32)cfg->ringbuf_bytes);
@@ -131,6 +148,8 @@ static int load(struct tracer *t, const struct tracer_config *cfg)
 		err = bpf_map__set_max_entries(skel->maps.entry_ids, 1);
 	if (!err)
 		err = msprof_bpf__load(skel);
+	if (!err && t->sched)
+		err = sched_hooks_learn(skel);
 	if (err) {
 		msprof_bpf__destroy(skel);
 		return err;
@@ -192,6 +211,7 @@ int tracer_add_target(struct tracer *t, int pid)
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key),
 				 &ti, sizeof(ti), BPF_ANY))
 		return -errno;
+	sched_hooks_mark(t->skel, key);
 	return 0;
 }
 
@@ -333,6 +353,16 @@ int tracer_attach_syscalls(struct tracer *t, bool follow)
 	return err;
 }
 
+bool tracer_has_sched(const struct tracer *t)
+{
+	return t->sched;
+}
+
+int tracer_attach_sched(struct tracer *t)
+{
+	return t->sched ? sched_hooks_attach(t->skel, &t->attached) : -ENOTSUP;
+}
+
 /* Deletes every key of a map; the map is tiny or quiet when this runs. */
 static int clear_map(struct bpf_map *map)
 {
@@ -373,7 +403,8 @@ int tracer_set_gate(struct tracer *t, bool open)
 
 	/* Calls that a detach cut in half must not pair with new ones. */
 	if (open)
-		err = clear_map(t->skel->maps.ioctls) ?: zero_losses(t);
+		err = clear_map(t->skel->maps.ioctls) ?: zero_losses(t) ?:
+		      sched_hooks_mark_all(t->skel);
 	__atomic_store_n(&t->skel->bss->gate, open ? 1 : 0, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -459,6 +490,9 @@ void tracer_detach_end(struct tracer *t)
 	/* Next window's libraries may be mapped elsewhere. */
 	if (t->skel && !t->cookies)
 		clear_map(t->skel->maps.entry_ids);
+	/* No hook is left to read them: the next gate opening marks afresh. */
+	if (t->skel)
+		sched_hooks_clear(t->skel);
 }
 
 void tracer_detach(struct tracer *t)
@@ -509,9 +543,10 @@ int tracer_unfinished(struct tracer *t, const int *pids, int n, uint64_t *open)
 	for (err = bpf_map_get_next_key(sfd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(sfd, &key, &next)) {
 		key = next;
+		/* Its calls open, and with osrt its syscall open. */
 		if (!bpf_map_lookup_elem(sfd, &key, st) && st->window == window &&
 		    (slot = open_slot(pids, n, open, st->tgid)))
-			*slot += st->depth;
+			*slot += st->depth + (st->sys_start != 0);
 	}
 	free(st);
 	if (errno != ENOENT)

@@ -23,6 +23,14 @@ struct tracer_config {
 	bool ioctl_payload;	/* keep the start of ioctls' argument structs */
 	bool cookies;		/* the kernel has BPF attach cookies */
 	bool uprobe_multi;	/* the kernel makes uprobe_multi links */
+	bool sched;		/* load the thread-state hooks (--host-sys=sched) */
+	/*
+	 * --host-sys=osrt: the syscall hooks record every syscall of the
+	 * targets' threads, and a blocking pthread call is kept when it
+	 * waited osrt_threshold_ns or more.
+	 */
+	bool osrt;
+	uint64_t osrt_threshold_ns;
 };
 
 int tracer_open(struct tracer **out, const struct tracer_config *cfg,
@@ -74,6 +82,13 @@ int tracer_arm_target(struct tracer *t, int host_pid,
  * with follow, the fork hook that makes targets' new processes targets.
  */
 int tracer_attach_syscalls(struct tracer *t, bool follow);
+/*
+ * Whether the thread-state hooks were loaded: asked for, and msprof runs
+ * in the initial pid namespace (a switching thread's ids are the host's).
+ */
+bool tracer_has_sched(const struct tracer *t);
+/* The window's thread-state hooks (-ENOTSUP: not loaded). */
+int tracer_attach_sched(struct tracer *t);
 /* Opening forgets half-seen ioctls of an earlier window first. */
 int tracer_set_gate(struct tracer *t, bool open);
 /*
@@ -98,7 +113,7 @@ void tracer_detach(struct tracer *t);
 int tracer_fd(struct tracer *t);
 int tracer_consume(struct tracer *t);
 /*
- * open[i]: the calls and ioctls of pids[i] still open in the kernel's
+ * open[i]: the calls, ioctls and (osrt) syscalls of pids[i] still open in the kernel's
  * per-thread state after a stop's detach_begin, what was in flight in the
  * window it ended and so goes unrecorded.  One walk of the maps for all.
  */
