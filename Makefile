@@ -424,6 +424,7 @@ bench: deps
 	$(Q)tools/bench_loss.sh
 	$(Q)tools/bench_export.sh
 	$(Q)tools/bench_python.sh
+	$(Q)tools/bench_host_sys.sh
 	$(Q)tools/bench/goals.py $${RESULTS:-bench/results.json}
 
 clean:

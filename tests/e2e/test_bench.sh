@@ -18,6 +18,7 @@
 # - loss (tools/bench_loss.sh): with a 4K buffer, so that the search for
 #   the rate without loss runs, every point's records and losses add up to
 #   the calls made, and npu_sample's pair to the calls its steps make;
+# - host-sys (tools/bench_host_sys.sh): its two rows under "host_sys";
 # - export (tools/bench_export.sh): both exports' rows, the window's size
 #   as the exporter saw it, and the note that it is under the goal's size;
 # - python (tools/bench_python.sh): its five settings under "python", every
@@ -293,6 +294,20 @@ PY
 check_part loss "$LOSS"
 
 seed
+run_part host_sys "the host-sys bench" SECS=1 ROUNDS=1 THREADS=16
+read -r -d '' HOST_SYS <<'PY'
+check("host_sys names its size", part.get("threads") == 16 and part.get("secs") == 1
+      and part.get("rounds") == 1 and positive(part.get("processes")))
+rows = part.get("rows", [])
+check("two rows, target and usage (%s)" % [r.get("setting") for r in rows],
+      [r.get("setting") for r in rows] == ["target", "usage"])
+for r in rows:
+    check("%s: the sampler's CPU and its samples a second are numbers (%s)" % (r.get("setting"), r),
+          number(r.get("cpu_pct")) and positive(r.get("samples_per_s")))
+PY
+check_part host_sys "$HOST_SYS"
+
+seed
 run_part export "the export bench" EXPORT_STEPS=2000
 check "it says the window is under the goal's size" \
 	grep -q '^note: fewer than 1000000 events' "$WORK/export.log"
@@ -392,9 +407,9 @@ check "the export's goals, not met on a small window" \
 if [ -n "$ran_python" ]; then
 	check "the Python part's five goals, each met or not" \
 		[ "$(grep -cE '^(Python depth (8|32): |zero loss, unpaced Python ).* (met|NOT met)$' "$WORK/goals.log")" = 5 ]
-	check "the seven parts that did not run say so" \
-		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 7 ]
-else
 	check "the eight parts that did not run say so" \
 		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 8 ]
+else
+	check "the nine parts that did not run say so" \
+		[ "$(grep -c ' not run ' "$WORK/goals.log")" = 9 ]
 fi

@@ -106,9 +106,16 @@ def python(p):
         f"{s['stacks_lost']} stacks", s["goal_met"])
 
 
+def host_sys(p):
+    r = next(r for r in p["rows"] if r["setting"] == "target")
+    row(f"host-sys sampler, {p['threads']} threads, 50 Hz: <= 2 % of a core",
+        f"{r['cpu_pct']:.2f} % ({r['samples_per_s']:.1f} samples/s)",
+        r["cpu_pct"] <= 2)
+
+
 PARTS = (("per_call", per_call), ("idle", idle), ("neighbours", neighbours),
          ("sched", sched), ("osrt", osrt), ("latency", latency), ("loss", loss),
-         ("export", export), ("python", python))
+         ("export", export), ("python", python), ("host_sys", host_sys))
 
 
 def main(path):

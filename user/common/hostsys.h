@@ -23,6 +23,10 @@ enum hostsys_usage_item {
 	NR_HOSTSYS_USAGE,
 };
 
+/* The elements' names, in enum order: the options' and sample.json's. */
+extern const char *const hostsys_item_names[NR_HOSTSYS];
+extern const char *const hostsys_usage_names[NR_HOSTSYS_USAGE];
+
 /* msprof's fixed period for cpu, mem, network and disk: 20 ms. */
 #define HOSTSYS_PERIOD_MS	20
 /* --host-sys-usage-freq's range and default, in Hz. */

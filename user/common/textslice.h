@@ -2,6 +2,7 @@
 #ifndef MSPROF_TEXTSLICE_H
 #define MSPROF_TEXTSLICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -18,7 +19,8 @@ struct textslice {
 	int dir;		/* the PROF_ directory, not ours to close */
 	char name[TEXTSLICE_NAME];
 	unsigned int index;	/* the slice now open */
-	int fd;			/* -1: none open yet */
+	int fd;			/* -1: none open (yet, or released) */
+	bool released;		/* the slice is closed, to be appended to again */
 	size_t size;		/* bytes in it */
 	unsigned long long bytes;	/* all slices together */
 };
@@ -34,7 +36,18 @@ int textslice_init(struct textslice *ts, int dir, const char *name);
  * would not fit.  0 or -errno.
  */
 int textslice_write(struct textslice *ts, const void *buf, size_t len);
-/* Syncs and closes the open slice: 0 or -errno. */
+/*
+ * Syncs and closes the open slice: 0 or -errno.  A released one is only
+ * forgotten: its writer syncs them all at once (syncfs).
+ */
 int textslice_close(struct textslice *ts);
+/*
+ * Closes the open slice without syncing it, so that a writer of many files
+ * (one per process) keeps few descriptors: the next write appends to it
+ * again, opened without following links.  0 or -errno.
+ */
+int textslice_release(struct textslice *ts);
+/* Whether a chunk of len bytes written now would begin a new slice. */
+bool textslice_starts_slice(const struct textslice *ts, size_t len);
 
 #endif

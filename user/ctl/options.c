@@ -87,21 +87,6 @@ static const struct option fixed_opts[] = {
 	{ "osrt-threshold", required_argument, NULL, OPT_OSRT_THRESHOLD },
 };
 
-/* The elements of --host-sys and --host-sys-usage, in enum order. */
-static const char *const host_sys_names[NR_HOSTSYS] = {
-	[HOSTSYS_CPU] = "cpu",
-	[HOSTSYS_MEM] = "mem",
-	[HOSTSYS_DISK] = "disk",
-	[HOSTSYS_NETWORK] = "network",
-	[HOSTSYS_OSRT] = "osrt",
-	[HOSTSYS_SCHED] = "sched",
-};
-
-static const char *const host_sys_usage_names[NR_HOSTSYS_USAGE] = {
-	[HOSTSYS_USAGE_CPU] = "cpu",
-	[HOSTSYS_USAGE_MEM] = "mem",
-};
-
 #define NR_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
 
 void opts_usage(FILE *fp)
@@ -401,12 +386,12 @@ static int apply_host_sys(struct msprof_opts *o, struct seen *s, int c,
 	case OPT_HOST_SYS:
 		if (h->items)
 			return input_error(err, len, "--host-sys given twice: list the elements in one, separated by commas");
-		return parse_names(name, val, host_sys_names, NR_HOSTSYS,
+		return parse_names(name, val, hostsys_item_names, NR_HOSTSYS,
 				   &h->items, err, len);
 	case OPT_HOST_SYS_USAGE:
 		if (h->usage)
 			return input_error(err, len, "--host-sys-usage given twice: list the elements in one, separated by commas");
-		return parse_names(name, val, host_sys_usage_names,
+		return parse_names(name, val, hostsys_usage_names,
 				   NR_HOSTSYS_USAGE, &h->usage, err, len);
 	case OPT_HOST_SYS_USAGE_FREQ:
 		s->usage_freq = true;

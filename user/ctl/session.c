@@ -179,6 +179,8 @@ static void abort_start(struct session *s)
 	/* What the probes recorded goes to the files about to go. */
 	drain(s);
 	target_set_abort_windows(&s->targets);
+	sys_sampler_stop(s->w.sampler);
+	s->w.sampler = NULL;
 	puts(MSPROF_SAYS_START_FAILED);
 	printf("msprof: collection not started; nothing was written\n");
 	/* The next start makes this window's directories afresh. */
@@ -229,6 +231,12 @@ int session_start(struct session *s, uint64_t requested_real_ns)
 	s->w.opened_real_ns = 0;
 	err = tracer_stats(s->w.tracer, s->stats_at_start);
 	s->w.collector.unattributed = 0;
+	/* The windows' /proc samples: one thread for every target. */
+	if (!err && sys_sampler_wanted(&s->w.hostsys)) {
+		err = sys_sampler_start(&s->w.sampler, &s->w.hostsys);
+		if (err)
+			ERR("cannot start the host-sys sampler: %s", strerror(-err));
+	}
 	if (!err)
 		err = target_set_begin_windows(ts);
 	if (!err)
@@ -363,6 +371,8 @@ int session_stop(struct session *s)
 		WARN("%llu host events of processes that joined as the window closed were not kept",
 		    (unsigned long long)s->w.collector.unattributed);
 	err = target_set_end_windows(ts, wl);
+	sys_sampler_stop(s->w.sampler);
+	s->w.sampler = NULL;
 	tracer_detach_end(s->w.tracer);
 	/*
 	 * Ioctls that returned since the drain are no window's (counted

@@ -13,6 +13,7 @@
 #include "proc/procfs.h"
 #include "proc/procread.h"
 #include "host/pyruntime.h"
+#include "sys/sysread.h"
 #include "task/profdir.h"
 #include "window.h"
 
@@ -36,6 +37,7 @@ static void window_summary(const struct window_ctx *w, const struct target *t,
 		.comm = t->comm,
 		.rank_id = t->rank_id,
 		.switches = &w->link.params,
+		.hostsys = &w->hostsys,
 		.window = w->number,
 		.start = w->start,
 		.requested_real_ns = w->requested_real_ns,
@@ -104,10 +106,50 @@ static int open_window(struct window_ctx *w, struct target *t)
 	return err;
 }
 
+/*
+ * t's host-sys samples end: its files written whole (or, discard, removed);
+ * what went wrong is said and, unless discarded, kept in why.
+ */
+static int end_samples(struct window_ctx *w, struct target *t, bool discard,
+		       char *why, size_t len)
+{
+	struct sys_result r;
+	int err;
+
+	if (!w->sampler)
+		return 0;
+	err = sys_sampler_remove(w->sampler, t->host_pid, discard, &r);
+	if (discard || err == -ENOENT)
+		return 0;
+	if (err == -ETIMEDOUT) {
+		WARN("pid %d: host-sys samples cut: the sampler did not answer within %d ms (a /proc read waits on a task whose exec is stuck); it ends by itself",
+		     t->host_pid, SYS_SAMPLER_WAIT_MS);
+		snprintf(why, len, "host-sys data: the sampler did not answer at stop");
+		return err;
+	}
+	err = err ?: r.err;
+	if (err) {
+		ERR("pid %d: host-sys data incomplete: %s", t->host_pid,
+		    err == -ENOSPC ? "its files reached their budget or the output's free-space reserve" :
+		    strerror(-err));
+		snprintf(why, len, "host-sys data: %s", strerror(-err));
+	}
+	if (r.threads_left_out)
+		WARN("pid %d: host-sys: %u threads not sampled (past %d a task, or a sample's 2 MB)",
+		     t->host_pid, r.threads_left_out, SYSREAD_THREADS_MAX);
+	if (r.procs_left_out)
+		WARN("host-sys usage: %u processes not sampled (past %d)",
+		     r.procs_left_out, SYSREAD_PIDS_MAX);
+	printf("msprof: pid %d: host-sys: %llu samples%s\n", t->host_pid,
+	       r.samples, r.ended ? ", ended as the task exited" : "");
+	return err;
+}
+
 void window_abort(struct window_ctx *w, struct target *t)
 {
 	struct collector_sink sink;
 
+	end_samples(w, t, true, NULL, 0);
 	collector_close(&w->collector, t->host_pid, &sink);
 	discard_window(w, t);
 }
@@ -225,6 +267,9 @@ int window_begin(struct window_ctx *w, struct target *t)
 		return err;
 	}
 	arm_python(w, t);
+	/* Host data is no reason to lose the window: said, and it goes on. */
+	if (w->sampler && (err = sys_sampler_add(w->sampler, t->host_pid, t->dir_fd)))
+		WARN("pid %d: no host-sys samples: %s", t->host_pid, strerror(-err));
 	/* A followed child's files are its parent's: said for the parent. */
 	if (!t->followed) {
 		report_refused(t, &armed.refused);
@@ -250,13 +295,41 @@ static void describe_devices(const struct window_ctx *w, struct target *t)
 	}
 }
 
+/*
+ * Why t's window is incomplete, the first reason of: its host file (herr),
+ * its device data (caps: what the copy left out), its host-sys samples
+ * (sys_why); NULL if it is complete.
+ */
+static const char *incomplete_reason(const struct target *t, int herr,
+				     const char *caps, const char *sys_why,
+				     char *reason, size_t len)
+{
+	if (herr)
+		snprintf(reason, len, "host data: %s", strerror(-herr));
+	else if (t->device_err)
+		snprintf(reason, len, "device data: %s", strerror(-t->device_err));
+	else if (t->server_ended)
+		snprintf(reason, len,
+			 "device data: the task's profiling server ended the session during the window and stopped its collection");
+	else if (t->copied.left_out)
+		snprintf(reason, len, "device data: %u staged entr%s left out (%s)",
+			 t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
+			 caps);
+	else if (sys_why)
+		snprintf(reason, len, "%s", sys_why);
+	else
+		return NULL;
+	return reason;
+}
+
 int window_end(struct window_ctx *w, struct target *t,
 	       const struct window_losses *wl)
 {
 	struct collector_sink sink = { 0 };
 	struct profdir_summary sum;
-	char reason[384], why[128], caps[256];
-	int herr, err;
+	char reason[384], why[128], caps[256], sys_why[128];
+	bool helper;
+	int herr, serr, err;
 
 	window_summary(w, t, &sum);
 	sum.lost_events = wl->lost;
@@ -265,7 +338,9 @@ int window_end(struct window_ctx *w, struct target *t,
 	herr = collector_close(&w->collector, t->host_pid, &sink);
 	if (herr)
 		ERR("pid %d: host data incomplete: %s", t->host_pid, strerror(-herr));
-	if (t->followed && !sink.api_events && !sink.ioctl_events && !herr) {
+	helper = t->followed && !sink.api_events && !sink.ioctl_events && !herr;
+	serr = end_samples(w, t, helper, sys_why, sizeof(sys_why));
+	if (helper) {
 		/* A helper process (a shell's sleep) leaves no trace. */
 		discard_window(w, t);
 		return 0;
@@ -285,22 +360,9 @@ int window_end(struct window_ctx *w, struct target *t,
 		WARN("pid %d: left out %u staged entr%s: %s", t->host_pid,
 		     t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
 		     stage_copy_left_text(&t->copied, &w->stage_budget, caps, sizeof(caps)));
-	if (herr)
-		snprintf(reason, sizeof(reason), "host data: %s", strerror(-herr));
-	else if (t->device_err)
-		snprintf(reason, sizeof(reason), "device data: %s",
-			 strerror(-t->device_err));
-	else if (t->server_ended)
-		snprintf(reason, sizeof(reason),
-			 "device data: the task's profiling server ended the session during the window and stopped its collection");
-	else if (t->copied.left_out)
-		snprintf(reason, sizeof(reason),
-			 "device data: %u staged entr%s left out (%s)",
-			 t->copied.left_out, t->copied.left_out == 1 ? "y" : "ies",
-			 caps);
-	sum.incomplete_reason = herr || t->device_err || t->server_ended ||
-				t->copied.left_out ?
-				reason : NULL;
+	sum.incomplete_reason = incomplete_reason(t, herr, caps,
+						  serr ? sys_why : NULL, reason,
+						  sizeof(reason));
 	sum.api_events = sink.api_events;
 	sum.ioctl_events = sink.ioctl_events;
 	sum.device_status = agent_link_status_text(t, w->host_only, why,

@@ -15,6 +15,7 @@
 #include "host/collector.h"
 #include "host/probes.h"
 #include "host/tracer.h"
+#include "sys/sampler.h"
 #include "task/agent_link.h"
 #include "task/target.h"
 
@@ -50,6 +51,7 @@ struct window_ctx {
 	bool host_only;			/* no agents: eBPF data only */
 	unsigned int python_depth;	/* Python frames kept a call; 0: none */
 	struct hostsys_conf hostsys;	/* --host-sys and --host-sys-usage */
+	struct sys_sampler *sampler;	/* its /proc samples; NULL: none asked */
 	bool collecting;		/* a window runs: from start to stop */
 	unsigned int number;		/* windows started so far */
 	struct clock_pair start;

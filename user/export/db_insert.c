@@ -142,6 +142,19 @@ int db_row(struct dbw *w, int t, const int64_t *v, int n)
 	return ++b->nrows == b->size ? flush(w, t) : 0;
 }
 
+int db_row_reals(struct dbw *w, int t, int64_t ts, const double *v, int n)
+{
+	sqlite3_stmt *s = w->st[t];
+	int i;
+
+	if (n + 1 != w->b[t].ncols)
+		return -EINVAL;	/* a writer out of step with the table */
+	sqlite3_bind_int64(s, 1, ts);
+	for (i = 0; i < n; i++)
+		sqlite3_bind_double(s, i + 2, v[i]);
+	return step(s);
+}
+
 /* A row of two columns, each an integer (text NULL) or a text. */
 int db_row2(struct dbw *w, int t, int64_t a, const char *at,
 	    const char *b)

@@ -21,6 +21,7 @@ enum {
 	T_COMM_SCHEDULE, T_COMM_TASK, T_COMMUNICATION_OP, T_CANN_API,
 	T_TASK_PMU_INFO, T_MSTX_EVENTS, T_MEMCPY_INFO, T_OSRT_API,
 	T_OVERLAP_ANALYSIS, T_PYTORCH_CALLCHAINS,
+	T_CPU_USAGE, T_HOST_MEM_USAGE, T_HOST_DISK_USAGE, T_HOST_NETWORK_USAGE,
 	T_THREAD_STATE,		/* ours: thread states (--host-sys=sched) */
 	T_ENUM_FIRST,
 	T_NTABLES = T_ENUM_FIRST + 10,	/* the ENUM_* tables after */
@@ -58,6 +59,8 @@ int db_str_id(struct dbw *w, const char *s, int64_t *id);
 int db_prepare_insert(struct dbw *w, int t, const char *name, int ncols);
 /* A row of integers (DB_NULL: NULL) into table t, kept for its batch. */
 int db_row(struct dbw *w, int t, const int64_t *v, int n);
+/* A row of an integer (a time) and n reals into table t, at once. */
+int db_row_reals(struct dbw *w, int t, int64_t ts, const double *v, int n);
 /* A row of two columns, each an integer (text NULL) or a text. */
 int db_row2(struct dbw *w, int t, int64_t a, const char *at, const char *b);
 /* The rows every table still keeps. */
@@ -71,6 +74,8 @@ int db_write_enums(struct dbw *w);
 int db_window_rows(struct dbw *w);
 /* db_mstx.c: MSTX_EVENTS, the user marks. */
 int db_mstx_rows(struct dbw *w);
+/* db_hostsys.c: CPU_USAGE, HOST_MEM_USAGE, HOST_DISK_USAGE, HOST_NETWORK_USAGE. */
+int db_hostsys_rows(struct dbw *w);
 /* db_tstate.c: THREAD_STATE, the thread states' spans. */
 int db_tstate_rows(struct dbw *w);
 /* db_osrt.c: OSRT_API's rows of the OS runtime calls (--host-sys=osrt). */

@@ -379,6 +379,7 @@ int db_window_rows(struct dbw *w)
 	       cann_each_call(w->p, write_cann_call, w) ?:
 	       overlap_each(w->p, write_overlap, w) ?:
 	       db_mstx_rows(w) ?:
+	       db_hostsys_rows(w) ?:
 	       db_tstate_rows(w) ?:
 	       db_osrt_rows(w) ?:
 	       write_callchains(w) ?:

@@ -64,6 +64,13 @@ static const struct table {
 		"deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER" },
 	[T_PYTORCH_CALLCHAINS] = { "PYTORCH_CALLCHAINS",
 		"id INTEGER, stack INTEGER, stackDepth INTEGER" },
+	[T_CPU_USAGE] = { "CPU_USAGE",
+		"timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC" },
+	[T_HOST_MEM_USAGE] = { "HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC" },
+	[T_HOST_DISK_USAGE] = { "HOST_DISK_USAGE", "timestampNs NUMERIC, "
+		"readRate NUMERIC, writeRate NUMERIC, usage NUMERIC" },
+	[T_HOST_NETWORK_USAGE] = { "HOST_NETWORK_USAGE",
+		"timestampNs NUMERIC, usage NUMERIC, speed NUMERIC" },
 	[T_THREAD_STATE] = { "THREAD_STATE", "startNs INTEGER, endNs INTEGER, "
 		"globalTid INTEGER, state INTEGER, syscall INTEGER, "
 		"wakerGlobalTid INTEGER, waker INTEGER, connectionId INTEGER, "

@@ -54,6 +54,16 @@ static const struct output_file outputs[] = {
 	  summary_has_osrt },
 	{ "osrt_statistic", "csv", true, summary_osrt_statistic,
 	  summary_has_osrt_calls },
+	{ "host_cpu_usage", "csv", true, summary_host_cpu_usage, summary_has_host_cpu },
+	{ "host_mem_usage", "csv", true, summary_host_mem_usage, summary_has_host_mem },
+	{ "host_network_usage", "csv", true, summary_host_network_usage,
+	  summary_has_host_network },
+	{ "host_disk_usage", "csv", true, summary_host_disk_usage, summary_has_host_disk },
+	{ "cpu_usage", "csv", true, summary_cpu_usage, summary_has_cpu_usage },
+	{ "process_cpu_usage", "csv", true, summary_process_cpu_usage,
+	  summary_has_process_cpu },
+	{ "process_mem", "csv", true, summary_process_mem, summary_has_process_mem },
+	{ "sys_mem", "csv", true, summary_sys_mem, summary_has_sys_mem },
 	{ "README", "txt", false, summary_readme, NULL },
 };
 

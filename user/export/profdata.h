@@ -149,6 +149,7 @@ static inline uint64_t devtask_key(const struct devtask *t)
 
 struct cann;	/* a runtime's raw files, as cann_*.c read them */
 struct mstx_set;	/* the user marks (mstx.h) */
+struct hostsys_data;	/* host system files (hostsys.h) */
 struct tstate_set;	/* the thread states (tstate.h) */
 struct osrt_set;	/* the OS runtime calls (osrt.h) */
 
@@ -199,6 +200,7 @@ struct profdata {
 	size_t nhccls;
 	struct cann *cann;	/* NULL: no runtime's raw files */
 	struct mstx_set *mstx;	/* NULL: no user marks */
+	struct hostsys_data *hostsys;	/* NULL: no host system files */
 	struct tstate_set *tstate;	/* NULL: no thread states */
 	struct osrt_set *osrt;	/* NULL: no OS runtime calls (--host-sys=osrt) */
 	struct pystacks py;	/* the calls' Python stacks */

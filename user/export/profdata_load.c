@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cann.h"
+#include "hostsys.h"
 #include "mstx.h"
 #include "osrt.h"
 #include "profdata.h"
@@ -39,7 +40,8 @@ int profdata_load_at(struct profdata *p, int dirfd)
 	err = err ?: profdata_index(p) ?: profdata_queue_match(p);
 	err = err ?: mstx_finish(p->mstx) ?:
 	      tstate_finish(p->tstate, p->end_mono_ns) ?:
-	      osrt_finish(&p->osrt, p->dirfd, profmeta_task_pid(&p->meta));
+	      osrt_finish(&p->osrt, p->dirfd, profmeta_task_pid(&p->meta)) ?:
+	      hostsys_load(p);
 	if (err)
 		profdata_free(p);
 	return err;
@@ -62,5 +64,7 @@ int profdata_load(struct profdata *p, const char *dir)
 void profdata_free(struct profdata *p)
 {
 	cann_free(p->cann);
+	hostsys_free(p->hostsys);
+	p->hostsys = NULL;
 	profdata_free_model(p);
 }

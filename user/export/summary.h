@@ -57,6 +57,29 @@ bool summary_has_osrt(const struct profdata *p);
 /* osrt_statistic: every OS runtime call of our records, per name and thread. */
 int summary_osrt_statistic(FILE *fp, const struct profdata *p);
 bool summary_has_osrt_calls(const struct profdata *p);
+/*
+ * The host system summaries (--host-sys, --host-sys-usage), each written
+ * when the window has its raw file: host_cpu_usage, host_mem_usage,
+ * host_network_usage, host_disk_usage (msprof's peaks and recommended
+ * sizes); cpu_usage, process_cpu_usage, process_mem, sys_mem (the
+ * system's and every process's means).
+ */
+int summary_host_cpu_usage(FILE *fp, const struct profdata *p);
+bool summary_has_host_cpu(const struct profdata *p);
+int summary_host_mem_usage(FILE *fp, const struct profdata *p);
+bool summary_has_host_mem(const struct profdata *p);
+int summary_host_network_usage(FILE *fp, const struct profdata *p);
+bool summary_has_host_network(const struct profdata *p);
+int summary_host_disk_usage(FILE *fp, const struct profdata *p);
+bool summary_has_host_disk(const struct profdata *p);
+int summary_cpu_usage(FILE *fp, const struct profdata *p);
+bool summary_has_cpu_usage(const struct profdata *p);
+int summary_process_cpu_usage(FILE *fp, const struct profdata *p);
+bool summary_has_process_cpu(const struct profdata *p);
+int summary_process_mem(FILE *fp, const struct profdata *p);
+bool summary_has_process_mem(const struct profdata *p);
+int summary_sys_mem(FILE *fp, const struct profdata *p);
+bool summary_has_sys_mem(const struct profdata *p);
 /* README.txt: what each file of the export holds. */
 int summary_readme(FILE *fp, const struct profdata *p);
 

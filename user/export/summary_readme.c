@@ -75,6 +75,29 @@ static const struct described summaries[] = {
 			    "(%), total, count, mean, longest and shortest time and "
 			    "the time spent blocked in syscalls (us), largest total "
 			    "first.\n", summary_has_osrt_calls },
+	{ "host_cpu_usage", "The target's CPU use (--host-sys=cpu): the host's "
+			    "CPUs, how many its threads ran on, and on how many "
+			    "they ever used any.\n", summary_has_host_cpu },
+	{ "host_mem_usage", "The target's resident memory (--host-sys=mem): the "
+			    "host's total, its peak and the size recommended for "
+			    "it (KB).\n", summary_has_host_mem },
+	{ "host_network_usage", "The host's network (--host-sys=network): the "
+				"cards' speed, the peak and recommended rate "
+				"(KB/s).\n", summary_has_host_network },
+	{ "host_disk_usage", "The target's disk I/O (--host-sys=disk): peak and "
+			     "recommended read and write rates (KB/s).\n",
+	  summary_has_host_disk },
+	{ "cpu_usage", "The host's CPU time by kind (--host-sys-usage=cpu): user, "
+		       "sys, iowait, irq, soft and idle (%).\n",
+	  summary_has_cpu_usage },
+	{ "process_cpu_usage", "Every process's share of the host's CPU time "
+			       "(--host-sys-usage=cpu), largest first.\n",
+	  summary_has_process_cpu },
+	{ "process_mem", "Every process's mean size, resident and shared memory "
+			 "(pages, --host-sys-usage=mem), largest first.\n",
+	  summary_has_process_mem },
+	{ "sys_mem", "The host's mean memory figures from /proc/meminfo "
+		     "(--host-sys-usage=mem).\n", summary_has_sys_mem },
 };
 
 static void section(FILE *fp, const char *title, const struct described *d,

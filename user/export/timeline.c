@@ -84,7 +84,7 @@ static int write_all(struct tl *t)
 		return err;
 	tl_cann_tids(t);
 	tl_osrt_names(t);
-	err = tl_mstx(t) ?: tl_tstate(t);
+	err = tl_mstx(t) ?: tl_tstate(t) ?: tl_hostsys(t);
 	if (err)
 		return err;
 	tl_tasks(t);

@@ -66,7 +66,7 @@ void tl_head(struct tl *t, const char *name, uint64_t pid, uint64_t tid)
 	pid_tid(t, pid, tid);
 }
 
-static void ts_at(struct tl *t, uint64_t epoch_ns)
+void tl_ts_epoch(struct tl *t, uint64_t epoch_ns)
 {
 	LIT(&t->ob, ",\"ts\":\"");
 	ob_us3(&t->ob, epoch_ns);
@@ -75,7 +75,7 @@ static void ts_at(struct tl *t, uint64_t epoch_ns)
 
 void tl_ts(struct tl *t, uint64_t mono_ns)
 {
-	ts_at(t, profmeta_epoch_ns(&t->p->meta, mono_ns));
+	tl_ts_epoch(t, profmeta_epoch_ns(&t->p->meta, mono_ns));
 }
 
 /*
@@ -88,7 +88,7 @@ void tl_span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns)
 	uint64_t start = profmeta_epoch_ns(&t->p->meta, start_ns);
 	uint64_t end = profmeta_epoch_ns(&t->p->meta, end_ns);
 
-	ts_at(t, start);
+	tl_ts_epoch(t, start);
 	LIT(&t->ob, ",\"dur\":");
 	ob_us3(&t->ob, end > start ? end - start : 0);
 	LIT(&t->ob, ",\"ph\":\"X\",\"args\":{");

@@ -25,6 +25,7 @@ enum {
 	SORT_FRAMEWORK = 6,	/* "PID Name": the task's user marks */
 	SORT_CANN = 7,
 	SORT_TSTATE = 8,	/* ours: thread states, right after CANN (msprof's DPU) */
+	SORT_CPU_USAGE = 9,	/* then Memory, Network and Disk Usage */
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
 	SORT_COMMUNICATION = 16,
@@ -105,6 +106,8 @@ int tl_idset_add(struct idset *s, uint32_t id);
 void tl_start(struct tl *t);
 void tl_head(struct tl *t, const char *name, uint64_t pid, uint64_t tid);
 void tl_ts(struct tl *t, uint64_t mono_ns);
+/* The same of a time already on msprof's epoch scale. */
+void tl_ts_epoch(struct tl *t, uint64_t epoch_ns);
 void tl_span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns);
 /* ",\"Call stack\":..." of a Python stack's chain (pystack.h); nothing for 0. */
 void tl_call_stack(struct tl *t, uint32_t chain);
@@ -153,5 +156,10 @@ int tl_mstx(struct tl *t);
 int tl_tstate(struct tl *t);
 /* timeline_osrt.c: the OS runtime calls' slices (--host-sys=osrt). */
 int tl_osrt(struct tl *t);
+/*
+ * timeline_hostsys.c: the CPU, Memory, Network and Disk Usage processes
+ * (--host-sys), their counters.
+ */
+int tl_hostsys(struct tl *t);
 
 #endif

@@ -41,17 +41,28 @@
 /* Metadata files are small: a bigger one is not ours. */
 #define META_MAX		65536
 
-/* sample.json: the parameters the task's runtime was sent, as msprof keeps them. */
+/*
+ * sample.json: the parameters the task's runtime was sent, as msprof keeps
+ * them; host's (hostsys) also what msprof's own host collectors were set
+ * to, for the task that sees itself as host_pid.
+ */
 static int write_sample(int dir, const char *name, const char *devices,
-			const struct params_switches *sw)
+			const struct params_switches *sw,
+			const struct hostsys_conf *hostsys, int host_pid)
 {
-	static const struct params_switches none;
+	struct params_switches with = { 0 };
 	char line[MSPROF_PARAMS_LEN + 1];
 	size_t n;
 	int err;
 
+	if (sw)
+		with = *sw;
+	if (hostsys && (hostsys->items || hostsys->usage)) {
+		with.hostsys = hostsys;
+		with.host_sys_pid = host_pid;
+	}
 	/* Where the task's runtime put its data is the stage, gone by now. */
-	err = params_build(sw ? sw : &none, "", devices, line, sizeof(line) - 1);
+	err = params_build(&with, "", devices, line, sizeof(line) - 1);
 	if (err)
 		return err;
 	n = strlen(line);
@@ -314,7 +325,8 @@ static int write_host_meta(int dir, const struct profdir_summary *s)
 	task_of(&t, s);
 	return ctrlfile_write_fn(dir, PROFDIR_HOST_INFO, put_info_ctx, &info) ?:
 	       /* msprof's host id, which the analysis tells host/ by. */
-	       write_sample(dir, PROFDIR_HOST_SAMPLE, "64", s->switches) ?:
+	       write_sample(dir, PROFDIR_HOST_SAMPLE, "64", s->switches,
+			    s->hostsys, s->ns_pid) ?:
 	       ctrlfile_write_fn(dir, PROFDIR_HOST_START, put_time_info, &start) ?:
 	       ctrlfile_write_fn(dir, PROFDIR_HOST_START_LOG, put_start_log, &log);
 }
@@ -451,7 +463,7 @@ int profdir_write_device_meta(int dir, unsigned int device, const char *backend,
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_time_info, &end_info);
 	if (!err)
-		err = write_sample(sub, PROFDIR_SAMPLE, devices, sw);
+		err = write_sample(sub, PROFDIR_SAMPLE, devices, sw, NULL, 0);
 	snprintf(name, sizeof(name), PROFDIR_DEVICE_HOST_START_LOG "%u", device);
 	if (!err)
 		err = ctrlfile_write_fn(sub, name, put_start_log, &log);

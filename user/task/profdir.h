@@ -17,6 +17,7 @@ struct profdir_summary {
 	const char *comm;
 	int rank_id;		/* RANK_ID or RANK of the task; -1: none */
 	const struct params_switches *switches;
+	const struct hostsys_conf *hostsys;	/* sample.json's host keys; NULL: none */
 	unsigned int window;
 	struct clock_pair start;
 	uint64_t requested_real_ns;	/* "start at <when>": when; 0: none */
