@@ -4,7 +4,8 @@
 # (check_host_sys.py); the export's tracks, CSVs and db tables from them,
 # the spinner of hostsys_cases seen; a target that exits inside the window
 # (its samples end there, the other's go on); a thread whose name holds a
-# space and a line break; launch mode; every option's bad values: one line,
+# space and a line break; launch mode; every option's bad values (the
+# --osrt-threshold's too): one line,
 # exit 1, nothing created.
 source tests/e2e/lib.sh
 CASES=$PWD/build/tests/hostsys_cases
@@ -212,5 +213,11 @@ for v in 0 51 -1 abc '' 1.5 99999999999999999999; do
 done
 bad "--host-sys-usage-freq without --host-sys-usage" --dynamic=on --pid="$stay_PID" \
 	--host-sys-usage-freq=10
+for v in -1 10000001 abc '' 1.5 5us; do
+	bad "--osrt-threshold='$v'" --dynamic=on --pid="$stay_PID" \
+		--host-sys=osrt --osrt-threshold="$v"
+done
+bad "--osrt-threshold without osrt" --dynamic=on --pid="$stay_PID" \
+	--host-sys=cpu --osrt-threshold=5
 bad "--host-sys without --dynamic=on" --pid="$stay_PID" --host-sys=cpu
 bad "--host-sys in launch mode, bad" --dynamic=on --host-sys=nope "$SAMPLE" --steps 1

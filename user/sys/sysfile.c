@@ -103,6 +103,9 @@ void sysfile_discard(struct sysfile *f)
 	unsigned int i;
 
 	textslice_close(&f->ts);
+	free(f->buf);
+	f->buf = NULL;
+	f->len = 0;
 	if (!f->ts.bytes)
 		return;
 	for (i = 0; i <= f->ts.index; i++) {
