@@ -24,13 +24,26 @@ struct {
 	__type(value, struct msprof_pystack_event);
 } pyscratch SEC(".maps");
 
-/* A frame's bytes, read at once. */
+/*
+ * Frames' bytes: a window of the data stack, or one frame read alone at
+ * the start.  The frame read's bytes past the window are slack, so that a
+ * frame's masked offset in the window and its fields' stay inside.
+ */
+struct py_frames_buf {
+	__u8 win[MSPROF_PY_WINDOW + MSPROF_PY_FRAME_READ];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u8[MSPROF_PY_FRAME_READ]);
+	__type(value, struct py_frames_buf);
 } pyframe SEC(".maps");
+
+/* The part of the data stack the buffer holds: [base, end). */
+struct py_window {
+	__u64 base, end;
+};
 
 /* Per-CPU, since 5.10 cannot fetch-and-add: ids are counter and CPU. */
 struct {
@@ -76,8 +89,60 @@ static __always_inline __u64 thread_state_of(const struct msprof_py_conf *c)
 	return read_ptr(block + c->slot_size * (c->key % 32) + c->slot_data);
 }
 
-/* A field of the frame just read; offsets are masked into the buffer. */
-#define FRAME_U64(buf, off) (*(__u64 *)((buf) + ((off) & (MSPROF_PY_FRAME_READ - 8))))
+/* A field of the frame at p; offsets are masked into the buffer. */
+#define FRAME_U64(p, off) (*(__u64 *)((p) + ((off) & (MSPROF_PY_FRAME_READ - 8))))
+
+/*
+ * Fills the window with the bytes below frame's end, down to the window's
+ * size or, if the memory there is not all mapped, to the start of the page
+ * frame lies in (mapped, at 4 KiB or any larger page size); 0, or -1 when
+ * neither reads.
+ */
+static __always_inline int read_window(const struct msprof_py_conf *c,
+				       __u64 frame, __u32 size,
+				       struct py_frames_buf *b,
+				       struct py_window *w)
+{
+	__u64 end = frame + size;
+	__u32 len = c->window;
+
+	if (len > MSPROF_PY_WINDOW)
+		len = MSPROF_PY_WINDOW;
+	if (end > len &&
+	    !bpf_probe_read_user(b->win, len, (const void *)(end - len))) {
+		w->base = end - len;
+		w->end = end;
+		return 0;
+	}
+	/* From the page's start: at most the buffer, with its slack. */
+	len = (__u32)(frame & (MSPROF_PY_WINDOW - 1)) + size;
+	if (bpf_probe_read_user(b->win, len, (const void *)(end - len)))
+		return -1;
+	w->base = end - len;
+	w->end = end;
+	return 0;
+}
+
+/*
+ * The bytes of frame (size of them), from the window where the frame's
+ * callers sit below it (3.11+), read anew when it is outside; NULL if
+ * they cannot be read.
+ */
+static __always_inline __u8 *frame_bytes(const struct msprof_py_conf *c,
+					 __u64 frame, __u32 size,
+					 struct py_frames_buf *b,
+					 struct py_window *w)
+{
+	if (!c->window) {
+		if (bpf_probe_read_user(b->win, size, (const void *)frame))
+			return NULL;
+		return b->win;
+	}
+	if ((frame < w->base || frame + size > w->end) &&
+	    read_window(c, frame, size, b, w))
+		return NULL;
+	return b->win + ((frame - w->base) & (MSPROF_PY_WINDOW - 1));
+}
 
 /*
  * Fills e's frames from the innermost frame on; returns how many.  Shim
@@ -87,16 +152,18 @@ static __always_inline __u64 thread_state_of(const struct msprof_py_conf *c)
 static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 					 __u64 frame,
 					 struct msprof_pystack_event *e,
-					 __u8 *buf)
+					 struct py_frames_buf *b)
 {
 	__u32 size = c->f.fr_read, i;
 	__u64 mask = c->f.instr_ptr ? ~0ull : 0;
+	struct py_window w = { 0, 0 };
 
 	if (size > MSPROF_PY_FRAME_READ || size < 8)
 		return 0;
 	for (i = 0; i < MSPROF_PY_MAX_DEPTH; i++) {
 		struct msprof_py_frame *f;
 		__u64 code;
+		__u8 *p;
 
 		if (!frame)
 			return i;
@@ -104,16 +171,17 @@ static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 			e->flags |= MSPROF_PYSTACK_CUT;
 			return i;
 		}
-		if (bpf_probe_read_user(buf, size, (const void *)frame)) {
+		p = frame_bytes(c, frame, size, b, &w);
+		if (!p) {
 			e->flags |= MSPROF_PYSTACK_BAD_FRAME;
 			return i;
 		}
 		f = &e->frames[i & (MSPROF_PY_MAX_DEPTH - 1)];
-		code = FRAME_U64(buf, c->f.fr_code);
+		code = FRAME_U64(p, c->f.fr_code);
 		f->code = code;
-		f->instr = (__s32)(FRAME_U64(buf, c->f.fr_instr) - (code & mask));
-		f->owner = buf[c->f.fr_owner & (MSPROF_PY_FRAME_READ - 1)];
-		frame = FRAME_U64(buf, c->f.fr_back);
+		f->instr = (__s32)(FRAME_U64(p, c->f.fr_instr) - (code & mask));
+		f->owner = p[c->f.fr_owner & (MSPROF_PY_FRAME_READ - 1)];
+		frame = FRAME_U64(p, c->f.fr_back);
 	}
 	if (frame)
 		e->flags |= MSPROF_PYSTACK_CUT;
@@ -141,8 +209,8 @@ static __always_inline __u64 take_pystack(__u32 tgid, __u32 tid)
 	const struct msprof_py_conf *c = bpf_map_lookup_elem(&pyconf, &tgid);
 	struct msprof_pystack_event *e;
 	__u32 zero = 0, n;
+	struct py_frames_buf *buf;
 	__u64 ts, frame;
-	__u8 *buf;
 
 	if (!c)
 		return MSPROF_PYSTACK_OFF;

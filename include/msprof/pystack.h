@@ -22,6 +22,14 @@
 #define MSPROF_PY_NONE		0xffff
 /* Most bytes of a frame read at once (a power of two: offsets are masked). */
 #define MSPROF_PY_FRAME_READ	0x80
+/*
+ * Most bytes of a thread's data stack read at once where its frames sit
+ * side by side (3.11+), a power of two: one read of many frames costs
+ * little more than one of a frame, and the walk's cost is its reads.
+ */
+#define MSPROF_PY_WINDOW	0x1000
+/* A window's bytes per frame asked for: a typical frame and its locals. */
+#define MSPROF_PY_WINDOW_PER_FRAME	0xa0
 
 /*
  * Where a version keeps the frames: the fields the kernel's walk reads
@@ -36,7 +44,7 @@ struct msprof_py_frames {
 	__u16 fr_owner;		/* frame: owner byte (before 3.11: any byte) */
 	__u16 fr_read;		/* bytes of a frame to read, at most FRAME_READ */
 	__u8 instr_ptr;		/* fr_instr is a pointer: kept as code + offset */
-	__u8 pad;
+	__u8 adjacent;		/* frames sit side by side, the callers below */
 };
 
 /*
@@ -55,12 +63,13 @@ struct msprof_py_conf {
 	__u32 slot_data;	/* its value's offset in the slot */
 	struct msprof_py_frames f;
 	__u16 depth;		/* frames taken: --python-depth, and shim slack */
+	__u16 window;		/* bytes read at once below a frame; 0: none */
 	/*
 	 * The key's block of slots from struct pthread, where every thread
 	 * had it at one offset at start; 0: read its pointer each time.
 	 */
 	__u16 block_off;
-	__u16 pad[2];
+	__u16 pad;
 };
 
 /* One frame: its code object and where in it the thread is. */

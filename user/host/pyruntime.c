@@ -363,6 +363,12 @@ static void frame_conf(struct pyruntime *py, unsigned int depth)
 		depth += MSPROF_PY_SHIM_SLACK;
 	py->conf.depth = (uint16_t)(depth < MSPROF_PY_MAX_DEPTH ? depth :
 				    MSPROF_PY_MAX_DEPTH);
+	/* Big enough for the frames asked for, no bigger: a read's cost grows. */
+	py->conf.window = 0;
+	if (py->off.f.adjacent)
+		py->conf.window = (uint16_t)(py->conf.depth * MSPROF_PY_WINDOW_PER_FRAME < MSPROF_PY_WINDOW ?
+					     py->conf.depth * MSPROF_PY_WINDOW_PER_FRAME :
+					     MSPROF_PY_WINDOW);
 }
 
 int pyruntime_find(int host_pid, unsigned int depth, struct pyruntime *py,

@@ -152,7 +152,11 @@ static void mem_line(struct sys_target *t, const struct sys_shared *sh,
 	ssize_t n = sysread_at(&t->statm, fds, t->task.proc_fd, "statm", statm,
 			       sizeof(statm));
 
-	if (n <= 0 || statm[n - 1] != '\n')
+	/*
+	 * A zombie (exited, not yet reaped) reads all zeros: it has no
+	 * memory, and its samples ended with it.
+	 */
+	if (n <= 0 || statm[n - 1] != '\n' || !strncmp(statm, "0 ", 2))
 		return;
 	b->len = 0;
 	b->full = false;
