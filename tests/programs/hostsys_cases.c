@@ -12,7 +12,9 @@
  *                 pthread_attr_init and pthread_create, and as many
  *                 pthread_join at the end;
  *   "sleeper":    SLEEPS sleeps of SLEEP_MS (clock_nanosleep);
- *   "spinner":    SPIN_MS of its own CPU time, no syscall;
+ *   "spinner":    SPIN_MS of its own CPU time, read by clock_gettime of
+ *                 CLOCK_THREAD_CPUTIME_ID, which the vDSO cannot answer:
+ *                 a syscall each turn, which no test counts exactly;
  *   "holder":     takes the mutex, lets "waiter" go, sleeps HOLD_MS in one
  *                 clock_nanosleep holding it, and lets it go;
  *   "waiter":     pthread_mutex_lock on that mutex: blocked about HOLD_MS
