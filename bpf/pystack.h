@@ -25,11 +25,14 @@ struct {
 } pyscratch SEC(".maps");
 
 /*
- * Frames' bytes: a window of the data stack, or one frame read alone at
- * the start.  The frame read's bytes past the window are slack, so that a
- * frame's masked offset in the window and its fields' stay inside.
+ * Frames' bytes: a window of the data stack, [base, end) of the thread's
+ * memory, then room for a frame read alone (one outside the window), which
+ * also keeps a frame's masked field offsets inside for any frame in the
+ * window.  The bounds live here, not on the BPF stack, so that every way
+ * the window's read went leaves the walk's loop in one verifier state.
  */
 struct py_frames_buf {
+	__u64 base, end;
 	__u8 win[MSPROF_PY_WINDOW + MSPROF_PY_FRAME_READ];
 };
 
@@ -39,11 +42,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct py_frames_buf);
 } pyframe SEC(".maps");
-
-/* The part of the data stack the buffer holds: [base, end). */
-struct py_window {
-	__u64 base, end;
-};
 
 /* Per-CPU, since 5.10 cannot fetch-and-add: ids are counter and CPU. */
 struct {
@@ -93,55 +91,49 @@ static __always_inline __u64 thread_state_of(const struct msprof_py_conf *c)
 #define FRAME_U64(p, off) (*(__u64 *)((p) + ((off) & (MSPROF_PY_FRAME_READ - 8))))
 
 /*
- * Fills the window with the bytes below frame's end, down to the window's
- * size or, if the memory there is not all mapped, to the start of the page
- * frame lies in (mapped, at 4 KiB or any larger page size); 0, or -1 when
- * neither reads.
+ * Fills the window with the bytes below the innermost frame's end (3.11+:
+ * its callers sit there), down to the window's size or, if the memory
+ * there is not all mapped, to the start of the page the frame lies in
+ * (mapped, at 4 KiB or any larger page size).  Read once: a window that
+ * moved inside the walk made each frame's state differ, and the verifier's
+ * walk of the loop grew past its limit.  Neither read: an empty window.
  */
-static __always_inline int read_window(const struct msprof_py_conf *c,
-				       __u64 frame, __u32 size,
-				       struct py_frames_buf *b,
-				       struct py_window *w)
+static __always_inline void read_window(const struct msprof_py_conf *c,
+					__u64 frame, __u32 size,
+					struct py_frames_buf *b)
 {
 	__u64 end = frame + size;
 	__u32 len = c->window;
 
 	if (len > MSPROF_PY_WINDOW)
 		len = MSPROF_PY_WINDOW;
+	b->base = end - len;
+	b->end = end;
 	if (end > len &&
-	    !bpf_probe_read_user(b->win, len, (const void *)(end - len))) {
-		w->base = end - len;
-		w->end = end;
-		return 0;
-	}
-	/* From the page's start: at most the buffer, with its slack. */
+	    !bpf_probe_read_user(b->win, len, (const void *)b->base))
+		return;
+	/* From the page's start: at most the window. */
 	len = (__u32)(frame & (MSPROF_PY_WINDOW - 1)) + size;
-	if (bpf_probe_read_user(b->win, len, (const void *)(end - len)))
-		return -1;
-	w->base = end - len;
-	w->end = end;
-	return 0;
+	if (len > MSPROF_PY_WINDOW)
+		len = MSPROF_PY_WINDOW;
+	b->base = end - len;
+	if (bpf_probe_read_user(b->win, len, (const void *)b->base))
+		b->end = b->base;
 }
 
 /*
- * The bytes of frame (size of them), from the window where the frame's
- * callers sit below it (3.11+), read anew when it is outside; NULL if
- * they cannot be read.
+ * Where frame's bytes (size of them) begin in b: in the window, or read
+ * alone into the slack after it; -1 if they cannot be read.  Either way
+ * under MSPROF_PY_WINDOW + 1, so that the masked field offsets stay in b.
  */
-static __always_inline __u8 *frame_bytes(const struct msprof_py_conf *c,
-					 __u64 frame, __u32 size,
-					 struct py_frames_buf *b,
-					 struct py_window *w)
+static __always_inline long frame_offset(__u64 frame, __u32 size,
+					 struct py_frames_buf *b)
 {
-	if (!c->window) {
-		if (bpf_probe_read_user(b->win, size, (const void *)frame))
-			return NULL;
-		return b->win;
-	}
-	if ((frame < w->base || frame + size > w->end) &&
-	    read_window(c, frame, size, b, w))
-		return NULL;
-	return b->win + ((frame - w->base) & (MSPROF_PY_WINDOW - 1));
+	if (frame >= b->base && frame + size <= b->end)
+		return (long)((frame - b->base) & (MSPROF_PY_WINDOW - 1));
+	if (bpf_probe_read_user(b->win + MSPROF_PY_WINDOW, size, (const void *)frame))
+		return -1;
+	return MSPROF_PY_WINDOW;
 }
 
 /*
@@ -156,13 +148,17 @@ static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 {
 	__u32 size = c->f.fr_read, i;
 	__u64 mask = c->f.instr_ptr ? ~0ull : 0;
-	struct py_window w = { 0, 0 };
 
 	if (size > MSPROF_PY_FRAME_READ || size < 8)
 		return 0;
+	b->base = 0;
+	b->end = 0;
+	if (c->window)
+		read_window(c, frame, size, b);
 	for (i = 0; i < MSPROF_PY_MAX_DEPTH; i++) {
 		struct msprof_py_frame *f;
 		__u64 code;
+		long off;
 		__u8 *p;
 
 		if (!frame)
@@ -171,11 +167,12 @@ static __always_inline __u32 walk_frames(const struct msprof_py_conf *c,
 			e->flags |= MSPROF_PYSTACK_CUT;
 			return i;
 		}
-		p = frame_bytes(c, frame, size, b, &w);
-		if (!p) {
+		off = frame_offset(frame, size, b);
+		if (off < 0 || off > MSPROF_PY_WINDOW) {
 			e->flags |= MSPROF_PYSTACK_BAD_FRAME;
 			return i;
 		}
+		p = b->win + off;
 		f = &e->frames[i & (MSPROF_PY_MAX_DEPTH - 1)];
 		code = FRAME_U64(p, c->f.fr_code);
 		f->code = code;
@@ -202,9 +199,11 @@ static __always_inline __u64 next_stack_id(void)
 
 /*
  * The current thread's stack as a record; its id, or why there is none
- * (enum msprof_pystack_none).
+ * (enum msprof_pystack_none).  A global function: the verifier walks it
+ * once, on its own, not once for each state its callers reach it in,
+ * which multiplied the walk's branches past a million instructions.
  */
-static __always_inline __u64 take_pystack(__u32 tgid, __u32 tid)
+__noinline __u64 take_pystack(__u32 tgid, __u32 tid)
 {
 	const struct msprof_py_conf *c = bpf_map_lookup_elem(&pyconf, &tgid);
 	struct msprof_pystack_event *e;
