@@ -434,6 +434,24 @@ def check_problems(x, err_path):
             "%d lines match /%s/; stderr: %s" % (len(hits), pat, first(lines, 4)))
 
 
+def check_aicore_freq(tl, x):
+    """AI Core Freq: aic_frequency from the device's start, every ms while
+    a µs is left, and at end_info's end, as msprof's analysis draws it."""
+    f = x.aicore_freq
+    c = [e for e in tl.ev if e.get("ph") == "C" and e["pid"] & 31 == x.device
+         and tl.proc.get(e["pid"]) == "AI Core Freq"]
+    step, span = 1_000_000, f["end_ns"] - f["start_ns"]
+    fills = (span - 1000) // step if span > step else 0
+    want = [f["start_ns"] + k * step for k in range(fills + 1)] + [f["end_ns"]]
+    got = [ns(e["ts"]) for e in c]
+    check("AI Core Freq: %d counters from the device's start to its end, a ms "
+          "apart" % len(want), got == want,
+          "got %d, first %s, last %s" % (len(got), got[:1], got[-1:]))
+    check("AI Core Freq: each %s MHz, on thread 0" % f["mhz"],
+          c and all(e["args"] == {"MHz": f["mhz"]} and e["tid"] == 0 and
+                    e["name"] == "AI Core Freq" for e in c))
+
+
 def main():
     global LABEL
     args = sys.argv[1:]
@@ -453,6 +471,7 @@ def main():
     seen = check_tasks(tl, x)
     comm = check_comm(tl, x)
     check_flows(tl, x, seen, comm)
+    check_aicore_freq(tl, x)
     check_op_summary(d, x)
     check_op_statistic(d, x)
     check_task_time(d, x)

@@ -63,9 +63,10 @@ KEYS = {
     "s": ["name", "pid", "tid", "ph", "cat", "id", "ts"],
     "f": ["name", "pid", "tid", "ph", "cat", "id", "ts", "bp"],
     "i": ["name", "pid", "tid", "ts", "ph", "s", "args"],  # our loss markers
+    "C": ["name", "ts", "pid", "tid", "args", "ph"],
 }
 SORTS = {7: "CANN", 13: "OS Runtime API", 14: "Ascend Hardware",
-         16: "Communication", 31: "Overlap Analysis"}
+         15: "AI Core Freq", 16: "Communication", 31: "Overlap Analysis"}
 API_ARGS = ["Thread Id", "Mode", "level", "id", "item_id", "connection_id"]
 TASK_ARGS = ["Model Id", "Task Type", "Physic Stream Id", "Task Id",
              "Batch Id", "Subtask Id", "connection_id"]
@@ -251,6 +252,35 @@ def check_collectives(prof, ev, apis, colls, stray):
           str(bad[:1]))
 
 
+def check_aicore_freq(prof, ev, pid, tasks):
+    """msprof's AI Core Freq of each device with an info.json.N: its
+    aic_frequency from before the device's first task, every ms, to
+    end_info.N's end."""
+    for info_path in sorted(glob.glob(os.path.join(prof, "device_*", "info.json.*"))):
+        if info_path.endswith(".done"):
+            continue
+        n = int(info_path.rsplit(".", 1)[1])
+        with open(info_path) as f:
+            mhz = float(json.load(f)["DeviceInfo"][0]["aic_frequency"])
+        end = first_json(os.path.dirname(info_path), f"end_info.{n}")
+        fpid = pid << 10 | 15 << 5 | n
+        cnt = [e for e in ev if e["pid"] == fpid and e["ph"] == "C"]
+        ts = [ns(e["ts"]) for e in cnt]
+        steps = {b - a for a, b in zip(ts, ts[1:-1])}
+        dt = [ns(e["ts"]) for e in tasks if e["pid"] & 31 == n]
+        check(f"device {n}: AI Core Freq counters of {mhz} MHz on thread 0, "
+              f"a ms apart ({len(cnt)})",
+              len(cnt) >= 2 and all(e["name"] == "AI Core Freq" and e["tid"] == 0
+                                    and e["args"] == {"MHz": mhz} for e in cnt)
+              and steps <= {1000000} and 0 <= ts[-1] - ts[-2] <= 1000000,
+              str(cnt[:2]))
+        check(f"device {n}: AI Core Freq from before its first task to "
+              "end_info's end",
+              ts and (not dt or ts[0] <= min(dt)) and end and
+              ts[-1] == int(end["collectionTimeEnd"]) * 1000,
+              f"{ts[:1]} {ts[-1:]} {min(dt, default=None)} {end}")
+
+
 def main(prof, every_task_launched):
     out = os.path.join(prof, "mindstudio_profiler_output")
     files = sorted(f for f in os.listdir(out)
@@ -317,7 +347,8 @@ def main(prof, every_task_launched):
         (e["pid"], e["tid"], e["name"]) for e in ev if e["ph"] == "M").items()
         if n > 1]
     check("no metadata event twice", not twice, str(twice[:2]))
-    used = {(e["pid"], e["tid"]) for e in ev if e["ph"] != "M"}
+    # msprof names no thread of a counter process (AI Core Freq).
+    used = {(e["pid"], e["tid"]) for e in ev if e["ph"] not in ("M", "C")}
     bad = [k for k in used if {"thread_name", "thread_sort_index"} -
            {e["name"] for e in meta[k]}]
     check(f"every thread with events is named ({len(used)})", not bad,
@@ -525,6 +556,8 @@ def main(prof, every_task_launched):
         check(f"device {dev}: Computing + Free (+ not overlapped "
               f"communication) is the tasks' span ({total} = {span} ns)",
               total == span)
+
+    check_aicore_freq(prof, ev, pid, tasks)
 
     start = first_json(prof, "host/start_info", "start_info")
     end = first_json(prof, "host/end_info", "end_info")

@@ -86,12 +86,24 @@ struct cann {
 	struct cann_lin mono;	/* runtime raw ns -> our CLOCK_MONOTONIC */
 	struct cann_lin dev[CANN_MAX_DEVICES];	/* device ticks -> raw ns */
 	bool dev_known[CANN_MAX_DEVICES];
+	/*
+	 * For the AI Core Freq track: info.json.N's aic_frequency (MHz; 0:
+	 * none) and end_info.N's collectionTimeEnd (epoch ns; 0: none).
+	 */
+	double aic_mhz[CANN_MAX_DEVICES];
+	uint64_t dev_end_epoch_ns[CANN_MAX_DEVICES];
 	struct cann_dict types;	/* level << 32 | type -> name */
 	struct cann_dict hashes;	/* hash_dic */
 	uint64_t ncalls;	/* API records, for numbering */
 	bool has_api;
 	uint64_t last_ns;	/* the latest end of its API calls, our clock */
 };
+
+/* Device n's tick t to our clock. */
+static inline uint64_t cann_dev_ns(const struct cann *c, unsigned int n, uint64_t t)
+{
+	return cann_lin_map(&c->mono, cann_lin_map(&c->dev[n], t));
+}
 
 /* Host timestamp to our clock. */
 static inline uint64_t cann_host_ns(const struct cann *c, uint64_t t)

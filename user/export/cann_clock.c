@@ -21,15 +21,21 @@
 
 #define META_MAX 65536
 
-/* ns per tick, << 32, of a frequency in MHz; 0: none usable. */
-static uint64_t ns_per_tick_q32(const char *mhz)
+/* A frequency in MHz as info.json writes it (a string); 0: none usable. */
+static double mhz_value(const char *mhz)
 {
 	char *end;
 	double f = strtod(mhz, &end);
 
-	if (end == mhz || !(f > 0.001) || f > 1e7)
-		return 0;
-	return (uint64_t)(1000.0 / f * 4294967296.0);
+	return end != mhz && f > 0.001 && f <= 1e7 ? f : 0;
+}
+
+/* ns per tick, << 32, of a frequency in MHz; 0: none usable. */
+static uint64_t ns_per_tick_q32(const char *mhz)
+{
+	double f = mhz_value(mhz);
+
+	return f ? (uint64_t)(1000.0 / f * 4294967296.0) : 0;
 }
 
 /* "key: <u64>" on a line of text (host_start.log, dev_start.log); -ENOENT. */
@@ -123,17 +129,34 @@ static int64_t dir_shift(struct profdata *p, unsigned int n)
 	return off - profmeta_offset_ns(&p->meta);
 }
 
+/* end_info.N's collectionTimeEnd (µs) in ns; 0 when it has none. */
+static uint64_t device_end(struct profdata *p, unsigned int n, char *text)
+{
+	char file[64], us[32] = "", *end;
+	unsigned long long v;
+
+	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_END "%u", n, n);
+	if (safe_read_small_beneath(p->dirfd, file, text, META_MAX) ||
+	    msprof_json_get_str(text, "collectionTimeEnd", us, sizeof(us)))
+		return 0;
+	v = strtoull(us, &end, 10);
+	return end != us && !*end && v < UINT64_MAX / 1000 ? v * 1000 : 0;
+}
+
 /* device_<n>'s clock; false when its ticks cannot be placed. */
 static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 			 char *text)
 {
-	char file[64], mhz[32] = "";
+	char file[64], mhz[32] = "", aic[32];
 	uint64_t q32 = 0, ns = 0, cnt = 0, dev = 0;
 
 	snprintf(file, sizeof(file), PROFDIR_DEVICE_PREFIX "%u/" PROFDIR_DEVICE_INFO "%u", n, n);
 	if (!safe_read_small_beneath(p->dirfd, file, text, META_MAX) &&
-	    !msprof_json_get_str(text, "hwts_frequency", mhz, sizeof(mhz)))
+	    !msprof_json_get_str(text, "hwts_frequency", mhz, sizeof(mhz))) {
 		q32 = ns_per_tick_q32(mhz);
+		if (!msprof_json_get_str(text, "aic_frequency", aic, sizeof(aic)))
+			c->aic_mhz[n] = mhz_value(aic);
+	}
 	if (!q32) {
 		clock_fault(p, file, "no hwts_frequency above 0: the device's tasks are not exported");
 		return false;
@@ -154,6 +177,7 @@ static bool device_clock(struct profdata *p, struct cann *c, unsigned int n,
 	}
 	c->dev[n] = (struct cann_lin){ .in0 = dev, .out0 = ns, .rate_q32 = q32 };
 	c->dev[n].out0 += (uint64_t)dir_shift(p, n);
+	c->dev_end_epoch_ns[n] = device_end(p, n, text);
 	return true;
 }
 

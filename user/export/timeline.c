@@ -92,6 +92,7 @@ static int write_all(struct tl *t)
 	err = tl_overlap(t);
 	if (err)
 		return err;
+	tl_aicore_freq(t);
 	if (write_losses(t))
 		tl_thread(t, tl_pid(t, SORT_CANN, HOST_DEVICE), 0, "msprof", 0);
 	LIT(&t->ob, "\n]\n");

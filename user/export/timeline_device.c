@@ -2,11 +2,13 @@
 /*
  * The timeline's device side: per device its Ascend Hardware process (a
  * thread a stream) and Overlap Analysis process, each task's slice with
- * its copy's size and the flow from its launch, and the overlap slices.
+ * its copy's size and the flow from its launch, the overlap slices, and
+ * the AI Core Freq process of each device a runtime's files describe.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "cann.h"
 #include "naming.h"
 #include "overlap.h"
 #include "timeline_parts.h"
@@ -174,4 +176,51 @@ void tl_tasks(struct tl *t)
 int tl_overlap(struct tl *t)
 {
 	return overlap_each(t->p, write_overlap, t);
+}
+
+/* msprof fills a frequency that did not change with a counter each ms. */
+#define FREQ_STEP_NS 1000000ull
+
+/*
+ * Device n's AI Core Freq, as msprof's analysis draws a 910B device with
+ * no frequency records (npusim's, and a runtime's without low-power
+ * data): info.json.N's aic_frequency at the device's start, again every
+ * ms while at least 1 us is left before end_info.N's end, and at that
+ * end (a us after the start where end_info.N has none).  The task writes
+ * end_info.N: the counters never go past the window's own end, which
+ * msprof wrote (else its last record), so that no file of the task's
+ * makes the export write without bound.
+ */
+static void aicore_freq(struct tl *t, const struct cann *c, unsigned int n)
+{
+	static const char name[] = "AI Core Freq";
+	const struct profdata *p = t->p;
+	uint64_t pid = tl_pid(t, SORT_AICORE_FREQ, n), start, end, limit, k, nfill = 0;
+	double mhz = c->aic_mhz[n];
+	char label[32];
+
+	start = profmeta_epoch_ns(&p->meta, cann_dev_ns(c, n, c->dev[n].in0));
+	end = c->dev_end_epoch_ns[n] ? c->dev_end_epoch_ns[n] : start + 1000;
+	limit = profmeta_epoch_ns(&p->meta, p->meta.end.mono_ns ? p->meta.end.mono_ns :
+				  p->end_mono_ns);
+	if (end > limit)
+		end = limit > start ? limit : start + 1000;
+	snprintf(label, sizeof(label), "NPU %u", n);
+	tl_process(t, name, label, SORT_AICORE_FREQ, n);
+	tl_counter(t, name, pid, start, false, "MHz", mhz);
+	if (end > start + FREQ_STEP_NS)
+		nfill = (end - start - 1000) / FREQ_STEP_NS;
+	for (k = 1; k <= nfill; k++)
+		tl_counter(t, name, pid, start + k * FREQ_STEP_NS, false, "MHz", mhz);
+	tl_counter(t, name, pid, end, false, "MHz", mhz);
+}
+
+void tl_aicore_freq(struct tl *t)
+{
+	const struct cann *c = t->p->cann;
+	unsigned int n;
+
+	for (n = 0; c && n < CANN_MAX_DEVICES; n++)
+		if (c->dev_known[n] && c->aic_mhz[n] > 0)
+			aicore_freq(t, c, n);
 }

@@ -2,12 +2,14 @@
 /*
  * The trace event format's pieces as msprof writes them: an event's head
  * ({"name":..,"pid":..,"tid":..), its times on msprof's epoch scale, the
- * metadata events that name processes and threads, the flows that join a
- * launch to what it launched, and the sets of ids they are named from.
+ * metadata events that name processes and threads, counters, the flows
+ * that join a launch to what it launched, and the sets of ids they are
+ * named from.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pyfloat.h"
 #include "timeline_parts.h"
 
 /* Sorts the set and drops repeats: it then holds each id once, ascending. */
@@ -71,6 +73,29 @@ void tl_ts_epoch(struct tl *t, uint64_t epoch_ns)
 	LIT(&t->ob, ",\"ts\":\"");
 	ob_us3(&t->ob, epoch_ns);
 	ob_char(&t->ob, '"');
+}
+
+void tl_counter(struct tl *t, const char *name, uint64_t pid, uint64_t epoch_ns,
+		bool number_ts, const char *key, double v)
+{
+	char num[PYFLOAT_MAX];
+
+	tl_start(t);
+	ob_json_str(&t->ob, name);
+	if (number_ts) {
+		LIT(&t->ob, ",\"ts\":");
+		ob_us3(&t->ob, epoch_ns);
+	} else {
+		tl_ts_epoch(t, epoch_ns);
+	}
+	LIT(&t->ob, ",\"pid\":");
+	ob_u64(&t->ob, pid);
+	LIT(&t->ob, ",\"tid\":0,\"args\":{");
+	ob_json_str(&t->ob, key);
+	ob_char(&t->ob, ':');
+	pyfloat_repr(num, v);
+	ob_str(&t->ob, num);
+	LIT(&t->ob, "},\"ph\":\"C\"}");
 }
 
 void tl_ts(struct tl *t, uint64_t mono_ns)

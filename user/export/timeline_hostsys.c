@@ -12,35 +12,9 @@
 #include <string.h>
 
 #include "hostsys.h"
-#include "pyfloat.h"
 #include "timeline_parts.h"
 
 enum { SORT_MEM_USAGE = SORT_CPU_USAGE + 1, SORT_NET_USAGE, SORT_DISK_USAGE };
-
-/*
- * {"name":..,"ts":..,"pid":..,"tid":0,"args":{"Usage(%)":v},"ph":"C"}:
- * msprof's key order for counters; number_ts: Network's ts is a number.
- */
-static void counter(struct tl *t, const char *name, uint64_t pid,
-		    uint64_t epoch_ns, bool number_ts, double v)
-{
-	char num[PYFLOAT_MAX];
-
-	tl_start(t);
-	ob_json_str(&t->ob, name);
-	if (number_ts) {
-		LIT(&t->ob, ",\"ts\":");
-		ob_us3(&t->ob, epoch_ns);
-	} else {
-		tl_ts_epoch(t, epoch_ns);
-	}
-	LIT(&t->ob, ",\"pid\":");
-	ob_u64(&t->ob, pid);
-	LIT(&t->ob, ",\"tid\":0,\"args\":{\"Usage(%)\":");
-	pyfloat_repr(num, v);
-	ob_str(&t->ob, num);
-	LIT(&t->ob, "},\"ph\":\"C\"}");
-}
 
 /* Python's round(v, 3): the double nearest the decimal rounding of v. */
 static double round3(double v)
@@ -104,8 +78,8 @@ static int cpu_track(struct tl *t, const struct hostsys_data *h)
 	free(ids);
 	for (i = 0; i < h->ncpu; i++) {
 		cpu_name(name, sizeof(name), h->cpu[i].cpu);
-		counter(t, name, pid, hostsys_epoch(h, h->cpu[i].start), false,
-			h->cpu[i].usage);
+		tl_counter(t, name, pid, hostsys_epoch(h, h->cpu[i].start), false,
+			   "Usage(%)", h->cpu[i].usage);
 	}
 	return 0;
 }
@@ -130,8 +104,8 @@ static void usage_track(struct tl *t, const struct hostsys_data *h,
 	for (i = 0; i < n; i++, row += size) {
 		memcpy(&start, row, sizeof(start));
 		memcpy(&v, row + val, sizeof(v));
-		counter(t, name, pid, hostsys_epoch(h, start), number_ts,
-			rounded ? round3(v) : v);
+		tl_counter(t, name, pid, hostsys_epoch(h, start), number_ts,
+			   "Usage(%)", rounded ? round3(v) : v);
 	}
 }
 

@@ -28,6 +28,7 @@ enum {
 	SORT_CPU_USAGE = 9,	/* then Memory, Network and Disk Usage */
 	SORT_OSRT = 13,
 	SORT_HARDWARE = 14,
+	SORT_AICORE_FREQ = 15,
 	SORT_COMMUNICATION = 16,
 	SORT_OVERLAP = 31,
 };
@@ -109,6 +110,13 @@ void tl_ts(struct tl *t, uint64_t mono_ns);
 /* The same of a time already on msprof's epoch scale. */
 void tl_ts_epoch(struct tl *t, uint64_t epoch_ns);
 void tl_span_args(struct tl *t, uint64_t start_ns, uint64_t end_ns);
+/*
+ * {"name":..,"ts":..,"pid":..,"tid":0,"args":{key:v},"ph":"C"}: msprof's
+ * key order for a counter, v as Python writes a float; number_ts: ts a
+ * number, as msprof's Network Usage has it, not a string.
+ */
+void tl_counter(struct tl *t, const char *name, uint64_t pid, uint64_t epoch_ns,
+		bool number_ts, const char *key, double v);
 /* ",\"Call stack\":..." of a Python stack's chain (pystack.h); nothing for 0. */
 void tl_call_stack(struct tl *t, uint32_t chain);
 void tl_process(struct tl *t, const char *name, const char *label,
@@ -136,11 +144,13 @@ void tl_osrt_names(struct tl *t);
 
 /*
  * timeline_device.c: each device's processes and threads; the device
- * tasks' slices and flows; the Overlap Analysis slices.
+ * tasks' slices and flows; the Overlap Analysis slices; the AI Core Freq
+ * counters of each device the runtime described.
  */
 int tl_device_names(struct tl *t);
 void tl_tasks(struct tl *t);
 int tl_overlap(struct tl *t);
+void tl_aicore_freq(struct tl *t);
 
 /*
  * timeline_comm.c: a device's Communication process and its threads (none
