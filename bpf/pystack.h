@@ -129,7 +129,7 @@ static __always_inline void read_window(const struct msprof_py_conf *c,
 static __always_inline long frame_offset(__u64 frame, __u32 size,
 					 struct py_frames_buf *b)
 {
-	if (frame >= b->base && frame + size <= b->end)
+	if (frame >= b->base && frame < b->end && b->end - frame >= size)
 		return (long)((frame - b->base) & (MSPROF_PY_WINDOW - 1));
 	if (bpf_probe_read_user(b->win + MSPROF_PY_WINDOW, size, (const void *)frame))
 		return -1;

@@ -135,16 +135,16 @@ all_tasks = tasks
 # A task no recorded launch put there (the host's probes stop a moment
 # before the device's collection does) is no op: the timeline names it by
 # its SQE's type, which for type 0 is "AI_CORE" too, and op_summary leaves
-# it out, as msprof leaves out a task of no task_track.  Only a window's
-# edges may hold one.
+# it out, as msprof leaves out a task of no task_track.  Only a stream's
+# edges may hold one: a stream runs its tasks in launch order.
 def launched(e):
     return e['args'].get('connection_id', 0) != 0 or e.get('name') != e['args'].get('Task Type')
 edge = []
-for pid in {e['pid'] for e in all_tasks}:
-    mine = sorted((e for e in all_tasks if e['pid'] == pid), key=lambda e: ns(e['ts']))
+for stream in {(e['pid'], e['tid']) for e in all_tasks}:
+    mine = sorted((e for e in all_tasks if (e['pid'], e['tid']) == stream), key=lambda e: ns(e['ts']))
     ok = [i for i, e in enumerate(mine) if launched(e)]
     edge += [e for i, e in enumerate(mine) if not launched(e) and ok and ok[0] < i < ok[-1]]
-check("timeline: a task of no launch only before a device's first launched one or after its last %s" % edge[:2],
+check("timeline: a task of no launch only before its stream's first launched one or after its last %s" % edge[:2],
       not edge)
 tasks = [e for e in all_tasks if e['args'].get('Task Type') in KERNELS and launched(e)]
 check("op_summary: one row per op's device task (%d = %d)" % (len(ops), len(tasks)),

@@ -180,8 +180,13 @@ int tl_overlap(struct tl *t)
 
 /* msprof fills a frequency that did not change with a counter each ms. */
 #define FREQ_STEP_NS 1000000ull
-/* Counters a device may have beyond the window's span: a second's worth. */
+/* How far past the window's span counters may go: a second's worth. */
 #define FREQ_SLACK 1000
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 /*
  * Device n's AI Core Freq, as msprof's analysis draws a 910B device with
@@ -189,36 +194,38 @@ int tl_overlap(struct tl *t)
  * data): info.json.N's aic_frequency at the device's start, again every
  * ms while at least 1 us is left before end_info.N's end, and at that
  * end (a us after the start where end_info.N has none).  The task writes
- * the files that say both: the counters never go past the window's own
- * end, which msprof wrote (else its last record), nor number more than
- * its span holds, so that no file of the task's makes the export write
- * without bound.
+ * the files that say both, so the bounds come from the window's own start
+ * and end pairs alone: an end more than a second past the window's is
+ * taken there, at most the window's span (and a second) of counters fill
+ * the time between, and a window that never closed gets no fill.
  */
 static void aicore_freq(struct tl *t, const struct cann *c, unsigned int n)
 {
 	static const char name[] = "AI Core Freq";
-	const struct profdata *p = t->p;
+	const struct profmeta *m = &t->p->meta;
 	uint64_t pid = tl_pid(t, SORT_AICORE_FREQ, n), start, end, first, limit;
-	uint64_t k, nfill = 0, most = FREQ_SLACK;
+	uint64_t k, nfill = 0, most = 0;
 	double mhz = c->aic_mhz[n];
 	char label[32];
 
-	start = profmeta_epoch_ns(&p->meta, cann_dev_ns(c, n, c->dev[n].in0));
-	end = c->dev_end_epoch_ns[n] ? c->dev_end_epoch_ns[n] : start + 1000;
-	first = profmeta_epoch_ns(&p->meta, p->meta.start.mono_ns);
-	limit = profmeta_epoch_ns(&p->meta, p->meta.end.mono_ns ? p->meta.end.mono_ns :
-				  p->end_mono_ns);
-	if (end > limit)
-		end = limit > start ? limit : start + 1000;
-	if (limit > first)
-		most += (limit - first) / FREQ_STEP_NS;
-	snprintf(label, sizeof(label), "NPU %u", n);
-	tl_process(t, name, label, SORT_AICORE_FREQ, n);
-	tl_counter(t, name, pid, start, false, "MHz", mhz);
-	if (end > start + FREQ_STEP_NS)
+	start = profmeta_epoch_ns(m, cann_dev_ns(c, n, c->dev[n].in0));
+	end = c->dev_end_epoch_ns[n] ? c->dev_end_epoch_ns[n] : add_sat(start, 1000);
+	if (m->end.mono_ns > m->start.mono_ns) {
+		first = profmeta_epoch_ns(m, m->start.mono_ns);
+		limit = add_sat(profmeta_epoch_ns(m, m->end.mono_ns),
+				FREQ_SLACK * FREQ_STEP_NS);
+		if (end > limit)
+			end = limit;
+		if (limit > first)
+			most = (limit - first) / FREQ_STEP_NS + FREQ_SLACK;
+	}
+	if (end > start && end - start > FREQ_STEP_NS)
 		nfill = (end - start - 1000) / FREQ_STEP_NS;
 	if (nfill > most)
 		nfill = most;
+	snprintf(label, sizeof(label), "NPU %u", n);
+	tl_process(t, name, label, SORT_AICORE_FREQ, n);
+	tl_counter(t, name, pid, start, false, "MHz", mhz);
 	for (k = 1; k <= nfill; k++)
 		tl_counter(t, name, pid, start + k * FREQ_STEP_NS, false, "MHz", mhz);
 	tl_counter(t, name, pid, end, false, "MHz", mhz);
