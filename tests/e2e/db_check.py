@@ -127,10 +127,12 @@ nmemcpy = one("SELECT count(*) FROM MEMCPY_INFO")
 ncomm = one("SELECT count(*) FROM COMMUNICATION_TASK_INFO")
 say(ntask > 0 and ntask == len(dev),
     "TASK rows = device task slices (%d = %d)" % (ntask, len(dev)))
-# A device task of no task_track (a window's edge) is named by its SQE type;
-# of those, only a compute one has a row of its kind.
+# A device task of no task_track or launch (a window's edge) is named by its
+# SQE type (AI_CORE and AI_CPU for types 0 and 1, *_SQE the others); of
+# those, only a compute one has a row of its kind.
 nsqe = one("""SELECT count(*) FROM TASK JOIN STRING_IDS s ON s.id = TASK.taskType
-              WHERE s.value LIKE '%\\_SQE' ESCAPE '\\' AND globalTaskId NOT IN
+              WHERE (s.value LIKE '%\\_SQE' ESCAPE '\\' OR
+                     s.value IN ('AI_CORE', 'AI_CPU')) AND globalTaskId NOT IN
               (SELECT globalTaskId FROM COMPUTE_TASK_INFO)""")
 say(ncomp > 0 and ncomp + nmemcpy + ncomm + nsqe == ntask,
     "COMPUTE_TASK_INFO + MEMCPY_INFO + COMMUNICATION_TASK_INFO rows + tasks of no "

@@ -60,7 +60,7 @@ check "launch flows start on a launch call" [ "$(timeline "$d" -r '
 	[.[] | select(.ph=="s") as $f | $api[] |
 	 select(.pid==$f.pid and .tid==$f.tid and .ts==$f.ts) | .args.id] |
 	unique | join(",")')" = "aclrtLaunchKernel,aclrtMemcpyAsync" ]
-check "processes of host and device, numbered from the task's pid" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | "\(.args.name) \(.pid / 1024 | floor)"] | join(",")')" = "CANN $TASK_PID,Ascend Hardware $TASK_PID,Overlap Analysis $TASK_PID,OS Runtime API $TASK_PID" ]
+check "processes of host and device, numbered from the task's pid" [ "$(timeline "$d" -r '[.[] | select(.ph=="M" and .name=="process_name") | "\(.args.name) \(.pid / 1024 | floor)"] | join(",")')" = "CANN $TASK_PID,Ascend Hardware $TASK_PID,Overlap Analysis $TASK_PID,OS Runtime API $TASK_PID,AI Core Freq $TASK_PID" ]
 
 kill -TERM "$TASK_PID"
 wait_pid "$TASK_PID"
